@@ -1,0 +1,114 @@
+# detshim: one GNU Makefile, wildcards, no generated build system.
+#   make            build/libdetshim.so and build/detdiff
+#   make test       everything CI runs (installs missing packages first)
+#   make demo       a small training run twice under the shim, diffed
+#   make bench      overhead and throughput benchmarks
+#   make install    PREFIX (/usr/local) and DESTDIR honoured
+
+PREFIX ?= /usr/local
+B := build
+CC ?= cc
+CFLAGS ?= -O2 -g
+WERROR ?= -Werror
+WARN := -Wall -Wextra $(WERROR)
+CPPFLAGS += -Iinclude -D_GNU_SOURCE
+SHIM_CFLAGS := -std=c11 -fPIC -fvisibility=hidden $(WARN)
+PYTHON ?= /usr/bin/python3
+
+# The constructor lives apart so unit tests can link every other object
+# without starting a shim inside the test program.
+CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
+TRACE_SRC := $(wildcard shim/trace/*.c)
+BLAS_SRC := $(wildcard shim/blas/*.c)
+DETDIFF_SRC := $(wildcard shim/detdiff/*.c)
+GEN_BLAS := $(B)/gen/blas_wrappers.c
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC))
+CTOR_OBJ := $(call obj,shim/core/ctor.c)
+GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
+READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c shim/trace/frame.c)
+SHIM_LIBS := -lcrypto -linih -ldl -lpthread
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+FAKE_SRC := $(wildcard tests/fakes/*.c)
+FAKE_LIB := $(patsubst tests/fakes/%.c,$(B)/fakes/lib%.so,$(FAKE_SRC))
+PROG_SRC := $(wildcard tests/programs/*.c)
+PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
+
+.PHONY: all test unit integration demo bench install deps clean
+all: $(B)/libdetshim.so $(B)/detdiff
+
+$(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+
+$(GEN_BLAS): scripts/gen-blas-wrappers.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) $< > $@.tmp && mv $@.tmp $@
+
+$(GEN_OBJ): $(GEN_BLAS) $(wildcard include/*.h include/detshim/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+
+$(B)/libdetshim.so: $(LIB_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim.so -o $@ $^ $(SHIM_LIBS)
+
+$(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
+	$(CC) -o $@ $^ -lcrypto
+
+# Unit tests link the shim's objects directly (not the .so), so internal
+# functions are reachable; wrappers and the constructor stay out.
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(call obj,$(DETDIFF_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter -o $@ $< \
+	    $(LIB_OBJ) $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
+	    $(SHIM_LIBS) -lcmocka -lm
+
+$(B)/fakes/lib%.so: tests/fakes/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -o $@ $< -lm
+
+$(B)/programs/%: tests/programs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm -lpthread
+
+deps:
+	@scripts/install-deps.sh
+
+unit: all $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+integration: all $(FAKE_LIB) $(PROG_BIN)
+	@scripts/run-integration.sh
+
+test: deps
+	@$(MAKE) --no-print-directory unit integration
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest
+	@scripts/bench.sh
+
+$(B)/bench/%: tests/bench/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< $(LIB_OBJ) $(SHIM_LIBS) -lopenblas -lm
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/detshim/policies $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/detshim
+	install -m 755 $(B)/libdetshim.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/detdiff $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
+	install -m 644 include/detshim.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/detshim/trace_format.h $(DESTDIR)$(PREFIX)/include/detshim/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/detshim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/detshim.pc
+
+clean:
+	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
+	    $(B)/libdetshim.so $(B)/detdiff $(B)/work

@@ -1,0 +1,126 @@
+/* detshim's public reader API: load a trace file or a trace directory (one
+ * run) into memory, grouped by process and thread, with chains and roots
+ * recomputed from the records themselves. detdiff is built on this and
+ * nothing else, so the reader and the writer share one format definition
+ * (detshim/trace_format.h).
+ */
+#ifndef DETSHIM_H
+#define DETSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DETSHIM_VERSION "0.1.0"
+
+/* Reader error codes: every function returns 0 or one of these. */
+enum {
+    DETSHIM_ERR_IO = -1,      /* cannot open or read */
+    DETSHIM_ERR_FORMAT = -2,  /* not a detshim trace */
+    DETSHIM_ERR_VERSION = -3, /* a detshim trace of another format version */
+    DETSHIM_ERR_NOMEM = -4,
+    DETSHIM_ERR_EMPTY = -5,   /* a directory holding no trace files */
+};
+
+typedef struct {
+    uint64_t lo, hi;
+} detshim_digest;
+
+typedef struct {
+    const char *name;
+    uint8_t type; /* enum trace_param_type */
+    union {
+        int64_t i;
+        char c;
+        double f;    /* F32 widened exactly, F64 */
+        double z[2]; /* C64 widened exactly, C128 */
+        const char *s;
+    } v;
+} detshim_param;
+
+typedef struct {
+    const char *name;
+    uint8_t role;      /* enum trace_operand_role */
+    uint8_t elem_size; /* bytes per element */
+    uint64_t count;    /* logical elements digested */
+    detshim_digest digest;
+} detshim_operand;
+
+typedef struct {
+    uint64_t module; /* XXH3_64 of the module's file name */
+    uint64_t offset;
+} detshim_frame;
+
+typedef struct {
+    const char *key, *value;
+} detshim_note;
+
+typedef struct {
+    uint64_t seq;
+    const char *api;
+    int nparams, noperands, nframes, nnotes;
+    /* Arrays of nparams, noperands, ... entries, owned by the run. */
+    detshim_param *params;
+    detshim_operand *operands;
+    detshim_frame *frames;
+    detshim_note *notes;
+    uint8_t digest[32]; /* SHA-256 of the record payload (identity) */
+    uint64_t file_offset;
+} detshim_record;
+
+typedef struct {
+    uint32_t index; /* writer's thread index: 0 is the main thread */
+    size_t nrecords;
+    detshim_record *records;
+    uint8_t head[32]; /* chain head after the last record */
+    int end_seen;     /* a THREAD_END frame closed this thread */
+    int end_matches;  /* ... and its head and count match the records */
+} detshim_thread;
+
+typedef struct {
+    uint16_t key, flags;
+    uint32_t len;
+    const char *value; /* NUL-terminated copy */
+} detshim_field;
+
+typedef struct {
+    char *path;
+    const char *name;    /* TRACE_FIELD_PROCESS */
+    const char *program; /* TRACE_FIELD_PROGRAM */
+    int nfields;
+    detshim_field *fields;
+    int nthreads;
+    detshim_thread *threads; /* sorted by writer index */
+    uint8_t root[32];        /* recomputed process root */
+    int truncated;           /* no PROCESS_END, or the file was cut short */
+    uint64_t valid_bytes;    /* bytes read as whole frames */
+    uint64_t file_bytes;
+    char trouble[256];       /* why it is truncated, "" if not */
+    void *internal;          /* the reader's own: strings, sites */
+} detshim_process;
+
+typedef struct {
+    int nprocesses;
+    detshim_process *processes; /* sorted by name */
+    uint8_t root[32];
+} detshim_run;
+
+/* Loads a run from `path`, a trace directory or a single trace file.
+ * Returns 0 and sets *out (free with detshim_run_free), or a DETSHIM_ERR_*
+ * code with a one-line reason in err. A cut-short file is not an error: the
+ * process is loaded up to its last whole frame and marked truncated. */
+int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
+void detshim_run_free(detshim_run *run);
+
+/* Name and symbol of a call-site frame, as the SITE frames of the process
+ * recorded them; returns 0 and points *module and *symbol into the process's
+ * memory, or -1 if the writer did not describe that frame. */
+int detshim_site_lookup(const detshim_process *p, const detshim_frame *f,
+                        const char **module, const char **symbol);
+
+/* Writes the 64 lowercase hex digits of a 32-byte digest and a NUL. */
+void detshim_hex32(const uint8_t d[32], char out[65]);
+
+/* Value of header field `key` of a process, or NULL. */
+const char *detshim_field_get(const detshim_process *p, uint16_t key);
+
+#endif

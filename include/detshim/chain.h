@@ -1,0 +1,37 @@
+/* The SHA-256 hash chain over records and the process and run roots built
+ * from it (see trace_format.h for the exact definitions). Shared by the
+ * writer, which stores them in closing frames, and the reader, which
+ * recomputes them from the records and never trusts the stored copy.
+ */
+#ifndef DETSHIM_CHAIN_H
+#define DETSHIM_CHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct chain_field {
+    uint16_t key;
+    uint32_t len;
+    const void *value;
+};
+
+struct chain_thread {
+    uint64_t count;
+    uint8_t head[32];
+};
+
+/* One-shot SHA-256. Returns 0, or -1 if OpenSSL fails. */
+int chain_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32]);
+/* h0 of every thread. */
+void chain_start(uint8_t head[32]);
+/* head = SHA256(head || payload). ctx is an EVP_MD_CTX the caller keeps
+ * across calls (NULL: use a temporary one). */
+int chain_step(void *ctx, uint8_t head[32], const void *payload, size_t len);
+/* Sorts threads in place (by head, then count) and writes the process root. */
+void chain_process_root(const struct chain_field *fields, int nfields,
+                        struct chain_thread *threads, int nthreads, uint8_t out[32]);
+/* names[i]/roots[i] sorted by name by the caller. */
+void chain_run_root(const char *const *names, const uint8_t (*roots)[32], int n,
+                    uint8_t out[32]);
+
+#endif

@@ -1,0 +1,76 @@
+/* Core services every intercepted family uses: start-up, configuration,
+ * logging, the per-thread re-entry guard and real-symbol resolution.
+ * Nothing here knows about a particular vendor library.
+ */
+#ifndef DETSHIM_CORE_H
+#define DETSHIM_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#define DETSHIM_EXPORT __attribute__((visibility("default")))
+
+enum log_level { LOG_QUIET = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
+enum on_error { ON_ERROR_FAIL = 0, ON_ERROR_WARN = 1 };
+
+/* The process configuration, read once from the environment and the policy
+ * in core_init(). Read-only afterwards. */
+struct core_config {
+    int log_level;
+    int on_error;
+    int trace_on;            /* DETSHIM_TRACE given and usable */
+    char trace_dir[4096];    /* absolute path */
+    char policy_name[256];
+    char policy_path[4096];
+    char policy_digest[65];  /* SHA-256 of the policy file, hex */
+    unsigned long long seed; /* DETSHIM_SEED, else the policy's */
+    int blas_mode;           /* enum policy_blas_mode */
+    int trace_frames;        /* call-site depth recorded */
+};
+
+extern struct core_config core_cfg;
+
+/* Runs start-up once, whoever calls first (our constructor, or an
+ * intercepted call that arrives before it). Safe to call from any thread;
+ * concurrent callers wait. On a fatal configuration error it prints one line
+ * and exits with status 2, unless DETSHIM_ON_ERROR=warn. */
+void core_init(void);
+int core_ready(void);
+
+/* Runs fn once per process. Returns 1 once fn has run (waiting for another
+ * thread that is running it), 0 if called from inside fn itself. */
+struct core_once {
+    atomic_int state; /* 0 not run, 1 running, 2 done */
+    pthread_t owner;
+};
+int core_once(struct core_once *o, void (*fn)(void));
+
+/* Logging: one line, prefixed "detshim: ". */
+void core_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A fatal configuration problem: fail mode prints and exits 2; warn mode
+ * prints "(continuing without ...)" and returns. */
+void core_fail(const char *what_is_disabled, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Per-thread re-entry guard: while a thread is inside the shim (or inside
+ * the real function an interceptor called), nested intercepted calls pass
+ * straight through. guard_enter returns 1 if the caller now owns the guard,
+ * 0 if it was already held. */
+int guard_enter(void);
+void guard_leave(void);
+int guard_held(void);
+
+/* Real-symbol resolution. Returns the address of the next definition of
+ * `name` after ours: RTLD_NEXT first, then every loaded object (libraries
+ * loaded RTLD_LOCAL, e.g. by PyTorch), never our own. NULL if nowhere. */
+void *resolve_real(const char *name);
+/* resolve_real with a per-symbol cache; on a miss, prints one line naming
+ * the symbol and exits 2 (there is nothing correct to call). */
+void *resolve_real_cached(void **cache, const char *name);
+/* 1 if addr lies inside libdetshim itself. */
+int resolve_is_ours(const void *addr);
+/* Directory holding libdetshim.so (no trailing slash). */
+const char *resolve_self_dir(void);
+
+#endif

@@ -1,0 +1,73 @@
+/* The trace writer: interceptors describe one call in a struct trace_rec on
+ * their stack and commit it; the record is encoded into the calling thread's
+ * buffer, chained (SHA-256) and written to this process's trace file in
+ * whole frames. No global lock on this path: each thread owns its buffer
+ * and the file is opened O_APPEND, so buffers from several threads never
+ * interleave inside a frame.
+ */
+#ifndef DETSHIM_TRACE_H
+#define DETSHIM_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "detshim.h"
+#include "detshim/trace_format.h"
+
+struct trace_rec {
+    const char *api;
+    int nparams, noperands, nnotes;
+    struct {
+        const char *name;
+        uint8_t type;
+        uint64_t a, b; /* value bits; b is the imaginary part */
+        const char *s;
+    } params[TRACE_MAX_PARAMS];
+    struct {
+        const char *name;
+        uint8_t role, elem_size;
+        uint64_t count;
+        detshim_digest digest;
+    } operands[TRACE_MAX_OPERANDS];
+    struct {
+        const char *key, *value;
+    } notes[TRACE_MAX_NOTES];
+};
+
+/* 1 if calls should be recorded now: tracing is on, start-up is done, and
+ * this is not the child of a vfork (which shares our memory until exec). */
+int trace_active(void);
+
+void trace_rec_begin(struct trace_rec *r, const char *api);
+void trace_rec_int(struct trace_rec *r, const char *name, int64_t v);
+void trace_rec_char(struct trace_rec *r, const char *name, char v);
+void trace_rec_f32(struct trace_rec *r, const char *name, float v);
+void trace_rec_f64(struct trace_rec *r, const char *name, double v);
+/* Complex scalars, given as a pointer to {re, im}. */
+void trace_rec_c64(struct trace_rec *r, const char *name, const void *v);
+void trace_rec_c128(struct trace_rec *r, const char *name, const void *v);
+void trace_rec_str(struct trace_rec *r, const char *name, const char *v);
+/* `count` logical elements of `elem_size` bytes digested as `d`. */
+void trace_rec_operand(struct trace_rec *r, const char *name, int role,
+                       detshim_digest d, uint64_t count, int elem_size);
+/* A decision or remark; key and value must outlive the commit. */
+void trace_rec_note(struct trace_rec *r, const char *key, const char *value);
+/* Captures the call site, encodes, chains and buffers the record. Excess
+ * params/operands/notes beyond the TRACE_MAX_* limits are a programming
+ * error (assert). */
+void trace_rec_commit(struct trace_rec *r);
+
+/* Process lifecycle, called by core: set up naming and fork handling at
+ * start-up; flush every thread and write the closing frames at exit. */
+int trace_process_start(char *err, size_t errlen);
+/* Core start-up and, if DETSHIM_TRACE is set, trace start-up; once. */
+void trace_start(void);
+void trace_process_flush_all(void);
+
+/* Encoding helpers shared with the reader's tests. */
+size_t trace_encode_record(const struct trace_rec *r, uint64_t seq,
+                           const detshim_frame *frames, int nframes,
+                           uint8_t *out, size_t cap);
+uint32_t trace_frame_check(const uint8_t *payload, uint32_t len, uint16_t type,
+                           uint32_t thread);
+
+#endif

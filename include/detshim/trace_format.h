@@ -1,0 +1,107 @@
+/* The on-disk trace format, shared by the writer (libdetshim) and the reader
+ * (detdiff), so the two can never disagree. Everything is little-endian.
+ *
+ * A trace file is one process's trace:
+ *
+ *   file header   "DETSHIMT" magic (8 bytes), u32 format version,
+ *                 u32 length of the field block that follows, then fields:
+ *                 { u16 key, u16 flags, u32 len, len bytes }.  A field with
+ *                 TRACE_FIELD_INFO set is informational (pid, host, time) and
+ *                 is never compared nor hashed into the roots.
+ *   frames        { u32 payload length, u16 type, u16 reserved (0),
+ *                   u32 thread index, u32 check } then the payload.
+ *                 check = low 32 bits of XXH3_64bits_withSeed(payload,
+ *                 length, ((u64)type << 32) | thread).  A reader stops at the
+ *                 first frame that is incomplete or fails its check: that is
+ *                 where a crash or a kill cut the file.
+ *
+ * Frame payloads:
+ *   RECORD        u64 seq (per thread, from 0); str api;
+ *                 u8 n, n x { str name, u8 type, value }  parameters:
+ *                   INT: i64; CHAR: u8; F32: u32 bits; F64: u64 bits;
+ *                   C64: 2 x u32 bits; C128: 2 x u64 bits; STR: str
+ *                 u8 n, n x { str name, u8 role, u8 elem size, u64 count,
+ *                             16 bytes digest (XXH3-128: low64, high64) }
+ *                 u8 n, n x { u64 module id, u64 offset }  call site frames,
+ *                   innermost first; module id = XXH3_64 of the module's
+ *                   file name (basename), so it is stable across machines.
+ *                 u8 n, n x { str key, str value }  notes: decisions and
+ *                   remarks (e.g. "blas.mode" = "passthrough").
+ *   SITE          u64 module id, u64 offset, str module name, str symbol.
+ *                 Written once per frame address per thread; metadata only.
+ *   THREAD_END    u64 record count, 32 bytes chain head.
+ *   PROCESS_END   u32 thread count, 32 bytes process root.
+ *   str = u8 length, bytes (no terminator).
+ *
+ * Chain and roots (SHA-256):
+ *   thread chain  h0 = SHA256("detshim.chain.v1");
+ *                 h(i+1) = SHA256(h(i) || RECORD payload i)
+ *   process root  SHA256("detshim.process.v1" || every compared header field
+ *                 as {u16 key, u32 len, bytes} in file order ||
+ *                 for each thread, sorted by (head, count):
+ *                 u64 count || head)
+ *   run root      SHA256("detshim.run.v1" || for each process sorted by
+ *                 name: name || 0x00 || process root)
+ * Threads are sorted by content, so the order in which threads start or
+ * interleave never changes a root.
+ */
+#ifndef DETSHIM_TRACE_FORMAT_H
+#define DETSHIM_TRACE_FORMAT_H
+
+#define TRACE_MAGIC "DETSHIMT"
+#define TRACE_MAGIC_LEN 8
+#define TRACE_VERSION 1u
+#define TRACE_FILE_SUFFIX ".dtrace"
+#define TRACE_FILE_HEADER_LEN 16u /* magic + version + field block length */
+#define TRACE_FRAME_HEADER_LEN 16u
+#define TRACE_MAX_FRAME 65536u    /* a payload larger than this is corrupt */
+#define TRACE_MAX_HEADER 65536u
+
+#define TRACE_DIGEST_ALGS "operands=xxh3-128;chain=sha256"
+#define TRACE_CHAIN_SEED "detshim.chain.v1"
+#define TRACE_PROCESS_SEED "detshim.process.v1"
+#define TRACE_RUN_SEED "detshim.run.v1"
+
+enum trace_field_key {
+    TRACE_FIELD_DIGEST_ALGS = 1,
+    TRACE_FIELD_PROGRAM = 2,      /* basename of the executable */
+    TRACE_FIELD_PROCESS = 3,      /* deterministic process name */
+    TRACE_FIELD_POLICY_NAME = 4,
+    TRACE_FIELD_POLICY_DIGEST = 5, /* SHA-256 of the policy file, hex */
+    TRACE_FIELD_SHIM_VERSION = 6,
+    TRACE_FIELD_ARGS = 7,         /* informational: command line */
+    TRACE_FIELD_PID = 8,          /* informational */
+    TRACE_FIELD_HOST = 9,         /* informational */
+    TRACE_FIELD_START_TIME = 10,  /* informational, seconds since epoch */
+};
+
+#define TRACE_FIELD_INFO 0x1u
+
+enum trace_frame_type {
+    TRACE_FRAME_RECORD = 1,
+    TRACE_FRAME_SITE = 2,
+    TRACE_FRAME_THREAD_END = 3,
+    TRACE_FRAME_PROCESS_END = 4,
+};
+
+enum trace_param_type {
+    TRACE_PARAM_INT = 1,
+    TRACE_PARAM_CHAR = 2,
+    TRACE_PARAM_F32 = 3,
+    TRACE_PARAM_F64 = 4,
+    TRACE_PARAM_C64 = 5,
+    TRACE_PARAM_C128 = 6,
+    TRACE_PARAM_STR = 7,
+};
+
+enum trace_operand_role {
+    TRACE_ROLE_IN = 1,  /* digest taken before the call */
+    TRACE_ROLE_OUT = 2, /* digest taken after the call */
+};
+
+#define TRACE_MAX_PARAMS 32
+#define TRACE_MAX_OPERANDS 16
+#define TRACE_MAX_FRAMES 16
+#define TRACE_MAX_NOTES 16
+
+#endif

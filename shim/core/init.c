@@ -1,0 +1,167 @@
+/* Start-up: read DETSHIM_* from the environment and the policy, once per
+ * process, whoever calls first. Fail closed: a user who asked for
+ * determinism or a trace must not silently get neither, so a bad setting
+ * stops the program here with one line and exit status 2, unless
+ * DETSHIM_ON_ERROR=warn.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "detshim/core.h"
+#include "detshim/policy.h"
+
+struct core_config core_cfg = { .trace_frames = 4 };
+
+int core_once(struct core_once *o, void (*fn)(void))
+{
+    if (atomic_load_explicit(&o->state, memory_order_acquire) == 2)
+        return 1;
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&o->state, &expected, 1)) {
+        o->owner = pthread_self();
+        fn();
+        atomic_store_explicit(&o->state, 2, memory_order_release);
+        return 1;
+    }
+    if (pthread_equal(o->owner, pthread_self()))
+        return 0; /* fn itself reached an intercepted call */
+    while (atomic_load_explicit(&o->state, memory_order_acquire) != 2)
+        sched_yield();
+    return 1;
+}
+
+static void read_on_error(void)
+{
+    const char *v = getenv("DETSHIM_ON_ERROR");
+    if (!v || !*v || strcmp(v, "fail") == 0) {
+        core_cfg.on_error = ON_ERROR_FAIL;
+    } else if (strcmp(v, "warn") == 0) {
+        core_cfg.on_error = ON_ERROR_WARN;
+    } else {
+        core_cfg.on_error = ON_ERROR_FAIL;
+        core_fail("", "DETSHIM_ON_ERROR=%s is not fail or warn; set one of those", v);
+    }
+}
+
+static void read_log_level(void)
+{
+    const char *v = getenv("DETSHIM_LOG");
+    core_cfg.log_level = LOG_QUIET;
+    if (!v || !*v || strcmp(v, "quiet") == 0)
+        return;
+    if (strcmp(v, "info") == 0)
+        core_cfg.log_level = LOG_INFO;
+    else if (strcmp(v, "debug") == 0)
+        core_cfg.log_level = LOG_DEBUG;
+    else
+        core_fail("DETSHIM_LOG", "DETSHIM_LOG=%s is not quiet, info or debug; set one of those", v);
+}
+
+static void read_policy(void)
+{
+    const char *name = getenv("DETSHIM_POLICY");
+    if (!name)
+        name = "default";
+    struct policy p;
+    char path[4096], err[1024];
+    snprintf(core_cfg.policy_name, sizeof core_cfg.policy_name, "%s", name);
+    snprintf(core_cfg.policy_digest, sizeof core_cfg.policy_digest, "none");
+    if (policy_find(name, resolve_self_dir(), path, sizeof path, err, sizeof err) != 0 ||
+        policy_load(path, &p, err, sizeof err) != 0) {
+        core_fail("the policy (built-in defaults apply)", "%s", err);
+        return;
+    }
+    snprintf(core_cfg.policy_path, sizeof core_cfg.policy_path, "%s", p.path);
+    snprintf(core_cfg.policy_digest, sizeof core_cfg.policy_digest, "%s", p.digest);
+    core_cfg.blas_mode = p.blas_mode;
+    core_cfg.trace_frames = p.trace_frames;
+    core_cfg.seed = p.seed;
+}
+
+static void read_seed(void)
+{
+    const char *v = getenv("DETSHIM_SEED");
+    if (!v || !*v)
+        return;
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(v, &end, 0);
+    if (errno || *end || *v == '-')
+        core_fail("DETSHIM_SEED (the policy's seed applies)",
+                  "DETSHIM_SEED=%s is not a non-negative whole number", v);
+    else
+        core_cfg.seed = s;
+}
+
+static int mkdir_p(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int rc = mkdir(path, 0755);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void read_trace_dir(void)
+{
+    const char *v = getenv("DETSHIM_TRACE");
+    if (!v || !*v)
+        return;
+    char cwd[PATH_MAX] = "";
+    if (v[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+        core_fail("the trace", "DETSHIM_TRACE=%s is relative and the current directory is "
+                  "unknown; give an absolute path", v);
+        return;
+    }
+    size_t need = strlen(cwd) + 1 + strlen(v) + 1;
+    if (need > sizeof core_cfg.trace_dir - 300) { /* room for file names */
+        core_fail("the trace", "DETSHIM_TRACE=%.80s... is too long; choose a shorter path", v);
+        return;
+    }
+    if (v[0] == '/')
+        memcpy(core_cfg.trace_dir, v, strlen(v) + 1);
+    else
+        snprintf(core_cfg.trace_dir, sizeof core_cfg.trace_dir, "%.3000s/%.1000s", cwd, v);
+    struct stat sb;
+    if (mkdir_p(core_cfg.trace_dir) != 0 || stat(core_cfg.trace_dir, &sb) != 0 ||
+        !S_ISDIR(sb.st_mode) || access(core_cfg.trace_dir, W_OK | X_OK) != 0) {
+        core_fail("the trace", "DETSHIM_TRACE=%s: cannot create or write that directory (%s); "
+                  "choose a writable directory", v, strerror(errno ? errno : EACCES));
+        return;
+    }
+    /* Children that chdir before exec must find the same directory. */
+    setenv("DETSHIM_TRACE", core_cfg.trace_dir, 1);
+    core_cfg.trace_on = 1;
+}
+
+static void init_once(void)
+{
+    read_on_error();
+    read_log_level();
+    read_policy();
+    read_seed();
+    read_trace_dir();
+}
+
+static struct core_once core_init_once;
+
+void core_init(void)
+{
+    core_once(&core_init_once, init_once);
+}
+
+int core_ready(void)
+{
+    return atomic_load_explicit(&core_init_once.state, memory_order_acquire) == 2;
+}

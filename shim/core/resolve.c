@@ -1,0 +1,122 @@
+/* Real-symbol resolution: find the definition an intercepted call would
+ * have reached without us. dlsym(RTLD_NEXT) covers libraries in the global
+ * scope; libraries loaded RTLD_LOCAL (PyTorch's libtorch and its BLAS, the
+ * OpenBLAS bundled in numpy wheels) are only reachable by walking the loaded
+ * objects and asking each one. Our own definitions are never returned, or a
+ * call would loop back into its wrapper.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "detshim/core.h"
+
+static void *self_base(void)
+{
+    static void *base;
+    if (!base) {
+        Dl_info info;
+        if (dladdr((void *)&self_base, &info))
+            base = info.dli_fbase;
+    }
+    return base;
+}
+
+int resolve_is_ours(const void *addr)
+{
+    Dl_info info;
+    if (!dladdr(addr, &info))
+        return 0;
+    return info.dli_fbase == self_base();
+}
+
+const char *resolve_self_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (!dir[0]) {
+        Dl_info info;
+        char path[PATH_MAX];
+        if (dladdr((void *)&resolve_self_dir, &info) && info.dli_fname &&
+            realpath(info.dli_fname, path)) {
+            snprintf(dir, sizeof dir, "%s", dirname(path));
+        } else {
+            snprintf(dir, sizeof dir, ".");
+        }
+    }
+    return dir;
+}
+
+struct loaded_names {
+    char (*names)[PATH_MAX];
+    int n, cap;
+};
+
+static int collect_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct loaded_names *ln = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0; /* the main program: RTLD_NEXT already searched it */
+    if ((void *)info->dlpi_addr == self_base())
+        return 0;
+    if (ln->n < ln->cap)
+        snprintf(ln->names[ln->n++], PATH_MAX, "%s", info->dlpi_name);
+    return 0;
+}
+
+void *resolve_real(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p && !resolve_is_ours(p))
+        return p;
+
+    /* Names are copied out first: dlopen must not run inside
+     * dl_iterate_phdr, which holds the loader's list lock. */
+    enum { MAX_OBJECTS = 1024 };
+    struct loaded_names ln = { malloc(sizeof(*ln.names) * MAX_OBJECTS), 0, MAX_OBJECTS };
+    if (!ln.names)
+        return NULL;
+    dl_iterate_phdr(collect_loaded, &ln);
+    void *found = NULL;
+    for (int i = 0; i < ln.n && !found; i++) {
+        void *h = dlopen(ln.names[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            continue;
+        p = dlsym(h, name);
+        if (p && !resolve_is_ours(p))
+            found = p;
+        dlclose(h);
+    }
+    free(ln.names);
+    return found;
+}
+
+void *resolve_real_cached(void **cache, const char *name)
+{
+    void *p = atomic_load_explicit((_Atomic(void *) *)cache, memory_order_acquire);
+    if (p)
+        return p;
+    p = resolve_real(name);
+    if (!p) {
+        /* Nothing correct can be called: the program reached our
+         * definition of a symbol that no loaded library provides. */
+        char line[512];
+        int n = snprintf(line, sizeof line,
+                         "detshim: %s was called but no loaded library defines it "
+                         "(only libdetshim does); load the library that provides it "
+                         "or run without LD_PRELOAD\n",
+                         name);
+        ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+        (void)w;
+        _exit(2);
+    }
+    atomic_store_explicit((_Atomic(void *) *)cache, p, memory_order_release);
+    return p;
+}

@@ -1,0 +1,90 @@
+/* SHA-256 chain and roots (definitions in trace_format.h). The same code
+ * runs in the writer and in the reader, so a root printed by detdiff is the
+ * root the shim committed to.
+ */
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detshim/chain.h"
+#include "detshim/trace_format.h"
+
+int chain_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32])
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned int n = 0;
+    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+             EVP_DigestUpdate(ctx, a, alen) && (!blen || EVP_DigestUpdate(ctx, b, blen)) &&
+             EVP_DigestFinal_ex(ctx, out, &n) && n == 32;
+    EVP_MD_CTX_free(ctx);
+    return ok ? 0 : -1;
+}
+
+void chain_start(uint8_t head[32])
+{
+    chain_sha256(TRACE_CHAIN_SEED, strlen(TRACE_CHAIN_SEED), NULL, 0, head);
+}
+
+int chain_step(void *ctx, uint8_t head[32], const void *payload, size_t len)
+{
+    if (!ctx)
+        return chain_sha256(head, 32, payload, len, head);
+    EVP_MD_CTX *c = ctx;
+    unsigned int n = 0;
+    int ok = EVP_DigestInit_ex(c, EVP_sha256(), NULL) && EVP_DigestUpdate(c, head, 32) &&
+             EVP_DigestUpdate(c, payload, len) && EVP_DigestFinal_ex(c, head, &n) && n == 32;
+    return ok ? 0 : -1;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+    const struct chain_thread *x = a, *y = b;
+    int c = memcmp(x->head, y->head, 32);
+    if (c)
+        return c;
+    return (x->count > y->count) - (x->count < y->count);
+}
+
+static void put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void chain_process_root(const struct chain_field *fields, int nfields,
+                        struct chain_thread *threads, int nthreads, uint8_t out[32])
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned int n = 0;
+    uint8_t le[8];
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestUpdate(ctx, TRACE_PROCESS_SEED, strlen(TRACE_PROCESS_SEED));
+    for (int i = 0; i < nfields; i++) {
+        put_le(le, fields[i].key, 2);
+        put_le(le + 2, fields[i].len, 4);
+        EVP_DigestUpdate(ctx, le, 6);
+        EVP_DigestUpdate(ctx, fields[i].value, fields[i].len);
+    }
+    qsort(threads, (size_t)nthreads, sizeof *threads, cmp_thread);
+    for (int i = 0; i < nthreads; i++) {
+        put_le(le, threads[i].count, 8);
+        EVP_DigestUpdate(ctx, le, 8);
+        EVP_DigestUpdate(ctx, threads[i].head, 32);
+    }
+    EVP_DigestFinal_ex(ctx, out, &n);
+    EVP_MD_CTX_free(ctx);
+}
+
+void chain_run_root(const char *const *names, const uint8_t (*roots)[32], int n, uint8_t out[32])
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned int len = 0;
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestUpdate(ctx, TRACE_RUN_SEED, strlen(TRACE_RUN_SEED));
+    for (int i = 0; i < n; i++) {
+        EVP_DigestUpdate(ctx, names[i], strlen(names[i]) + 1); /* name and its NUL */
+        EVP_DigestUpdate(ctx, roots[i], 32);
+    }
+    EVP_DigestFinal_ex(ctx, out, &len);
+    EVP_MD_CTX_free(ctx);
+}

@@ -1,0 +1,83 @@
+/* Operand digests: XXH3-128 over logical elements only. Contiguous runs are
+ * fed to a streaming XXH3 state as they are; strided vectors are gathered a
+ * block at a time, so the digest of a buffer depends on its elements and
+ * their order, never on its padding, leading dimension or increment.
+ */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#include <string.h>
+
+#include "detshim/digest.h"
+
+static detshim_digest from_xxh(XXH128_hash_t h)
+{
+    detshim_digest d = { h.low64, h.high64 };
+    return d;
+}
+
+detshim_digest digest_bytes(const void *p, size_t len)
+{
+    return from_xxh(XXH3_128bits(p, len));
+}
+
+detshim_digest digest_vector(const void *x, int64_t n, int64_t inc, size_t elem)
+{
+    if (n <= 0)
+        return digest_bytes(NULL, 0);
+    if (inc == 1)
+        return digest_bytes(x, (size_t)n * elem);
+    XXH3_state_t st;
+    XXH3_128bits_reset(&st);
+    const unsigned char *base = x;
+    int64_t step = inc < 0 ? -inc : inc;
+    unsigned char block[4096];
+    size_t fill = 0;
+    for (int64_t i = 0; i < n; i++) {
+        /* BLAS rule: with inc < 0, logical element 0 is the highest one. */
+        int64_t pos = inc > 0 ? i * step : (n - 1 - i) * step;
+        memcpy(block + fill, base + (size_t)pos * elem, elem);
+        fill += elem;
+        if (fill + elem > sizeof block) {
+            XXH3_128bits_update(&st, block, fill);
+            fill = 0;
+        }
+    }
+    XXH3_128bits_update(&st, block, fill);
+    return from_xxh(XXH3_128bits_digest(&st));
+}
+
+detshim_digest digest_matrix(const void *a, int64_t len, int64_t lines, int64_t ld, size_t elem)
+{
+    if (len <= 0 || lines <= 0)
+        return digest_bytes(NULL, 0);
+    if (ld == len || lines == 1)
+        return digest_bytes(a, (size_t)(len * lines) * elem);
+    XXH3_state_t st;
+    XXH3_128bits_reset(&st);
+    const unsigned char *p = a;
+    for (int64_t j = 0; j < lines; j++)
+        XXH3_128bits_update(&st, p + (size_t)(j * ld) * elem, (size_t)len * elem);
+    return from_xxh(XXH3_128bits_digest(&st));
+}
+
+detshim_digest digest_triangle(const void *a, int64_t n, int64_t ld, size_t elem, int head,
+                               int unit_diag)
+{
+    if (n <= 0)
+        return digest_bytes(NULL, 0);
+    XXH3_state_t st;
+    XXH3_128bits_reset(&st);
+    const unsigned char *p = a;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t lo = head ? 0 : j, hi = head ? j + 1 : n;
+        if (unit_diag) {
+            if (head)
+                hi--;
+            else
+                lo++;
+        }
+        if (hi > lo)
+            XXH3_128bits_update(&st, p + (size_t)(j * ld + lo) * elem, (size_t)(hi - lo) * elem);
+    }
+    return from_xxh(XXH3_128bits_digest(&st));
+}

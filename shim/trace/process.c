@@ -1,0 +1,388 @@
+/* The process side of tracing: a deterministic name per process, its trace
+ * file (opened on the first write, so a program that calls nothing we
+ * intercept leaves no file), fork and exec lineage, and closing the trace at
+ * exit. Names:
+ *   main | rank<N>         the first process (rank from RANK,
+ *                          OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID)
+ *   <parent>.f<k>          the k-th fork of a process
+ *   <name>.e               the image a process exec'd into
+ *   <parent>.s<k>          the k-th child spawned by vfork or posix_spawn
+ *                          (numbered through <parent>.spawns in the trace
+ *                          directory, in the order the children start)
+ * A process learns its parent from DETSHIM_LINEAGE = "<name>:<pid>:<rank>",
+ * which we keep in the environment for the children.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "detshim/chain.h"
+#include "detshim/core.h"
+#include "detshim/trace.h"
+#include "detshim/trace_internal.h"
+
+struct trace_process trace_proc = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The compared header fields as written, kept for the process root. */
+static uint8_t header_buf[TRACE_MAX_HEADER];
+static size_t header_len;
+static struct chain_field header_fields[16];
+static int header_nfields;
+
+static const char *env_rank(void)
+{
+    static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                        "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v && strspn(v, "0123456789") == strlen(v) && strlen(v) < 12)
+            return v;
+    }
+    return "";
+}
+
+static void publish_lineage(void)
+{
+    char v[320];
+    snprintf(v, sizeof v, "%s:%ld:%s", trace_proc.name, (long)getpid(), env_rank());
+    setenv("DETSHIM_LINEAGE", v, 1);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The first process of a run refuses a directory that already holds a
+ * trace (of its rank, if it has one): mixing two runs' files would make
+ * detdiff compare the wrong things. */
+static int check_fresh_dir(const char *rank, char *err, size_t errlen)
+{
+    DIR *d = opendir(core_cfg.trace_dir);
+    if (!d) {
+        snprintf(err, errlen, "DETSHIM_TRACE=%s: cannot list: %s", core_cfg.trace_dir,
+                 strerror(errno));
+        return -1;
+    }
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "rank%s.", rank);
+    struct dirent *e;
+    int found = 0;
+    while (!found && (e = readdir(d))) {
+        if (!has_suffix(e->d_name, TRACE_FILE_SUFFIX) && !has_suffix(e->d_name, ".spawns"))
+            continue;
+        found = !*rank || strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+        if (found)
+            snprintf(err, errlen,
+                     "DETSHIM_TRACE=%s already holds a trace (%s) from an earlier run; "
+                     "use a new directory or remove that one",
+                     core_cfg.trace_dir, e->d_name);
+    }
+    closedir(d);
+    return found ? -1 : 0;
+}
+
+/* The k-th spawned child of `parent`, counted in <parent>.spawns. */
+static int claim_spawn_number(const char *parent, unsigned *k, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s.spawns", core_cfg.trace_dir, parent);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        snprintf(err, errlen, "cannot use %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char buf[32] = { 0 };
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    unsigned v = n > 0 ? (unsigned)strtoul(buf, NULL, 10) : 0;
+    *k = v + 1;
+    int len = snprintf(buf, sizeof buf, "%u\n", *k);
+    int ok = pwrite(fd, buf, (size_t)len, 0) == len;
+    close(fd); /* releases the lock */
+    if (!ok) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int choose_name(char *err, size_t errlen)
+{
+    const char *rank = env_rank();
+    const char *lineage = getenv("DETSHIM_LINEAGE");
+    char parent[256] = "", parent_rank[16] = "";
+    long parent_pid = -1;
+    if (lineage) {
+        /* name:pid:rank; a malformed value is treated as absent. */
+        const char *c1 = strchr(lineage, ':');
+        const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c1 && c2 && (size_t)(c1 - lineage) < sizeof parent) {
+            memcpy(parent, lineage, (size_t)(c1 - lineage));
+            parent[c1 - lineage] = 0;
+            parent_pid = strtol(c1 + 1, NULL, 10);
+            snprintf(parent_rank, sizeof parent_rank, "%s", c2 + 1);
+        }
+    }
+    if (!parent[0] || (*rank && strcmp(rank, parent_rank) != 0)) {
+        /* The first process of a run, or of a rank. */
+        if (*rank)
+            snprintf(trace_proc.name, sizeof trace_proc.name, "rank%s", rank);
+        else
+            snprintf(trace_proc.name, sizeof trace_proc.name, "main");
+        return check_fresh_dir(rank, err, errlen);
+    }
+    if (parent_pid == (long)getpid()) {
+        snprintf(trace_proc.name, sizeof trace_proc.name, "%.250s.e", parent);
+        return 0;
+    }
+    unsigned k;
+    if (claim_spawn_number(parent, &k, err, errlen) != 0)
+        return -1;
+    snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.s%u", parent, k);
+    return 0;
+}
+
+static void add_field(uint16_t key, uint16_t flags, const char *value)
+{
+    size_t len = strlen(value);
+    if (header_len + 8 + len > sizeof header_buf)
+        return;
+    uint8_t *p = header_buf + header_len;
+    p[0] = (uint8_t)key;
+    p[1] = (uint8_t)(key >> 8);
+    p[2] = (uint8_t)flags;
+    p[3] = (uint8_t)(flags >> 8);
+    for (int i = 0; i < 4; i++)
+        p[4 + i] = (uint8_t)(len >> (8 * i));
+    memcpy(p + 8, value, len);
+    if (!(flags & TRACE_FIELD_INFO)) {
+        header_fields[header_nfields].key = key;
+        header_fields[header_nfields].len = (uint32_t)len;
+        header_fields[header_nfields].value = p + 8;
+        header_nfields++;
+    }
+    header_len += 8 + len;
+}
+
+static void read_cmdline(char *out, size_t cap)
+{
+    out[0] = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, out, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    for (ssize_t i = 0; i < n - 1; i++)
+        if (!out[i])
+            out[i] = ' ';
+    out[n] = 0;
+}
+
+static void build_header(void)
+{
+    char exe[PATH_MAX] = "", text[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    header_len = 0;
+    header_nfields = 0;
+    add_field(TRACE_FIELD_DIGEST_ALGS, 0, TRACE_DIGEST_ALGS);
+    add_field(TRACE_FIELD_PROGRAM, 0, basename(exe));
+    add_field(TRACE_FIELD_PROCESS, 0, trace_proc.name);
+    add_field(TRACE_FIELD_POLICY_NAME, 0, core_cfg.policy_name);
+    add_field(TRACE_FIELD_POLICY_DIGEST, 0, core_cfg.policy_digest);
+    add_field(TRACE_FIELD_SHIM_VERSION, 0, DETSHIM_VERSION);
+    read_cmdline(text, sizeof text);
+    add_field(TRACE_FIELD_ARGS, TRACE_FIELD_INFO, text);
+    snprintf(text, sizeof text, "%ld", (long)getpid());
+    add_field(TRACE_FIELD_PID, TRACE_FIELD_INFO, text);
+    if (gethostname(text, 256) != 0)
+        text[0] = 0;
+    text[255] = 0;
+    add_field(TRACE_FIELD_HOST, TRACE_FIELD_INFO, text);
+    snprintf(text, sizeof text, "%lld", (long long)time(NULL));
+    add_field(TRACE_FIELD_START_TIME, TRACE_FIELD_INFO, text);
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Caller holds trace_proc.lock. */
+static int open_file(void)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s%s", core_cfg.trace_dir, trace_proc.name, TRACE_FILE_SUFFIX);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        trace_proc.on = 0;
+        core_fail("the trace",
+                  "cannot create trace file %s: %s; point DETSHIM_TRACE at a new, writable "
+                  "directory",
+                  path, strerror(errno));
+        return -1;
+    }
+    build_header();
+    uint8_t fixed[TRACE_FILE_HEADER_LEN];
+    memcpy(fixed, TRACE_MAGIC, TRACE_MAGIC_LEN);
+    for (int i = 0; i < 4; i++) {
+        fixed[8 + i] = (uint8_t)(TRACE_VERSION >> (8 * i));
+        fixed[12 + i] = (uint8_t)(header_len >> (8 * i));
+    }
+    if (write_all(fd, fixed, sizeof fixed) != 0 || write_all(fd, header_buf, header_len) != 0) {
+        close(fd);
+        trace_proc.on = 0;
+        core_fail("the trace", "cannot write trace file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    trace_proc.fd = fd;
+    core_log(LOG_INFO, "tracing process %s to %s", trace_proc.name, path);
+    return 0;
+}
+
+int trace_file_write(const void *data, size_t len)
+{
+    if (trace_proc.fd < 0) {
+        pthread_mutex_lock(&trace_proc.lock);
+        int rc = trace_proc.fd < 0 ? open_file() : 0;
+        pthread_mutex_unlock(&trace_proc.lock);
+        if (rc != 0)
+            return -1;
+    }
+    if (write_all(trace_proc.fd, data, len) != 0) {
+        trace_proc.on = 0;
+        core_fail("the trace", "cannot write the trace of process %s in %s: %s",
+                  trace_proc.name, core_cfg.trace_dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&trace_proc.lock);
+    trace_proc.forks++;
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&trace_proc.lock);
+}
+
+static void atfork_child(void)
+{
+    pthread_mutex_init(&trace_proc.lock, NULL);
+    if (!trace_proc.on)
+        return;
+    char parent[256];
+    snprintf(parent, sizeof parent, "%s", trace_proc.name);
+    snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.f%u", parent, trace_proc.forks);
+    trace_proc.pid = getpid();
+    trace_proc.forks = 0;
+    if (trace_proc.fd >= 0)
+        close(trace_proc.fd); /* the parent's file stays the parent's */
+    trace_proc.fd = -1;
+    trace_threads_reset_after_fork();
+    publish_lineage();
+}
+
+int trace_process_start(char *err, size_t errlen)
+{
+    if (choose_name(err, errlen) != 0)
+        return -1;
+    trace_proc.pid = getpid();
+    publish_lineage();
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    trace_proc.on = 1;
+    return 0;
+}
+
+void trace_process_flush_all(void)
+{
+    if (!trace_proc.on || trace_proc.pid != getpid())
+        return;
+    pthread_mutex_lock(&trace_proc.lock);
+    struct thread_buf *list = trace_proc.threads;
+    pthread_mutex_unlock(&trace_proc.lock);
+    int n = 0;
+    for (struct thread_buf *tb = list; tb; tb = tb->next)
+        n++;
+    struct chain_thread *heads = calloc((size_t)n + 1, sizeof *heads);
+    n = 0;
+    for (struct thread_buf *tb = list; tb; tb = tb->next) {
+        trace_thread_close(tb);
+        if (heads) {
+            heads[n].count = tb->seq;
+            memcpy(heads[n].head, tb->head, 32);
+            n++;
+        }
+    }
+    trace_proc.on = 0;
+    if (trace_proc.fd < 0 || !heads) {
+        free(heads);
+        return; /* nothing was ever recorded: no file */
+    }
+    uint8_t payload[36];
+    for (int i = 0; i < 4; i++)
+        payload[i] = (uint8_t)((uint32_t)n >> (8 * i));
+    chain_process_root(header_fields, header_nfields, heads, n, payload + 4);
+    free(heads);
+    uint8_t frame[TRACE_FRAME_HEADER_LEN + sizeof payload];
+    uint32_t check = trace_frame_check(payload, sizeof payload, TRACE_FRAME_PROCESS_END, 0);
+    uint32_t vals[4] = { sizeof payload, TRACE_FRAME_PROCESS_END, 0, check };
+    for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 4; b++)
+            frame[4 * i + b] = (uint8_t)(vals[i] >> (8 * b));
+    memcpy(frame + TRACE_FRAME_HEADER_LEN, payload, sizeof payload);
+    write_all(trace_proc.fd, frame, sizeof frame);
+    close(trace_proc.fd);
+    trace_proc.fd = -1;
+}
+
+static struct core_once trace_start_once;
+
+static void start_once(void)
+{
+    core_init();
+    if (!core_cfg.trace_on)
+        return;
+    char err[1024];
+    if (trace_process_start(err, sizeof err) != 0)
+        core_fail("the trace", "%s", err);
+}
+
+void trace_start(void)
+{
+    core_once(&trace_start_once, start_once);
+}
+
+int trace_active(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&trace_start_once.state, memory_order_acquire) != 2, 0))
+        trace_start();
+    /* A vfork child shares our memory until it execs: it must not record. */
+    return trace_proc.on && trace_proc.pid == getpid();
+}

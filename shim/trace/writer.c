@@ -1,0 +1,341 @@
+/* Record encoding and per-thread buffers. An interceptor fills a struct
+ * trace_rec; commit encodes it straight into the calling thread's buffer,
+ * extends the thread's SHA-256 chain and, when the buffer is full, writes
+ * it to the process's file in one write(2). Threads never share a buffer,
+ * so the hot path takes no global lock.
+ */
+#include <assert.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "detshim/chain.h"
+#include "detshim/core.h"
+#include "detshim/trace.h"
+#include "detshim/trace_internal.h"
+
+static _Thread_local struct thread_buf *tls_tb __attribute__((tls_model("initial-exec")));
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg)
+{
+    trace_thread_close(arg);
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&thread_key, on_thread_exit);
+}
+
+static struct thread_buf *thread_get(void)
+{
+    struct thread_buf *tb = tls_tb;
+    if (tb)
+        return tb;
+    tb = calloc(1, sizeof *tb);
+    if (!tb)
+        return NULL;
+    tb->buf = malloc(TRACE_BUF_CAP);
+    tb->md = EVP_MD_CTX_new();
+    if (!tb->buf || !tb->md) {
+        free(tb->buf);
+        EVP_MD_CTX_free(tb->md);
+        free(tb);
+        return NULL;
+    }
+    atomic_flag_clear(&tb->busy);
+    chain_start(tb->head);
+    pthread_once(&thread_key_once, make_key);
+    pthread_mutex_lock(&trace_proc.lock);
+    /* The main thread is always 0; others are numbered as they first
+     * record, which may differ run to run and is never compared. */
+    tb->index = (pid_t)syscall(SYS_gettid) == getpid() ? 0 : trace_proc.next_index++;
+    tb->next = trace_proc.threads;
+    trace_proc.threads = tb;
+    pthread_mutex_unlock(&trace_proc.lock);
+    pthread_setspecific(thread_key, tb);
+    tls_tb = tb;
+    return tb;
+}
+
+static void buf_lock(struct thread_buf *tb)
+{
+    while (atomic_flag_test_and_set_explicit(&tb->busy, memory_order_acquire))
+        ;
+}
+
+static void buf_unlock(struct thread_buf *tb)
+{
+    atomic_flag_clear_explicit(&tb->busy, memory_order_release);
+}
+
+static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+
+static void put_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_t *payload,
+                             uint32_t len)
+{
+    put_u32(h, len);
+    put_u16(h + 4, type);
+    put_u16(h + 6, 0);
+    put_u32(h + 8, thread);
+    put_u32(h + 12, trace_frame_check(payload, len, type, thread));
+}
+
+/* Caller holds tb->busy. */
+void trace_buf_flush(struct thread_buf *tb)
+{
+    if (tb->len)
+        trace_file_write(tb->buf, tb->len); /* a failure is reported there */
+    tb->len = 0;
+}
+
+static void ensure_room(struct thread_buf *tb, size_t need)
+{
+    if (TRACE_BUF_CAP - tb->len < need)
+        trace_buf_flush(tb);
+}
+
+void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload, uint32_t len)
+{
+    assert(len <= TRACE_MAX_FRAME);
+    buf_lock(tb);
+    if (tb->finished) {
+        buf_unlock(tb);
+        return;
+    }
+    ensure_room(tb, TRACE_FRAME_HEADER_LEN + len);
+    uint8_t *h = tb->buf + tb->len;
+    memcpy(h + TRACE_FRAME_HEADER_LEN, payload, len);
+    put_frame_header(h, type, tb->index, h + TRACE_FRAME_HEADER_LEN, len);
+    tb->len += TRACE_FRAME_HEADER_LEN + len;
+    buf_unlock(tb);
+}
+
+/* A small writer over a fixed buffer; overflow is remembered, not UB. */
+struct enc {
+    uint8_t *p;
+    size_t len, cap;
+};
+
+static void enc_bytes(struct enc *e, const void *v, size_t n)
+{
+    if (e->len + n <= e->cap)
+        memcpy(e->p + e->len, v, n);
+    e->len += n;
+}
+
+static void enc_u8(struct enc *e, uint8_t v) { enc_bytes(e, &v, 1); }
+static void enc_u64(struct enc *e, uint64_t v) { uint8_t b[8]; put_u64(b, v); enc_bytes(e, b, 8); }
+
+static void enc_str(struct enc *e, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n > 255)
+        n = 255;
+    enc_u8(e, (uint8_t)n);
+    enc_bytes(e, s, n);
+}
+
+size_t trace_encode_record(const struct trace_rec *r, uint64_t seq, const detshim_frame *frames,
+                           int nframes, uint8_t *out, size_t cap)
+{
+    struct enc e = { out, 0, cap };
+    enc_u64(&e, seq);
+    enc_str(&e, r->api);
+    enc_u8(&e, (uint8_t)r->nparams);
+    for (int i = 0; i < r->nparams; i++) {
+        enc_str(&e, r->params[i].name);
+        enc_u8(&e, r->params[i].type);
+        switch (r->params[i].type) {
+        case TRACE_PARAM_CHAR: enc_u8(&e, (uint8_t)r->params[i].a); break;
+        case TRACE_PARAM_F32: { uint8_t b[4]; put_u32(b, (uint32_t)r->params[i].a); enc_bytes(&e, b, 4); break; }
+        case TRACE_PARAM_C64: {
+            uint8_t b[8];
+            put_u32(b, (uint32_t)r->params[i].a);
+            put_u32(b + 4, (uint32_t)r->params[i].b);
+            enc_bytes(&e, b, 8);
+            break;
+        }
+        case TRACE_PARAM_C128: enc_u64(&e, r->params[i].a); enc_u64(&e, r->params[i].b); break;
+        case TRACE_PARAM_STR: enc_str(&e, r->params[i].s); break;
+        default: enc_u64(&e, r->params[i].a); break; /* INT, F64 */
+        }
+    }
+    enc_u8(&e, (uint8_t)r->noperands);
+    for (int i = 0; i < r->noperands; i++) {
+        enc_str(&e, r->operands[i].name);
+        enc_u8(&e, r->operands[i].role);
+        enc_u8(&e, r->operands[i].elem_size);
+        enc_u64(&e, r->operands[i].count);
+        enc_u64(&e, r->operands[i].digest.lo);
+        enc_u64(&e, r->operands[i].digest.hi);
+    }
+    enc_u8(&e, (uint8_t)nframes);
+    for (int i = 0; i < nframes; i++) {
+        enc_u64(&e, frames[i].module);
+        enc_u64(&e, frames[i].offset);
+    }
+    enc_u8(&e, (uint8_t)r->nnotes);
+    for (int i = 0; i < r->nnotes; i++) {
+        enc_str(&e, r->notes[i].key);
+        enc_str(&e, r->notes[i].value);
+    }
+    return e.len <= cap ? e.len : 0;
+}
+
+void trace_rec_begin(struct trace_rec *r, const char *api)
+{
+    r->api = api;
+    r->nparams = r->noperands = r->nnotes = 0;
+}
+
+static void add_param(struct trace_rec *r, const char *name, uint8_t type, uint64_t a, uint64_t b,
+                      const char *s)
+{
+    assert(r->nparams < TRACE_MAX_PARAMS);
+    r->params[r->nparams].name = name;
+    r->params[r->nparams].type = type;
+    r->params[r->nparams].a = a;
+    r->params[r->nparams].b = b;
+    r->params[r->nparams].s = s;
+    r->nparams++;
+}
+
+void trace_rec_int(struct trace_rec *r, const char *name, int64_t v)
+{
+    add_param(r, name, TRACE_PARAM_INT, (uint64_t)v, 0, NULL);
+}
+
+void trace_rec_char(struct trace_rec *r, const char *name, char v)
+{
+    add_param(r, name, TRACE_PARAM_CHAR, (uint8_t)v, 0, NULL);
+}
+
+void trace_rec_f32(struct trace_rec *r, const char *name, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    add_param(r, name, TRACE_PARAM_F32, bits, 0, NULL);
+}
+
+void trace_rec_f64(struct trace_rec *r, const char *name, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    add_param(r, name, TRACE_PARAM_F64, bits, 0, NULL);
+}
+
+void trace_rec_c64(struct trace_rec *r, const char *name, const void *v)
+{
+    uint32_t bits[2];
+    memcpy(bits, v, 8);
+    add_param(r, name, TRACE_PARAM_C64, bits[0], bits[1], NULL);
+}
+
+void trace_rec_c128(struct trace_rec *r, const char *name, const void *v)
+{
+    uint64_t bits[2];
+    memcpy(bits, v, 16);
+    add_param(r, name, TRACE_PARAM_C128, bits[0], bits[1], NULL);
+}
+
+void trace_rec_str(struct trace_rec *r, const char *name, const char *v)
+{
+    add_param(r, name, TRACE_PARAM_STR, 0, 0, v);
+}
+
+void trace_rec_operand(struct trace_rec *r, const char *name, int role, detshim_digest d,
+                       uint64_t count, int elem_size)
+{
+    assert(r->noperands < TRACE_MAX_OPERANDS);
+    r->operands[r->noperands].name = name;
+    r->operands[r->noperands].role = (uint8_t)role;
+    r->operands[r->noperands].elem_size = (uint8_t)elem_size;
+    r->operands[r->noperands].count = count;
+    r->operands[r->noperands].digest = d;
+    r->noperands++;
+}
+
+void trace_rec_note(struct trace_rec *r, const char *key, const char *value)
+{
+    assert(r->nnotes < TRACE_MAX_NOTES);
+    r->notes[r->nnotes].key = key;
+    r->notes[r->nnotes].value = value;
+    r->nnotes++;
+}
+
+void trace_rec_commit(struct trace_rec *r)
+{
+    struct thread_buf *tb = thread_get();
+    if (!tb)
+        return;
+    detshim_frame frames[TRACE_MAX_FRAMES];
+    int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
+
+    buf_lock(tb);
+    if (tb->finished) { /* closed at exit while this thread still ran */
+        buf_unlock(tb);
+        return;
+    }
+    ensure_room(tb, TRACE_FRAME_HEADER_LEN + TRACE_MAX_FRAME);
+    uint8_t *h = tb->buf + tb->len;
+    uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
+    size_t n = trace_encode_record(r, tb->seq, frames, nframes, payload, TRACE_MAX_FRAME);
+    assert(n > 0); /* bounded by TRACE_MAX_* and 255-byte strings */
+    chain_step(tb->md, tb->head, payload, n);
+    put_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
+    tb->len += TRACE_FRAME_HEADER_LEN + n;
+    tb->seq++;
+    buf_unlock(tb);
+}
+
+void trace_thread_close(struct thread_buf *tb)
+{
+    if (!tb || tb->finished)
+        return;
+    uint8_t payload[40];
+    put_u64(payload, tb->seq);
+    memcpy(payload + 8, tb->head, 32);
+    trace_buf_append(tb, TRACE_FRAME_THREAD_END, payload, sizeof payload);
+    buf_lock(tb);
+    trace_buf_flush(tb);
+    tb->finished = 1;
+    free(tb->buf);
+    tb->buf = NULL;
+    EVP_MD_CTX_free(tb->md);
+    tb->md = NULL;
+    buf_unlock(tb);
+}
+
+void trace_threads_reset_after_fork(void)
+{
+    struct thread_buf *mine = tls_tb, *tb = trace_proc.threads;
+    while (tb) {
+        struct thread_buf *next = tb->next;
+        if (tb != mine) {
+            free(tb->buf);
+            EVP_MD_CTX_free(tb->md);
+            free(tb);
+        }
+        tb = next;
+    }
+    trace_proc.threads = NULL;
+    trace_proc.next_index = 1;
+    if (!mine)
+        return;
+    /* The forking thread is the child's main thread; the parent's unwritten
+     * records stay the parent's to write. */
+    mine->index = 0;
+    mine->seq = 0;
+    mine->len = 0;
+    mine->next = NULL;
+    memset(mine->sites, 0, sizeof mine->sites);
+    atomic_flag_clear(&mine->busy);
+    chain_start(mine->head);
+    trace_proc.threads = mine;
+}
