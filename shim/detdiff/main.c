@@ -150,6 +150,12 @@ static void digest_hex(detshim_digest d, char out[33])
     snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, d.hi, d.lo);
 }
 
+/* "s" when n is not 1, for "3 records" and "1 record". */
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static const char *side_name(enum diff_side s)
 {
     return s == DIFF_SIDE_A ? "A" : "B";
@@ -414,8 +420,8 @@ static void text_last_match(FILE *f, const struct diff_item *it)
         fputs("    last matching record: ", f);
         text_record_line(f, it->pa, it->last_match);
     } else if (it->kind == DIFF_INPUTS) {
-        fputs("    last matching record: none; the inputs differ at this thread's first "
-              "differing call and no earlier call of the thread matched\n",
+        fputs("    last matching record: none; no earlier call of this thread matches, so the "
+              "difference entered before its first intercepted call\n",
               f);
     } else {
         fputs("    last matching record: none (no earlier record of this thread matches)\n", f);
@@ -446,7 +452,8 @@ static void text_item(FILE *f, const struct diff_item *it)
         put_text(f, pname(ps));
         fprintf(f, " (run %s's file ", side_name(it->side));
         put_text(f, ps->path);
-        fprintf(f, " has %zu records in %d threads)\n", diff_process_records(ps), ps->nthreads);
+        fprintf(f, " has %zu record%s in %d thread%s)\n", diff_process_records(ps),
+                plural(diff_process_records(ps)), ps->nthreads, plural((size_t)ps->nthreads));
         break;
     case DIFF_HEADER:
         if (it->field == 0) {
@@ -470,24 +477,23 @@ static void text_item(FILE *f, const struct diff_item *it)
         if (!it->ta && !it->tb) {
             fprintf(f, "  truncated: run %s's file ", side_name(it->side));
             put_text(f, ps->path);
-            fprintf(f, " is cut short: %" PRIu64 " of %" PRIu64 " bytes are whole frames",
-                    ps->valid_bytes, ps->file_bytes);
-            if (ps->trouble[0]) {
-                fputs(" (", f);
+            fputs(" is incomplete: ", f);
+            if (ps->trouble[0])
                 put_text_n(f, ps->trouble, strnlen(ps->trouble, sizeof ps->trouble),
                            sizeof ps->trouble);
-                fputc(')', f);
-            }
-            fputc('\n', f);
+            else
+                fputs("the reader marked it truncated", f);
+            fprintf(f, "; read up to byte %" PRIu64 " of %" PRIu64 "\n", ps->valid_bytes,
+                    ps->file_bytes);
             break;
         }
         if (!ts) {
             const detshim_thread *tl = it->ta ? it->ta : it->tb;
             fprintf(f, "  truncated: run %s's file ", side_name(it->side));
             put_text(f, ps->path);
-            fprintf(f, " is cut short and has no thread matching run %s's thread %" PRIu32
-                       " (%zu records)\n",
-                    other, tl->index, it->extra);
+            fprintf(f, " is incomplete and has no thread matching run %s's thread %" PRIu32
+                       " (%zu record%s)\n",
+                    other, tl->index, it->extra, plural(it->extra));
             break;
         }
         /* a stream that stops early in a truncated file */
@@ -497,17 +503,18 @@ static void text_item(FILE *f, const struct diff_item *it)
         const detshim_record *next = it->side == DIFF_SIDE_A ? it->rb : it->ra;
         const detshim_process *pl = it->side == DIFF_SIDE_A ? it->pb : it->pa;
         if (it->kind == DIFF_TRUNCATED) {
-            fprintf(f, "  truncated: run %s's thread %" PRIu32 " stops after %zu records "
+            fprintf(f, "  truncated: run %s's thread %" PRIu32 " stops after %zu record%s "
                        "because its file ",
-                    side_name(it->side), ts->index, it->index);
+                    side_name(it->side), ts->index, it->index, plural(it->index));
             put_text(f, ps->path);
-            fprintf(f, " is cut short; run %s's thread %" PRIu32 " continues with %zu more\n",
+            fprintf(f, " is incomplete; run %s's thread %" PRIu32 " continues with %zu more\n",
                     other, tl->index, it->extra);
         } else {
-            fprintf(f, "  extra calls: run %s's thread %" PRIu32 " makes %zu more calls after "
-                       "record %zu; run %s's thread %" PRIu32 " ends there (its file is "
+            fprintf(f, "  extra calls: run %s's thread %" PRIu32 " makes %zu more call%s after "
+                       "%zu record%s; run %s's thread %" PRIu32 " ends there (its file is "
                        "complete)\n",
-                    other, tl->index, it->extra, it->index, side_name(it->side), ts->index);
+                    other, tl->index, it->extra, plural(it->extra), it->index,
+                    plural(it->index), side_name(it->side), ts->index);
         }
         fprintf(f, "    run %s continues with: ", other);
         text_record_line(f, pl, next);
@@ -519,9 +526,9 @@ static void text_item(FILE *f, const struct diff_item *it)
     case DIFF_MISSING_THREAD: {
         const detshim_thread *t = it->ta ? it->ta : it->tb;
         const detshim_record *first = it->ta ? it->ra : it->rb;
-        fprintf(f, "  missing thread: run %s's thread %" PRIu32 " (%zu records) has no "
+        fprintf(f, "  missing thread: run %s's thread %" PRIu32 " (%zu record%s) has no "
                    "partner in run %s\n",
-                side_name(it->side), t->index, t->nrecords, other);
+                side_name(it->side), t->index, t->nrecords, plural(t->nrecords), other);
         if (first) {
             fputs("    its first record: ", f);
             text_record_line(f, ps, first);
@@ -531,9 +538,9 @@ static void text_item(FILE *f, const struct diff_item *it)
     case DIFF_DAMAGED:
         fprintf(f, "  damaged trace: in run %s's file ", side_name(it->side));
         put_text(f, ps->path);
-        fprintf(f, ", thread %" PRIu32 "'s end frame disagrees with its %zu records; the "
+        fprintf(f, ", thread %" PRIu32 "'s end frame disagrees with its %zu record%s; the "
                    "file was altered or the writer lost records\n",
-                ts->index, ts->nrecords);
+                ts->index, ts->nrecords, plural(ts->nrecords));
         break;
     case DIFF_ROOT: {
         char ha[65], hb[65];
@@ -575,8 +582,8 @@ static void text_result(FILE *f, const detshim_run *a, const detshim_run *b,
     if (r->nitems == 0) {
         char hex[65];
         detshim_hex32(a->root, hex);
-        fprintf(f, "identical: %zu processes, %zu records, root %s\n", r->nprocesses,
-                r->nrecords, hex);
+        fprintf(f, "identical: %zu process%s, %zu record%s, root %s\n", r->nprocesses,
+                r->nprocesses == 1 ? "" : "es", r->nrecords, plural(r->nrecords), hex);
         return;
     }
     for (size_t i = 0; i < r->nitems; i++) {
@@ -598,8 +605,8 @@ static void text_result(FILE *f, const detshim_run *a, const detshim_run *b,
         text_item(f, it);
     }
     (void)b;
-    fprintf(f, "diverged: %zu of %zu processes differ, %zu difference%s\n", groups,
-            r->nprocesses, r->nitems, r->nitems == 1 ? "" : "s");
+    fprintf(f, "diverged: %zu of %zu process%s differ, %zu difference%s\n", groups,
+            r->nprocesses, r->nprocesses == 1 ? "" : "es", r->nitems, plural(r->nitems));
 }
 
 /* ---- JSON ---------------------------------------------------------- */
@@ -952,8 +959,8 @@ static void show_process(FILE *f, const detshim_process *p)
     for (int t = 0; t < p->nthreads; t++) {
         const detshim_thread *th = &p->threads[t];
         detshim_hex32(th->head, hex);
-        fprintf(f, "  thread %" PRIu32 ": %zu records, head %.16s, end frame: %s\n", th->index,
-                th->nrecords, hex,
+        fprintf(f, "  thread %" PRIu32 ": %zu record%s, head %.16s, end frame: %s\n",
+                th->index, th->nrecords, plural(th->nrecords), hex,
                 !th->end_seen ? "none" : th->end_matches ? "matches" : "DOES NOT MATCH");
         for (size_t i = 0; i < th->nrecords; i++)
             show_record(f, p, &th->records[i]);
