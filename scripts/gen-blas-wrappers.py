@@ -172,6 +172,10 @@ TRMV = ('order uplo trans diag n a lda x* incx',
         (In('A', triangle('a', 'uplo', 'diag', 'n', 'lda')),
          InOut('x', vector('x', 'n', 'incx'))))
 
+# `when` follows the reference BLAS quick returns: with alpha == 0 the
+# product is skipped (A, B, x are not read), with beta == 0 C or y is
+# overwritten without being read. Such inputs may hold garbage, so digesting
+# them would report differences the BLAS never saw.
 ROUTINES = (
     Routine(each('{p}gemm', 'sdcz'),
             'order transa transb m n k alpha a lda b ldb beta c* ldc',
