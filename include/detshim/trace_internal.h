@@ -39,7 +39,7 @@ struct trace_process {
     int on;             /* records are being taken */
     pid_t pid;          /* the process the state belongs to */
     char name[256];     /* deterministic process name */
-    int name_claimed;   /* spawned children pick a free name on first write */
+    unsigned spawn_number; /* nonzero while a spawned child's name is provisional */
     char parent_name[256];
     int fd;             /* -1 until the first write */
     unsigned forks;     /* forks made by this process, for child names */

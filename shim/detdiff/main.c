@@ -724,7 +724,25 @@ static void json_item(FILE *f, const struct diff_item *it)
     put_json(f, it->pa ? it->pa->path : NULL);
     fputs(",\"file_b\":", f);
     put_json(f, it->pb ? it->pb->path : NULL);
-    fprintf(f, ",\"side\":\"%s\"", it->side == DIFF_SIDE_A ? "a" : "b");
+    /* What `side` means depends on the kind; JSON says it by name. */
+    const char *side = it->side == DIFF_SIDE_A ? "a" : "b";
+    switch (it->kind) {
+    case DIFF_MISSING_PROCESS:
+    case DIFF_MISSING_THREAD:
+        fprintf(f, ",\"present_in\":\"%s\"", side);
+        break;
+    case DIFF_TRUNCATED:
+        fprintf(f, ",\"truncated_run\":\"%s\"", side);
+        break;
+    case DIFF_EXTRA_CALLS:
+        fprintf(f, ",\"ends_early\":\"%s\"", side);
+        break;
+    case DIFF_DAMAGED:
+        fprintf(f, ",\"damaged_run\":\"%s\"", side);
+        break;
+    default:
+        break;
+    }
     switch (it->kind) {
     case DIFF_HEADER:
         fputs(",\"field\":", f);

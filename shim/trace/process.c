@@ -6,9 +6,12 @@
  *                          OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID)
  *   <parent>.f<k>          the k-th fork of a process
  *   <name>.e               the image a process exec'd into
- *   <parent>.s<k>          the k-th child spawned by vfork or posix_spawn
- *                          (numbered through <parent>.spawns in the trace
- *                          directory, in the order the children start)
+ *   <parent>.s<k>          a child spawned by vfork or posix_spawn, or by a
+ *                          program that passes its own copy of the
+ *                          environment (shells, Python's os.environ): k is
+ *                          the first number whose file does not exist yet
+ *                          when the child first writes, so siblings are
+ *                          numbered in the order they start recording
  * A process learns its parent from DETSHIM_LINEAGE = "<name>:<pid>:<rank>",
  * which we keep in the environment for the children.
  */
@@ -20,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +31,7 @@
 #include "detshim/trace.h"
 #include "detshim/trace_internal.h"
 
-struct trace_process trace_proc = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+struct trace_process trace_proc = { .fd = -1, .next_index = 1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The compared header fields as written, kept for the process root. */
 static uint8_t header_buf[TRACE_MAX_HEADER];
@@ -78,7 +80,7 @@ static int check_fresh_dir(const char *rank, char *err, size_t errlen)
     struct dirent *e;
     int found = 0;
     while (!found && (e = readdir(d))) {
-        if (!has_suffix(e->d_name, TRACE_FILE_SUFFIX) && !has_suffix(e->d_name, ".spawns"))
+        if (!has_suffix(e->d_name, TRACE_FILE_SUFFIX))
             continue;
         found = !*rank || strncmp(e->d_name, prefix, strlen(prefix)) == 0;
         if (found)
@@ -89,32 +91,6 @@ static int check_fresh_dir(const char *rank, char *err, size_t errlen)
     }
     closedir(d);
     return found ? -1 : 0;
-}
-
-/* The k-th spawned child of `parent`, counted in <parent>.spawns. */
-static int claim_spawn_number(const char *parent, unsigned *k, char *err, size_t errlen)
-{
-    char path[PATH_MAX + 300];
-    snprintf(path, sizeof path, "%s/%s.spawns", core_cfg.trace_dir, parent);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        snprintf(err, errlen, "cannot use %s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    char buf[32] = { 0 };
-    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-    unsigned v = n > 0 ? (unsigned)strtoul(buf, NULL, 10) : 0;
-    *k = v + 1;
-    int len = snprintf(buf, sizeof buf, "%u\n", *k);
-    int ok = pwrite(fd, buf, (size_t)len, 0) == len;
-    close(fd); /* releases the lock */
-    if (!ok) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
 static int choose_name(char *err, size_t errlen)
@@ -146,10 +122,11 @@ static int choose_name(char *err, size_t errlen)
         snprintf(trace_proc.name, sizeof trace_proc.name, "%.250s.e", parent);
         return 0;
     }
-    unsigned k;
-    if (claim_spawn_number(parent, &k, err, errlen) != 0)
-        return -1;
-    snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.s%u", parent, k);
+    /* Spawned: the number is claimed when the trace file is created, so a
+     * child that records nothing leaves nothing behind. */
+    snprintf(trace_proc.parent_name, sizeof trace_proc.parent_name, "%s", parent);
+    trace_proc.spawn_number = 1;
+    snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.s1", parent);
     return 0;
 }
 
@@ -235,8 +212,17 @@ static int write_all(int fd, const void *data, size_t len)
 static int open_file(void)
 {
     char path[PATH_MAX + 300];
-    snprintf(path, sizeof path, "%s/%s%s", core_cfg.trace_dir, trace_proc.name, TRACE_FILE_SUFFIX);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    int fd;
+    for (;;) {
+        snprintf(path, sizeof path, "%s/%s%s", core_cfg.trace_dir, trace_proc.name,
+                 TRACE_FILE_SUFFIX);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST || !trace_proc.spawn_number)
+            break;
+        trace_proc.spawn_number++; /* a sibling took this number */
+        snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.s%u", trace_proc.parent_name,
+                 trace_proc.spawn_number);
+    }
     if (fd < 0) {
         trace_proc.on = 0;
         core_fail("the trace",
@@ -259,6 +245,8 @@ static int open_file(void)
         return -1;
     }
     trace_proc.fd = fd;
+    trace_proc.spawn_number = 0; /* the name is final now */
+    publish_lineage();
     core_log(LOG_INFO, "tracing process %s to %s", trace_proc.name, path);
     return 0;
 }
@@ -302,6 +290,7 @@ static void atfork_child(void)
     snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.f%u", parent, trace_proc.forks);
     trace_proc.pid = getpid();
     trace_proc.forks = 0;
+    trace_proc.spawn_number = 0;
     if (trace_proc.fd >= 0)
         close(trace_proc.fd); /* the parent's file stays the parent's */
     trace_proc.fd = -1;

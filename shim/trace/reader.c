@@ -564,7 +564,7 @@ int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errl
     for (int i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
-    if (run && procs) {
+    if (rc == 0 && run && procs) {
         /* The private states stay where they are (their addresses are the
          * `internal` pointers); the public array holds copies. */
         qsort(procs, (size_t)run->nprocesses, sizeof *procs, cmp_process_name);

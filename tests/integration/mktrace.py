@@ -6,8 +6,10 @@ the spec rather than the writer's habits. It crafts run directories for
 tests/integration/test-detdiff.sh: identical runs, each kind of divergence,
 cut-short files and hostile ones.
 
-    mktrace.py OUTDIR      writes OUTDIR/<case>/{a,b}/... and, per case,
-                           OUTDIR/<case>/root_a (the run root computed here)
+    mktrace.py OUTDIR [N]  writes OUTDIR/<case>/{a,b}/... and, per case,
+                           OUTDIR/<case>/root_{a,b} (run roots computed here);
+                           OUTDIR/bad/ (files detdiff must refuse or flag)
+                           and OUTDIR/fuzz/ (N damaged copies of each kind)
 
 Frame checks, module ids and operand digests use XXH3 from libxxhash
 (Debian: libxxhash0) through ctypes; chains and roots use hashlib.
@@ -15,6 +17,7 @@ Frame checks, module ids and operand digests use XXH3 from libxxhash
 import ctypes
 import hashlib
 import os
+import random
 import struct
 import sys
 
@@ -486,7 +489,41 @@ def make_all(out):
         f.write(run_root([good]).hex() + "\n")
 
 
+def reseal(data):
+    """Recomputes every frame check, so damage inside payloads gets past
+    the framing and reaches the record parser."""
+    out = bytearray(data)
+    off = 16 + struct.unpack_from("<I", data, 12)[0]
+    while off + 16 <= len(out):
+        length, ftype, _, thread = struct.unpack_from("<IHHI", out, off)
+        if length > len(out) - off - 16:
+            break
+        payload = bytes(out[off + 16: off + 16 + length])
+        struct.pack_into("<I", out, off + 12, xxh3_64(payload, (ftype << 32) | thread) & 0xFFFFFFFF)
+        off += 16 + length
+    return bytes(out)
+
+
+def make_fuzz(out, count):
+    """`count` damaged copies of a good trace each of three kinds: cut at
+    some byte, bytes flipped, bytes flipped and frames resealed."""
+    good = training_run()[0].to_bytes()
+    rng = random.Random(20240601)
+    d = os.path.join(out, "fuzz")
+    write_bytes(os.path.join(d, "good.dtrace"), good)
+    for i in range(count):
+        write_bytes(os.path.join(d, "cut%03d.dtrace" % i), good[: rng.randrange(len(good))])
+        for kind in ("flip", "sealed"):
+            data = bytearray(good)
+            for _ in range(rng.randrange(1, 6)):
+                data[rng.randrange(16, len(data))] ^= 1 << rng.randrange(8)
+            data = bytes(data)
+            write_bytes(os.path.join(d, "%s%03d.dtrace" % (kind, i)),
+                        reseal(data) if kind == "sealed" else data)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: mktrace.py OUTDIR")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: mktrace.py OUTDIR [FUZZ_COUNT]")
     make_all(sys.argv[1])
+    make_fuzz(sys.argv[1], int(sys.argv[2]) if len(sys.argv) == 3 else 40)

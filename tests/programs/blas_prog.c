@@ -2,10 +2,12 @@
  * of calls across routines, precisions, layouts and both interfaces, then
  * one line with a hash of every output bit. `blas_prog perturb K` changes
  * one input element just before call K (the test expects detdiff to say
- * "inputs differ" there); `blas_prog repeat N` runs the series N times.
+ * "inputs differ" there); `blas_prog repeat N` runs the series N times;
+ * `blas_prog kill 1` ends with SIGKILL, as an OOM killer would.
  */
 #include <cblas.h>
 #include <complex.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,15 +120,20 @@ static void series(void)
 
 int main(int argc, char **argv)
 {
-    int repeat = 1;
+    int repeat = 1, kill_at_end = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "perturb") == 0)
             perturb_at = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "repeat") == 0)
             repeat = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "kill") == 0)
+            kill_at_end = atoi(argv[i + 1]);
     }
     for (int r = 0; r < repeat; r++)
         series();
     printf("%016llx\n", (unsigned long long)hash);
+    fflush(stdout);
+    if (kill_at_end)
+        raise(SIGKILL);
     return 0;
 }

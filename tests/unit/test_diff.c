@@ -402,6 +402,26 @@ static void test_main_thread_pairs_with_main_thread(void **state)
     assert_int_equal(pairs[1].tb->index, 1);
 }
 
+static void test_threads_starting_alike_pair_by_longest_common_prefix(void **state)
+{
+    (void)state;
+    /* All four workers start with the same call; A's thread 1 shares three
+     * calls with B's thread 2 and only one with B's thread 1. */
+    const struct spec a1[] = { CALL(1, 1), CALL(2, 2), CALL(3, 3), CALL(4, 4) };
+    const struct spec a2[] = { CALL(1, 1), CALL(7, 7), CALL(7, 7), CALL(7, 7) };
+    const struct spec b1[] = { CALL(1, 1), CALL(8, 8), CALL(8, 8), CALL(8, 8) };
+    const struct spec b2[] = { CALL(1, 1), CALL(2, 2), CALL(3, 3), CALL(5, 5) };
+    detshim_thread ta[3] = { make_thread(0, base, 4), make_thread(1, a1, 4), make_thread(2, a2, 4) };
+    detshim_thread tb[3] = { make_thread(0, base, 4), make_thread(1, b1, 4), make_thread(2, b2, 4) };
+    detshim_process pa = make_process("main", ta, 3), pb = make_process("main", tb, 3);
+    struct diff_thread_pair pairs[6];
+    assert_int_equal(diff_pair_threads(&pa, &pb, pairs), 3);
+    assert_int_equal(pairs[1].ta->index, 1);
+    assert_int_equal(pairs[1].tb->index, 2);
+    assert_int_equal(pairs[2].ta->index, 2);
+    assert_int_equal(pairs[2].tb->index, 1);
+}
+
 static void test_unpaired_thread_is_missing_thread(void **state)
 {
     (void)state;
@@ -671,6 +691,7 @@ int main(void)
         T(test_thread_start_order_never_shows),
         T(test_diverging_worker_pairs_by_its_first_record),
         T(test_main_thread_pairs_with_main_thread),
+        T(test_threads_starting_alike_pair_by_longest_common_prefix),
         T(test_unpaired_thread_is_missing_thread),
         T(test_longer_stream_in_complete_file_is_extra_calls),
         T(test_shorter_stream_in_truncated_file_is_truncated),

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Processes and threads: a file per process named by lineage (fork, spawn,
+# exec), so two runs pair up by name; thread start order never shows.
+. "$(dirname "$0")/lib.sh"
+P=$PROGS/procs_prog
+
+shim "$WORK/t1" $P threads 0 1 2 3 > /dev/null
+shim "$WORK/t2" $P threads 3 1 0 2 > /dev/null
+$DETDIFF "$WORK/t1" "$WORK/t2" > "$WORK/t.out"
+expect_eq "threads started in another order: detdiff exit" 0 $?
+expect_eq "threads started in another order: same root" \
+    "$($DETDIFF --root "$WORK/t1")" "$($DETDIFF --root "$WORK/t2")"
+$DETDIFF --show "$WORK/t1" > "$WORK/t-show.out"
+expect_grep "four recording threads" "thread 4: 20 records" "$WORK/t-show.out"
+shim "$WORK/t3" $P threads 0 1 2 > /dev/null
+$DETDIFF "$WORK/t1" "$WORK/t3" > "$WORK/t3.out"
+expect_eq "a missing thread is a divergence" 1 $?
+
+shim "$WORK/f1" $P fork > /dev/null
+shim "$WORK/f2" $P fork > /dev/null
+expect_eq "fork: one file per process" "main.dtrace main.f1.dtrace main.f2.dtrace" \
+    "$(cd "$WORK/f1" && echo *)"
+$DETDIFF "$WORK/f1" "$WORK/f2" > "$WORK/f.out"
+expect_eq "fork: detdiff exit" 0 $?
+$DETDIFF --show "$WORK/f1" > "$WORK/f-show.out"
+expect_no_grep "fork: every process closed its trace (the _exit child too)" "truncated|no closing" "$WORK/f-show.out"
+
+shim "$WORK/s1" $PY $TOP/tests/programs/spawn_prog.py > "$WORK/s1.txt"
+shim "$WORK/s2" $PY $TOP/tests/programs/spawn_prog.py > /dev/null
+expect_eq "spawned Python children still run" "$($PY $TOP/tests/programs/spawn_prog.py)" "$(cat "$WORK/s1.txt")"
+expect_eq "spawn: a file per recording process, numbered in order" \
+    "main.dtrace main.s1.dtrace main.s2.dtrace" "$(cd "$WORK/s1" && echo *)"
+$DETDIFF "$WORK/s1" "$WORK/s2" > "$WORK/s.out"
+expect_eq "spawn: detdiff exit" 0 $?
+finish

@@ -1,0 +1,70 @@
+/* Processes and threads for the integration tests.
+ *   procs_prog threads ORDER...  start one thread per ORDER entry, in that
+ *       order and staggered, each making its own BLAS calls (thread i uses
+ *       size 8+i): two runs with different orders must diff identical.
+ *   procs_prog fork  the parent calls, forks two children one after the
+ *       other (the second leaves through _exit), each calls, then the
+ *       parent calls again: one trace file per process.
+ */
+#include <cblas.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void calls(int size, int count)
+{
+    double a[32 * 32], b[32 * 32], c[32 * 32];
+    for (int i = 0; i < 32 * 32; i++) {
+        a[i] = (i % 7) * 0.25 + size;
+        b[i] = (i % 5) * 0.5;
+    }
+    for (int r = 0; r < count; r++)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, size, size, size, 1.0, a, size,
+                    b, size, 0.0, c, size);
+    printf("%g\n", c[0]);
+}
+
+static void *thread_main(void *arg)
+{
+    calls(8 + (int)(long)arg, 20);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "threads") == 0) {
+        pthread_t t[16];
+        int n = argc - 2 > 16 ? 16 : argc - 2;
+        for (int i = 0; i < n; i++) {
+            pthread_create(&t[i], NULL, thread_main, (void *)(long)atoi(argv[2 + i]));
+            struct timespec ts = { 0, 5000000 }; /* 5 ms: the first started records first */
+            nanosleep(&ts, NULL);
+        }
+        for (int i = 0; i < n; i++)
+            pthread_join(t[i], NULL);
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "fork") == 0) {
+        calls(4, 2);
+        fflush(stdout);
+        for (int k = 1; k <= 2; k++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                calls(4 + k, 3);
+                fflush(stdout);
+                if (k == 2)
+                    _exit(0);
+                exit(0);
+            }
+            waitpid(pid, NULL, 0);
+        }
+        calls(9, 1);
+        return 0;
+    }
+    fprintf(stderr, "usage: procs_prog threads ORDER... | fork\n");
+    return 2;
+}
