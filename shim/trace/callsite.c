@@ -7,6 +7,7 @@
  */
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <libunwind.h> /* types only: the functions come from dlsym */
 #include <pthread.h>
 #include <string.h>
 #include <stdio.h>
@@ -22,12 +23,59 @@ typedef int (*backtrace_fn)(void **, int);
 static backtrace_fn unwind_backtrace;
 static pthread_once_t unwind_once = PTHREAD_ONCE_INIT;
 
+/* The cursor API, for naming functions that have no dynamic symbol
+ * (static functions, executables): libunwind reads their ELF symtab. */
+static struct {
+    int (*getcontext)(unw_context_t *);
+    int (*init_local)(unw_cursor_t *, unw_context_t *);
+    int (*step)(unw_cursor_t *);
+    int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+    int (*get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
+} unw;
+
+static void *sym(void *h, const char *name)
+{
+    return h ? dlsym(h, name) : NULL;
+}
+
 static void load_unwinder(void)
 {
     void *h = dlopen("libunwind.so.8", RTLD_LAZY | RTLD_LOCAL);
-    void *fn = h ? dlsym(h, "unw_backtrace") : NULL;
+    void *fn = sym(h, "unw_backtrace");
     /* glibc's backtrace() is the fallback when libunwind8 is absent. */
     unwind_backtrace = fn ? (backtrace_fn)(uintptr_t)fn : backtrace;
+    *(void **)&unw.getcontext = sym(h, "_Ux86_64_getcontext");
+    *(void **)&unw.init_local = sym(h, "_ULx86_64_init_local");
+    *(void **)&unw.step = sym(h, "_ULx86_64_step");
+    *(void **)&unw.get_reg = sym(h, "_ULx86_64_get_reg");
+    *(void **)&unw.get_proc_name = sym(h, "_ULx86_64_get_proc_name");
+}
+
+/* Names the functions holding addrs[0..n) by walking this thread's stack
+ * once; a name not found stays "". */
+static void name_frames(const uintptr_t *addrs, int n, char (*names)[256])
+{
+    for (int i = 0; i < n; i++)
+        names[i][0] = 0;
+    if (!unw.getcontext || !unw.init_local || !unw.step || !unw.get_reg || !unw.get_proc_name)
+        return;
+    unw_context_t uc;
+    unw_cursor_t cur;
+    if (unw.getcontext(&uc) != 0 || unw.init_local(&cur, &uc) != 0)
+        return;
+    for (int depth = 0; depth < TRACE_MAX_FRAMES + 16; depth++) {
+        unw_word_t ip, off;
+        if (unw.get_reg(&cur, UNW_REG_IP, &ip) == 0) {
+            for (int i = 0; i < n; i++) {
+                char fn[220];
+                if (addrs[i] == ip && !names[i][0] &&
+                    unw.get_proc_name(&cur, fn, sizeof fn, &off) == 0)
+                    snprintf(names[i], sizeof names[i], "%s+0x%lx", fn, (unsigned long)off);
+            }
+        }
+        if (unw.step(&cur) <= 0)
+            break;
+    }
 }
 
 static const char *base_name(const char *path)
@@ -58,15 +106,16 @@ static struct site_entry *site_lookup(struct thread_buf *tb, uintptr_t addr, int
     return e;
 }
 
-void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintptr_t addr)
+void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintptr_t addr,
+                       const char *name)
 {
     Dl_info info;
-    const char *module = "?", *sym = "";
+    const char *module = "?", *sym = name;
     char symbuf[300] = "";
     if (dladdr((void *)addr, &info)) {
         if (info.dli_fname)
             module = base_name(info.dli_fname);
-        if (info.dli_sname) {
+        if (!sym[0] && info.dli_sname) {
             snprintf(symbuf, sizeof symbuf, "%.250s+0x%lx", info.dli_sname,
                      (unsigned long)(addr - (uintptr_t)info.dli_saddr));
             sym = symbuf;
@@ -112,21 +161,30 @@ int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
     pthread_once(&unwind_once, load_unwinder);
     void *stack[TRACE_MAX_FRAMES + 8];
     int depth = unwind_backtrace(stack, max + 8);
-    int n = 0;
+    int n = 0, nnew = 0;
+    uintptr_t new_addrs[TRACE_MAX_FRAMES];
+    struct site_entry *new_sites[TRACE_MAX_FRAMES];
     for (int i = 0; i < depth && n < max; i++) {
         uintptr_t addr = (uintptr_t)stack[i];
         int is_new;
         struct site_entry *e = site_lookup(tb, addr, &is_new);
-        if (is_new) {
+        if (is_new)
             resolve_site(e, addr);
-            if (!e->ours)
-                callsite_describe(tb, e, addr);
-        }
         if (e->ours)
             continue; /* our wrapper and the trace code itself */
+        if (is_new) {
+            new_addrs[nnew] = addr;
+            new_sites[nnew++] = e;
+        }
         frames[n].module = e->module;
         frames[n].offset = e->offset;
         n++;
+    }
+    if (nnew) { /* once per site: a stack walk to name them all */
+        char names[TRACE_MAX_FRAMES][256];
+        name_frames(new_addrs, nnew, names);
+        for (int i = 0; i < nnew; i++)
+            callsite_describe(tb, new_sites[i], new_addrs[i], names[i]);
     }
     return n;
 }
