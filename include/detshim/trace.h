@@ -62,6 +62,9 @@ int trace_process_start(char *err, size_t errlen);
 /* Core start-up and, if DETSHIM_TRACE is set, trace start-up; once. */
 void trace_start(void);
 void trace_process_flush_all(void);
+/* Resolve the real exec and _exit functions ahead of any vfork. */
+void trace_exec_prepare(void);
+void trace_exit_prepare(void);
 
 /* Encoding helpers shared with the reader's tests. */
 size_t trace_encode_record(const struct trace_rec *r, uint64_t seq,

@@ -11,10 +11,19 @@
 
 typedef void (*exit_fn)(int);
 
+static void *real_exit, *real_Exit;
+
+void trace_exit_prepare(void)
+{
+    /* Resolved at start-up, for the vfork child that _exits after a failed
+     * exec: it must not run the loader's lookup in its parent's memory. */
+    resolve_real_cached(&real_exit, "_exit");
+    resolve_real_cached(&real_Exit, "_Exit");
+}
+
 DETSHIM_EXPORT void _exit(int status)
 {
-    static void *real;
-    exit_fn fn = (exit_fn)(uintptr_t)resolve_real_cached(&real, "_exit");
+    exit_fn fn = (exit_fn)(uintptr_t)resolve_real_cached(&real_exit, "_exit");
     trace_process_flush_all();
     fn(status);
     __builtin_unreachable();
@@ -22,8 +31,7 @@ DETSHIM_EXPORT void _exit(int status)
 
 DETSHIM_EXPORT void _Exit(int status)
 {
-    static void *real;
-    exit_fn fn = (exit_fn)(uintptr_t)resolve_real_cached(&real, "_Exit");
+    exit_fn fn = (exit_fn)(uintptr_t)resolve_real_cached(&real_Exit, "_Exit");
     trace_process_flush_all();
     fn(status);
     __builtin_unreachable();

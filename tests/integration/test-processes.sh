@@ -25,6 +25,21 @@ expect_eq "fork: detdiff exit" 0 $?
 $DETDIFF --show "$WORK/f1" > "$WORK/f-show.out"
 expect_no_grep "fork: every process closed its trace (the _exit child too)" "truncated|no closing" "$WORK/f-show.out"
 
+shim "$WORK/v1" $P vfork > /dev/null
+expect_eq "vfork: only the parent's file" "main.dtrace" "$(cd "$WORK/v1" && echo *)"
+$DETDIFF --show "$WORK/v1" > "$WORK/v-show.out"
+expect_grep "vfork: the parent's two calls, none of the child's" "thread 0: 2 records" "$WORK/v-show.out"
+expect_no_grep "vfork: the parent's trace is whole" "truncated|no closing|damaged" "$WORK/v-show.out"
+
+shim "$WORK/e1" $P exec > /dev/null
+shim "$WORK/e2" $P exec > /dev/null
+expect_eq "exec: the old image and the new one each have a file" \
+    "main.dtrace main.e.dtrace main.e.f1.dtrace main.e.f2.dtrace" "$(cd "$WORK/e1" && echo *)"
+$DETDIFF --show "$WORK/e1/main.dtrace" > "$WORK/e-show.out"
+expect_grep "exec: the records made before exec survive it" "thread 0: 2 records" "$WORK/e-show.out"
+$DETDIFF "$WORK/e1" "$WORK/e2" > "$WORK/e.out"
+expect_eq "exec: detdiff exit" 0 $?
+
 shim "$WORK/s1" $PY $TOP/tests/programs/spawn_prog.py > "$WORK/s1.txt"
 shim "$WORK/s2" $PY $TOP/tests/programs/spawn_prog.py > /dev/null
 expect_eq "spawned Python children still run" "$($PY $TOP/tests/programs/spawn_prog.py)" "$(cat "$WORK/s1.txt")"

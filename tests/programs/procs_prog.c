@@ -5,6 +5,11 @@
  *   procs_prog fork  the parent calls, forks two children one after the
  *       other (the second leaves through _exit), each calls, then the
  *       parent calls again: one trace file per process.
+ *   procs_prog vfork  the parent calls, vforks a child that calls BLAS (it
+ *       must not be recorded: it shares the parent's memory) and execs
+ *       `true`, then the parent calls again.
+ *   procs_prog exec  calls, then execs itself as `procs_prog fork`: the
+ *       old image's records must survive the exec.
  */
 #include <cblas.h>
 #include <pthread.h>
@@ -65,6 +70,25 @@ int main(int argc, char **argv)
         calls(9, 1);
         return 0;
     }
-    fprintf(stderr, "usage: procs_prog threads ORDER... | fork\n");
+    if (argc >= 2 && strcmp(argv[1], "vfork") == 0) {
+        calls(4, 1);
+        fflush(stdout);
+        pid_t pid = vfork();
+        if (pid == 0) {
+            calls(6, 5); /* not allowed by POSIX, done by real programs */
+            execl("/bin/true", "true", (char *)NULL);
+            _exit(127);
+        }
+        waitpid(pid, NULL, 0);
+        calls(5, 1);
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "exec") == 0) {
+        calls(3, 2);
+        fflush(stdout);
+        execl("/proc/self/exe", "procs_prog", "fork", (char *)NULL);
+        return 1;
+    }
+    fprintf(stderr, "usage: procs_prog threads ORDER... | fork | vfork | exec\n");
     return 2;
 }

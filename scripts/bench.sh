@@ -1,0 +1,108 @@
+#!/bin/sh
+# detshim's benchmarks, run by `make bench` after it has built the shim and
+# build/bench/*; runnable by hand from anywhere as scripts/bench.sh. Each
+# number is measured side by side with the same work without the shim, in
+# this one run, and reported; nothing here asserts a timing. It does fail
+# if the shim did not really intercept (an empty trace), because then the
+# numbers would mean nothing. About 1-2 minutes on a 2-core machine.
+# Knobs (environment): BENCH_DDOT_CALLS (2000000), BENCH_DDOT_TRACED_CALLS
+# (50000: every traced call writes a ~250-byte record), BENCH_TORCH_ARGS
+# ("300 1024": steps and hidden width of tests/programs/torch_prog.py).
+set -eu
+cd "$(dirname "$0")/.."
+TOP=$(pwd)
+SHIM=$TOP/build/libdetshim.so
+DETDIFF=$TOP/build/detdiff
+OVERHEAD=$TOP/build/bench/bench_overhead
+DIGEST=$TOP/build/bench/bench_digest
+PY=/usr/bin/python3
+TORCH_PROG=$TOP/tests/programs/torch_prog.py
+DDOT_CALLS=${BENCH_DDOT_CALLS:-2000000}
+DDOT_TRACED_CALLS=${BENCH_DDOT_TRACED_CALLS:-50000}
+TORCH_ARGS=${BENCH_TORCH_ARGS:-300 1024}
+
+die() {
+    echo "bench: $*" >&2
+    exit 1
+}
+for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST"; do
+    [ -f "$f" ] || die "missing $f: run 'make bench'"
+done
+unset DETSHIM_TRACE LD_PRELOAD
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/detshim-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT INT TERM
+
+# records DIR: how many records a trace directory holds, over all threads.
+records() {
+    "$DETDIFF" --show "$1" | awk '$1 == "thread" && $4 == "records," { n += $3 } END { print n + 0 }'
+}
+# ns_per_call LINE: the number before "ns/call" in bench_overhead's output.
+ns_per_call() {
+    echo "$1" | awk '{ for (i = 2; i <= NF; i++) if ($i == "ns/call") print $(i - 1) }'
+}
+# ratio A B: A / B to two decimals.
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+}
+now_ns() {
+    date +%s%N
+}
+# seconds_of CMD...: runs CMD (output discarded) and prints its wall time.
+seconds_of() {
+    t0=$(now_ns)
+    "$@" > /dev/null || die "failed: $*"
+    t1=$(now_ns)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'
+}
+min() {
+    awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'
+}
+
+echo "detshim benchmarks on $(nproc) CPU(s), $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo
+
+echo "== Per-call overhead: cblas_ddot, n=16 (best of 5 runs of each loop)"
+plain=$("$OVERHEAD" "$DDOT_CALLS" 5)
+notrace=$(LD_PRELOAD=$SHIM "$OVERHEAD" "$DDOT_CALLS" 5)
+traced=$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/ddot "$OVERHEAD" "$DDOT_TRACED_CALLS" 5)
+n=$(records "$WORK/ddot")
+[ "$n" -eq $((DDOT_TRACED_CALLS * 5)) ] ||
+    die "traced ddot run wrote $n records, expected $((DDOT_TRACED_CALLS * 5)): calls not intercepted?"
+p=$(ns_per_call "$plain")
+u=$(ns_per_call "$notrace")
+t=$(ns_per_call "$traced")
+printf '  %-36s %10s %10s %10s\n' "" "ns/call" "vs plain" "+ns/call"
+printf '  %-36s %10s %10s %10s\n' "without the shim" "$p" "1.00" "-"
+printf '  %-36s %10s %10s %10s\n' "LD_PRELOAD, no trace" "$u" "$(ratio "$u" "$p")" \
+    "$(awk -v a="$u" -v b="$p" 'BEGIN { printf "%.1f", a - b }')"
+printf '  %-36s %10s %10s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$t" "$(ratio "$t" "$p")" \
+    "$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.1f", a - b }')"
+echo "  ($DDOT_CALLS calls a loop untraced, $DDOT_TRACED_CALLS traced: $n records," \
+    "$(du -sh "$WORK/ddot" | cut -f1) of trace)"
+rm -rf "$WORK/ddot"
+echo
+
+echo "== Digest throughput on a 64 MiB buffer (XXH3-128 is the shim's; SHA-256 for comparison)"
+"$DIGEST" 7 | sed 's/^/  /'
+echo
+
+echo "== Training: tests/programs/torch_prog.py $TORCH_ARGS (seeded PyTorch CPU MLP)"
+echo "   wall time, best of 3, runs interleaved: plain, traced, plain, traced, ..."
+best_plain=""
+best_traced=""
+# shellcheck disable=SC2086 # TORCH_ARGS is two words on purpose
+for i in 1 2 3; do
+    sp=$(seconds_of "$PY" "$TORCH_PROG" $TORCH_ARGS)
+    best_plain=$(min "$best_plain" "$sp")
+    rm -rf "$WORK/torch"
+    st=$(seconds_of env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$WORK/torch" "$PY" "$TORCH_PROG" $TORCH_ARGS)
+    best_traced=$(min "$best_traced" "$st")
+    echo "   run $i: plain ${sp} s, traced ${st} s"
+done
+n=$(records "$WORK/torch")
+[ "$n" -gt 0 ] || die "traced training wrote no records: calls not intercepted?"
+printf '  %-36s %10s\n' "" "seconds"
+printf '  %-36s %10s\n' "without the shim" "$best_plain"
+printf '  %-36s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$best_traced"
+echo "  ratio traced / plain: $(ratio "$best_traced" "$best_plain") (goal: under 1.10;" \
+    "trace: $n records, $(du -sh "$WORK/torch" | cut -f1))"
