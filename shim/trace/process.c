@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,6 +194,18 @@ static void build_header(void)
     add_field(TRACE_FIELD_START_TIME, TRACE_FIELD_INFO, text);
 }
 
+/* The file's identity, so a descriptor the program closed (and perhaps
+ * reused for a file of its own) is never written to. */
+static dev_t trace_dev;
+static ino_t trace_ino;
+static int trace_closed;
+
+static int fd_is_ours(int fd)
+{
+    struct stat sb;
+    return fstat(fd, &sb) == 0 && sb.st_dev == trace_dev && sb.st_ino == trace_ino;
+}
+
 static int write_all(int fd, const void *data, size_t len)
 {
     const uint8_t *p = data;
@@ -213,6 +226,8 @@ static int open_file(void)
 {
     char path[PATH_MAX + 300];
     int fd;
+    if (trace_closed)
+        return -1; /* a thread still recording after the trace was closed */
     for (;;) {
         snprintf(path, sizeof path, "%s/%s%s", core_cfg.trace_dir, trace_proc.name,
                  TRACE_FILE_SUFFIX);
@@ -244,6 +259,10 @@ static int open_file(void)
         core_fail("the trace", "cannot write trace file %s: %s", path, strerror(errno));
         return -1;
     }
+    struct stat sb;
+    fstat(fd, &sb);
+    trace_dev = sb.st_dev;
+    trace_ino = sb.st_ino;
     trace_proc.fd = fd;
     trace_proc.spawn_number = 0; /* the name is final now */
     publish_lineage();
@@ -259,6 +278,14 @@ int trace_file_write(const void *data, size_t len)
         pthread_mutex_unlock(&trace_proc.lock);
         if (rc != 0)
             return -1;
+    }
+    if (!fd_is_ours(trace_proc.fd)) {
+        trace_proc.on = 0;
+        trace_proc.fd = -1;
+        trace_closed = 1;
+        core_fail("the trace", "the program closed the trace file of process %s in %s; "
+                  "its trace stops here", trace_proc.name, core_cfg.trace_dir);
+        return -1;
     }
     if (write_all(trace_proc.fd, data, len) != 0) {
         trace_proc.on = 0;
@@ -291,9 +318,10 @@ static void atfork_child(void)
     trace_proc.pid = getpid();
     trace_proc.forks = 0;
     trace_proc.spawn_number = 0;
-    if (trace_proc.fd >= 0)
+    if (trace_proc.fd >= 0 && fd_is_ours(trace_proc.fd))
         close(trace_proc.fd); /* the parent's file stays the parent's */
     trace_proc.fd = -1;
+    trace_closed = 0;
     trace_threads_reset_after_fork();
     publish_lineage();
 }
@@ -330,7 +358,8 @@ void trace_process_flush_all(void)
         }
     }
     trace_proc.on = 0;
-    if (trace_proc.fd < 0 || !heads) {
+    trace_closed = 1;
+    if (trace_proc.fd < 0 || !heads || !fd_is_ours(trace_proc.fd)) {
         free(heads);
         return; /* nothing was ever recorded: no file */
     }

@@ -40,6 +40,11 @@ expect_grep "exec: the records made before exec survive it" "thread 0: 2 records
 $DETDIFF "$WORK/e1" "$WORK/e2" > "$WORK/e.out"
 expect_eq "exec: detdiff exit" 0 $?
 
+shim "$WORK/c1" $P closefds "$WORK/user.txt" > /dev/null 2> "$WORK/c.err"
+expect_eq "program closed the trace fd: exit status (fail closed)" 2 $?
+expect_eq "program closed the trace fd: its own file intact" "user data" "$(cat "$WORK/user.txt")"
+expect_grep "program closed the trace fd: message" "^detshim: the program closed the trace file of process main" "$WORK/c.err"
+
 shim "$WORK/s1" $PY $TOP/tests/programs/spawn_prog.py > "$WORK/s1.txt"
 shim "$WORK/s2" $PY $TOP/tests/programs/spawn_prog.py > /dev/null
 expect_eq "spawned Python children still run" "$($PY $TOP/tests/programs/spawn_prog.py)" "$(cat "$WORK/s1.txt")"

@@ -10,7 +10,11 @@
  *       `true`, then the parent calls again.
  *   procs_prog exec  calls, then execs itself as `procs_prog fork`: the
  *       old image's records must survive the exec.
+ *   procs_prog closefds FILE  calls enough to open the trace, closes every
+ *       descriptor above 2 (as daemons do), writes FILE (which may get the
+ *       trace's old descriptor number), calls again: FILE must stay intact.
  */
+#include <fcntl.h>
 #include <cblas.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -89,6 +93,17 @@ int main(int argc, char **argv)
         execl("/proc/self/exe", "procs_prog", "fork", (char *)NULL);
         return 1;
     }
-    fprintf(stderr, "usage: procs_prog threads ORDER... | fork | vfork | exec\n");
+    if (argc >= 3 && strcmp(argv[1], "closefds") == 0) {
+        calls(16, 3000);
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || write(fd, "user data\n", 10) != 10)
+            return 1;
+        calls(16, 3000);
+        close(fd);
+        return 0;
+    }
+    fprintf(stderr, "usage: procs_prog threads ORDER... | fork | vfork | exec | closefds FILE\n");
     return 2;
 }

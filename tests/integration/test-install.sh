@@ -1,0 +1,21 @@
+#!/bin/sh
+# `make install` honours PREFIX and DESTDIR, and the installed library finds
+# its policies by name next to itself, like the build tree's does.
+. "$(dirname "$0")/lib.sh"
+ROOT=$WORK/root
+make -s -C "$TOP" install DESTDIR="$ROOT" PREFIX=/opt/ds > "$WORK/install.out" 2>&1
+expect_eq "make install exit" 0 $?
+for f in lib/libdetshim.so bin/detdiff share/detshim/policies/default.policy \
+    lib/pkgconfig/detshim.pc include/detshim.h include/detshim/trace_format.h; do
+    if [ -f "$ROOT/opt/ds/$f" ]; then pass; else fail "not installed: /opt/ds/$f"; fi
+done
+expect_grep "pkg-config file names the prefix" '^prefix=/opt/ds$' "$ROOT/opt/ds/lib/pkgconfig/detshim.pc"
+
+LD_PRELOAD=$ROOT/opt/ds/lib/libdetshim.so DETSHIM_POLICY=default DETSHIM_TRACE=$WORK/a \
+    $PROGS/blas_prog > /dev/null 2> "$WORK/err"
+expect_eq "installed library with a policy by name: exit" 0 $?
+expect_lines "installed library: quiet" 0 "$WORK/err"
+LD_PRELOAD=$ROOT/opt/ds/lib/libdetshim.so DETSHIM_TRACE=$WORK/b $PROGS/blas_prog > /dev/null
+"$ROOT/opt/ds/bin/detdiff" "$WORK/a" "$WORK/b" > "$WORK/dd.out"
+expect_eq "installed detdiff: identical" 0 $?
+finish
