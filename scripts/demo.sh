@@ -35,10 +35,11 @@ for f in "$SHIM" "$DETDIFF" "$PROG"; do
 done
 unset LD_PRELOAD DETSHIM_TRACE
 
-# traced_run LABEL DIR: trains once under the shim, tracing to DIR; prints
-# what it did and sets $weights to the SHA-256 of the final weights.
+# traced_run STEP LABEL DIR: trains once under the shim, tracing to DIR;
+# prints what it did and sets $weights to the SHA-256 of the final weights.
 traced_run() {
-    say "$1: LD_PRELOAD=$SHIM DETSHIM_TRACE=$2 python3 $PROG $STEPS $HIDDEN"
+    say "$1 $2: LD_PRELOAD=$SHIM DETSHIM_TRACE=$3 python3 $PROG $STEPS $HIDDEN"
+    shift
     t0=$(date +%s%N)
     status=0
     weights=$(env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$2" "$PY" "$PROG" "$STEPS" "$HIDDEN") ||
@@ -62,15 +63,14 @@ say "policy: ${DETSHIM_POLICY:-default}"
 rm -rf "$RUN_A" "$RUN_B"
 mkdir -p "$OUT"
 
-say "[1/4] run A"
-traced_run "run A" "$RUN_A"
+traced_run "[1/4]" "run A" "$RUN_A"
 weights_a=$weights
-say "[2/4] run B"
-traced_run "run B" "$RUN_B"
+traced_run "[2/4]" "run B" "$RUN_B"
 weights_b=$weights
 
-say "[3/4] one record of run A's trace (detdiff --show $RUN_A): call, parameters,"
-say "      operand digests (role:elements x bytes:digest), mode, call site"
+say "[3/4] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
+say "      and its parameters | each operand as name:in/out:elements x bytes:digest |"
+say "      how the shim ran it | the call site (module+offset, symbol)"
 "$DETDIFF" --show "$RUN_A" > "$OUT/run-a.txt" || trouble "detdiff --show $RUN_A failed"
 record=$(grep -E '^ +[0-9]+ sgemm_ ' "$OUT/run-a.txt" | head -n 1)
 [ -n "$record" ] || record=$(grep -E '^ +[0-9]+ ' "$OUT/run-a.txt" | head -n 1)

@@ -80,10 +80,13 @@ DETSHIM_EXPORT int execvp(const char *file, char *const argv[])
     return after_failed_exec(fn(file, argv));
 }
 
-/* Collects execl-style arguments (arg0, ..., NULL) into argv; returns the
- * count, or -1 if there are more than MAX_EXEC_ARGS. */
-static int collect_args(char **argv, const char *arg0, va_list ap)
+/* The execl family: collects (arg0, ..., NULL) into an argv array, then
+ * calls the matching array form; execle's envp follows the NULL. */
+enum exec_list_kind { LIST_PATH, LIST_SEARCH, LIST_ENV };
+
+static int exec_list(enum exec_list_kind kind, const char *path, const char *arg0, va_list *ap)
 {
+    char *argv[MAX_EXEC_ARGS];
     int n = 0;
     argv[n++] = (char *)arg0;
     while (argv[n - 1]) {
@@ -91,44 +94,38 @@ static int collect_args(char **argv, const char *arg0, va_list ap)
             errno = E2BIG;
             return -1;
         }
-        argv[n++] = va_arg(ap, char *);
+        argv[n++] = va_arg(*ap, char *);
     }
-    return n;
+    if (kind == LIST_SEARCH)
+        return execvp(path, argv);
+    if (kind == LIST_ENV)
+        return execve(path, argv, va_arg(*ap, char *const *));
+    return execv(path, argv);
 }
 
 DETSHIM_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    char *argv[MAX_EXEC_ARGS];
     va_list ap;
     va_start(ap, arg);
-    int n = collect_args(argv, arg, ap);
+    int rc = exec_list(LIST_PATH, path, arg, &ap);
     va_end(ap);
-    if (n < 0)
-        return -1;
-    return execv(path, argv);
+    return rc;
 }
 
 DETSHIM_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    char *argv[MAX_EXEC_ARGS];
     va_list ap;
     va_start(ap, arg);
-    int n = collect_args(argv, arg, ap);
+    int rc = exec_list(LIST_SEARCH, file, arg, &ap);
     va_end(ap);
-    if (n < 0)
-        return -1;
-    return execvp(file, argv);
+    return rc;
 }
 
 DETSHIM_EXPORT int execle(const char *path, const char *arg, ...)
 {
-    char *argv[MAX_EXEC_ARGS];
     va_list ap;
     va_start(ap, arg);
-    int n = collect_args(argv, arg, ap);
-    char *const *envp = n < 0 ? NULL : va_arg(ap, char *const *);
+    int rc = exec_list(LIST_ENV, path, arg, &ap);
     va_end(ap);
-    if (n < 0)
-        return -1;
-    return execve(path, argv, envp);
+    return rc;
 }
