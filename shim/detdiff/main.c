@@ -575,8 +575,7 @@ static int same_group(const struct diff_item *x, const struct diff_item *y)
     return x->pa == y->pa && x->pb == y->pb;
 }
 
-static void text_result(FILE *f, const detshim_run *a, const detshim_run *b,
-                        const struct diff_result *r)
+static void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
 {
     size_t groups = 0;
     if (r->nitems == 0) {
@@ -604,9 +603,9 @@ static void text_result(FILE *f, const detshim_run *a, const detshim_run *b,
         }
         text_item(f, it);
     }
-    (void)b;
-    fprintf(f, "diverged: %zu of %zu process%s differ, %zu difference%s\n", groups,
-            r->nprocesses, r->nprocesses == 1 ? "" : "es", r->nitems, plural(r->nitems));
+    fprintf(f, "diverged: %zu of %zu process%s differ%s, %zu difference%s\n", groups,
+            r->nprocesses, r->nprocesses == 1 ? "" : "es", groups == 1 ? "s" : "",
+            r->nitems, plural(r->nitems));
 }
 
 /* ---- JSON ---------------------------------------------------------- */
@@ -846,7 +845,7 @@ static int cmd_diff(const char *pa, const char *pb, int json, int all)
     if (json)
         json_result(stdout, pa, pb, a, b, &r);
     else
-        text_result(stdout, a, b, &r);
+        text_result(stdout, a, &r);
     status = r.nitems ? EXIT_DIVERGED : EXIT_IDENTICAL;
 out:
     diff_result_free(&r);

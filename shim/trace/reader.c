@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,8 +294,12 @@ static int parse_header(struct proc_private *pp, const unsigned char *d, size_t 
                         size_t *body, char *err, size_t errlen)
 {
     detshim_process *p = &pp->pub;
-    if (len < TRACE_FILE_HEADER_LEN || memcmp(d, TRACE_MAGIC, TRACE_MAGIC_LEN) != 0) {
+    if (len < TRACE_MAGIC_LEN || memcmp(d, TRACE_MAGIC, TRACE_MAGIC_LEN) != 0) {
         snprintf(err, errlen, "%s: not a detshim trace (no DETSHIMT magic)", p->path);
+        return DETSHIM_ERR_FORMAT;
+    }
+    if (len < TRACE_FILE_HEADER_LEN) {
+        snprintf(err, errlen, "%s: detshim trace cut short inside its header", p->path);
         return DETSHIM_ERR_FORMAT;
     }
     uint32_t version = (uint32_t)get_le(d + 8, 4), hlen = (uint32_t)get_le(d + 12, 4);
@@ -341,11 +346,16 @@ const char *detshim_field_get(const detshim_process *p, uint16_t key)
     return NULL;
 }
 
-static void mark(detshim_process *p, const char *fmt, uint64_t at)
+/* Marks the process truncated, keeping the first reason found. */
+__attribute__((format(printf, 2, 3))) static void mark(detshim_process *p, const char *fmt, ...)
 {
     p->truncated = 1;
-    if (!p->trouble[0])
-        snprintf(p->trouble, sizeof p->trouble, fmt, (unsigned long long)at);
+    if (p->trouble[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->trouble, sizeof p->trouble, fmt, ap);
+    va_end(ap);
 }
 
 /* Reads frames from `off`; stops at the first one that is incomplete or
@@ -357,27 +367,27 @@ static int parse_frames(struct proc_private *pp, const unsigned char *d, size_t 
     uint8_t stored_root[32];
     while (off < len) {
         if (len - off < TRACE_FRAME_HEADER_LEN) {
-            mark(p, "file ends inside a frame header at byte %llu (cut short)", off);
+            mark(p, "file ends inside a frame header at byte %llu (cut short)", (unsigned long long)off);
             break;
         }
         const unsigned char *h = d + off;
         uint32_t flen = (uint32_t)get_le(h, 4), thread = (uint32_t)get_le(h + 8, 4);
         uint16_t type = (uint16_t)get_le(h + 4, 2);
         if (flen > TRACE_MAX_FRAME) {
-            mark(p, "corrupt frame length at byte %llu", off);
+            mark(p, "corrupt frame length at byte %llu", (unsigned long long)off);
             break;
         }
         if (len - off - TRACE_FRAME_HEADER_LEN < flen) {
-            mark(p, "file ends inside a frame at byte %llu (cut short)", off);
+            mark(p, "file ends inside a frame at byte %llu (cut short)", (unsigned long long)off);
             break;
         }
         const unsigned char *payload = h + TRACE_FRAME_HEADER_LEN;
         if ((uint32_t)get_le(h + 12, 4) != trace_frame_check(payload, flen, type, thread)) {
-            mark(p, "damaged frame at byte %llu (check does not match)", off);
+            mark(p, "damaged frame at byte %llu (check does not match)", (unsigned long long)off);
             break;
         }
         if (closed) {
-            mark(p, "frames after the closing frame at byte %llu", off);
+            mark(p, "frames after the closing frame at byte %llu", (unsigned long long)off);
             break;
         }
         detshim_thread *t = NULL;
@@ -389,7 +399,7 @@ static int parse_frames(struct proc_private *pp, const unsigned char *d, size_t 
         if (type == TRACE_FRAME_RECORD) {
             detshim_record r;
             if (parse_record(payload, flen, pp, &r) != 0 || t->end_seen) {
-                mark(p, "malformed record at byte %llu", off);
+                mark(p, "malformed record at byte %llu", (unsigned long long)off);
                 break;
             }
             r.file_offset = off;
@@ -411,11 +421,13 @@ static int parse_frames(struct proc_private *pp, const unsigned char *d, size_t 
     p->valid_bytes = off;
     if (!closed)
         mark(p, "no closing frame: the process was killed or crashed before exit "
-                "(trace ends at byte %llu)", off);
+                "(trace ends at byte %llu)", (unsigned long long)off);
 
-    struct chain_field fields[64];
+    struct chain_field *fields = calloc((size_t)p->nfields + 1, sizeof *fields);
+    if (!fields)
+        return DETSHIM_ERR_NOMEM;
     int nf = 0;
-    for (int i = 0; i < p->nfields && nf < 64; i++) {
+    for (int i = 0; i < p->nfields; i++) {
         if (p->fields[i].flags & TRACE_FIELD_INFO)
             continue;
         fields[nf].key = p->fields[i].key;
@@ -424,19 +436,22 @@ static int parse_frames(struct proc_private *pp, const unsigned char *d, size_t 
         nf++;
     }
     struct chain_thread *heads = calloc((size_t)p->nthreads + 1, sizeof *heads);
-    if (!heads)
+    if (!heads) {
+        free(fields);
         return DETSHIM_ERR_NOMEM;
+    }
     for (int i = 0; i < p->nthreads; i++) {
         heads[i].count = p->threads[i].nrecords;
         memcpy(heads[i].head, p->threads[i].head, 32);
     }
     chain_process_root(fields, nf, heads, p->nthreads, p->root);
     free(heads);
+    free(fields);
     if (closed && memcmp(stored_root, p->root, 32) != 0)
-        mark(p, "closing root does not match the records (file altered after writing?) %llu", 0);
+        mark(p, "closing root does not match the records (file altered after writing?)");
     for (int i = 0; closed && i < p->nthreads; i++)
         if (p->threads[i].end_seen && !p->threads[i].end_matches)
-            mark(p, "a thread's closing head does not match its records %llu", 0);
+            mark(p, "a thread's closing head does not match its records");
     return 0;
 }
 
@@ -466,7 +481,8 @@ static int load_process(const char *path, struct proc_private *pp, char *err, si
     pp->file = NULL;
     if (rc != 0)
         return rc;
-    qsort(p->threads, (size_t)p->nthreads, sizeof *p->threads, cmp_thread_index);
+    if (p->nthreads)
+        qsort(p->threads, (size_t)p->nthreads, sizeof *p->threads, cmp_thread_index);
     p->name = detshim_field_get(p, TRACE_FIELD_PROCESS);
     p->program = detshim_field_get(p, TRACE_FIELD_PROGRAM);
     if (!p->name) {

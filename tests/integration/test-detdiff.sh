@@ -128,7 +128,7 @@ expect_out "c (out, 16 x 8 bytes): run A "
 expect_out "#0 libtrain.so+0x1b80 forward"
 expect_out "#1 libtrain.so+0x1a40 train_step"
 expect_out "#2 train+0x2210 main"
-expect_out "diverged: 1 of 2 processes differ, 1 difference"
+expect_out "diverged: 1 of 2 processes differs, 1 difference"
 expect_no_out "main.f1"
 pair --json
 expect_rc 1
@@ -184,7 +184,7 @@ case=worker
 pair
 expect_rc 1
 expect_out "where: thread 2 in run A, thread 1 in run B, record 1 (seq 1), saxpy_"
-expect_out "diverged: 1 of 2 processes differ, 1 difference"
+expect_out "diverged: 1 of 2 processes differs, 1 difference"
 
 case=two
 pair

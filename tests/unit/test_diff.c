@@ -119,7 +119,8 @@ static detshim_process make_process(const char *name, const detshim_thread *thre
     p.fields[2] = (detshim_field){ TRACE_FIELD_PID, TRACE_FIELD_INFO, 3, "123" };
     p.nthreads = n;
     p.threads = take((n ? (size_t)n : 1) * sizeof *p.threads);
-    memcpy(p.threads, threads, (size_t)n * sizeof *threads);
+    if (n)
+        memcpy(p.threads, threads, (size_t)n * sizeof *threads);
     p.valid_bytes = p.file_bytes = 1000;
     return p;
 }
@@ -130,7 +131,8 @@ static detshim_run make_run(const detshim_process *procs, int n)
     memset(&r, 0, sizeof r);
     r.nprocesses = n;
     r.processes = take((n ? (size_t)n : 1) * sizeof *r.processes);
-    memcpy(r.processes, procs, (size_t)n * sizeof *procs);
+    if (n)
+        memcpy(r.processes, procs, (size_t)n * sizeof *procs);
     return r;
 }
 
