@@ -4,7 +4,9 @@
 # number is measured side by side with the same work without the shim, in
 # this one run, and reported; nothing here asserts a timing. It does fail
 # if the shim did not really intercept (an empty trace), because then the
-# numbers would mean nothing. About 1-2 minutes on a 2-core machine.
+# numbers would mean nothing. The training ratio is also estimated from the
+# per-record cost and digest speed measured here, because wall times on a
+# shared machine swing by more than the overhead. About 1 minute on 2 cores.
 # Knobs (environment): BENCH_DDOT_CALLS (2000000), BENCH_DDOT_TRACED_CALLS
 # (50000: every traced call writes a ~250-byte record), BENCH_TORCH_ARGS
 # ("300 1024": steps and hidden width of tests/programs/torch_prog.py).
@@ -115,8 +117,8 @@ printf '  %-36s %10s\n' "without the shim" "$best_plain"
 printf '  %-36s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$best_traced"
 echo "  ratio traced / plain: $(ratio "$best_traced" "$best_plain") (goal: under 1.10;" \
     "trace: $n records, $(du -sh "$WORK/torch" | cut -f1))"
-# Wall times on a shared machine swing by more than the overhead; this
-# estimate from the numbers above does not.
+# The shim's work in the traced run, from the per-record cost and digest
+# speed measured above: steadier than the wall-time ratio.
 awk -v n="$n" -v per="$(awk -v a="$t" -v b="$u" 'BEGIN { print a - b }')" -v bytes="$digested" \
     -v gbps="$xxh_gbps" -v plain="$best_plain" 'BEGIN {
     s = n * per / 1e9 + bytes / (gbps * 1e9)
