@@ -11,7 +11,7 @@
 
 #include "detshim.h"
 
-#define TRACE_BUF_CAP (256u * 1024u)
+#define TRACE_BUF_CAP (64u * 1024u)
 #define SITE_CACHE_SIZE 512 /* per thread, power of two */
 
 struct site_entry {

@@ -7,10 +7,12 @@
  */
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <libunwind.h> /* types only: the functions come from dlsym */
 #include <pthread.h>
-#include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -106,6 +108,24 @@ static struct site_entry *site_lookup(struct thread_buf *tb, uintptr_t addr, int
     return e;
 }
 
+/* libunwind names a frame after the nearest symbol below it, without
+ * checking that symbol's size: in a stripped library that is often an
+ * unrelated exported function far away. A name that is a sized dynamic
+ * symbol the address lies beyond is dropped. */
+static int name_plausible(const char *name, uintptr_t addr)
+{
+    const char *plus = strrchr(name, '+');
+    if (!plus)
+        return 1;
+    uintptr_t off = (uintptr_t)strtoull(plus + 1, NULL, 16);
+    Dl_info info;
+    const ElfW(Sym) *esym = NULL;
+    if (!dladdr1((void *)(addr - off), &info, (void **)&esym, RTLD_DL_SYMENT) || !esym ||
+        info.dli_saddr != (void *)(addr - off))
+        return 1; /* not a dynamic symbol: from the symtab, trusted */
+    return esym->st_size == 0 || off < esym->st_size;
+}
+
 void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintptr_t addr,
                        const char *name)
 {
@@ -115,12 +135,14 @@ void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintpt
     if (dladdr((void *)addr, &info)) {
         if (info.dli_fname)
             module = base_name(info.dli_fname);
-        if (!sym[0] && info.dli_sname) {
+        if (!sym[0] && info.dli_sname) { /* glibc checks the symbol's size */
             snprintf(symbuf, sizeof symbuf, "%.250s+0x%lx", info.dli_sname,
                      (unsigned long)(addr - (uintptr_t)info.dli_saddr));
             sym = symbuf;
         }
     }
+    if (!name_plausible(sym, addr))
+        sym = "";
     uint8_t payload[16 + 2 + 512];
     size_t n = 0;
     for (int i = 0; i < 8; i++)

@@ -3,17 +3,35 @@
  * root the shim committed to.
  */
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "detshim/chain.h"
 #include "detshim/trace_format.h"
 
+/* SHA-256 fetched once: EVP_sha256() makes OpenSSL 3 look the algorithm
+ * up (under a lock) and rebuild its context at every init, which was a
+ * third of the cost of a small traced call. */
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void fetch_sha256(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+static const EVP_MD *sha256(void)
+{
+    pthread_once(&sha256_once, fetch_sha256);
+    return sha256_md ? sha256_md : EVP_sha256();
+}
+
 int chain_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32])
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     unsigned int n = 0;
-    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+    int ok = ctx && EVP_DigestInit_ex(ctx, sha256(), NULL) &&
              EVP_DigestUpdate(ctx, a, alen) && (!blen || EVP_DigestUpdate(ctx, b, blen)) &&
              EVP_DigestFinal_ex(ctx, out, &n) && n == 32;
     EVP_MD_CTX_free(ctx);
@@ -31,7 +49,7 @@ int chain_step(void *ctx, uint8_t head[32], const void *payload, size_t len)
         return chain_sha256(head, 32, payload, len, head);
     EVP_MD_CTX *c = ctx;
     unsigned int n = 0;
-    int ok = EVP_DigestInit_ex(c, EVP_sha256(), NULL) && EVP_DigestUpdate(c, head, 32) &&
+    int ok = EVP_DigestInit_ex(c, sha256(), NULL) && EVP_DigestUpdate(c, head, 32) &&
              EVP_DigestUpdate(c, payload, len) && EVP_DigestFinal_ex(c, head, &n) && n == 32;
     return ok ? 0 : -1;
 }
@@ -57,7 +75,7 @@ void chain_process_root(const struct chain_field *fields, int nfields,
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     unsigned int n = 0;
     uint8_t le[8];
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestInit_ex(ctx, sha256(), NULL);
     EVP_DigestUpdate(ctx, TRACE_PROCESS_SEED, strlen(TRACE_PROCESS_SEED));
     for (int i = 0; i < nfields; i++) {
         put_le(le, fields[i].key, 2);
@@ -79,7 +97,7 @@ void chain_run_root(const char *const *names, const uint8_t (*roots)[32], int n,
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     unsigned int len = 0;
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestInit_ex(ctx, sha256(), NULL);
     EVP_DigestUpdate(ctx, TRACE_RUN_SEED, strlen(TRACE_RUN_SEED));
     for (int i = 0; i < n; i++) {
         EVP_DigestUpdate(ctx, names[i], strlen(names[i]) + 1); /* name and its NUL */

@@ -20,6 +20,33 @@ detshim_digest digest_bytes(const void *p, size_t len)
     return from_xxh(XXH3_128bits(p, len));
 }
 
+/* Copies n elements of a constant size, `step` bytes apart, from src
+ * (negative step: downwards) into dst. Inlined per size, so the copies are
+ * single moves rather than memcpy calls. */
+#define GATHER(size)                                                         \
+    static inline void gather_##size(unsigned char *dst, const unsigned char *src, \
+                                     int64_t n, int64_t step)              \
+    {                                                                        \
+        for (int64_t i = 0; i < n; i++, dst += size, src += step)           \
+            memcpy(dst, src, size);                                          \
+    }
+GATHER(4)
+GATHER(8)
+GATHER(16)
+
+static void gather(unsigned char *dst, const unsigned char *src, int64_t n, int64_t step,
+                   size_t elem)
+{
+    switch (elem) {
+    case 4: gather_4(dst, src, n, step); break;
+    case 8: gather_8(dst, src, n, step); break;
+    case 16: gather_16(dst, src, n, step); break;
+    default:
+        for (int64_t i = 0; i < n; i++, dst += elem, src += step)
+            memcpy(dst, src, elem);
+    }
+}
+
 detshim_digest digest_vector(const void *x, int64_t n, int64_t inc, size_t elem)
 {
     if (n <= 0)
@@ -28,21 +55,18 @@ detshim_digest digest_vector(const void *x, int64_t n, int64_t inc, size_t elem)
         return digest_bytes(x, (size_t)n * elem);
     XXH3_state_t st;
     XXH3_128bits_reset(&st);
-    const unsigned char *base = x;
-    int64_t step = inc < 0 ? -inc : inc;
+    /* BLAS rule: with inc < 0, logical element 0 is the highest one, so the
+     * walk starts there and steps down. */
+    int64_t abs_inc = inc < 0 ? -inc : inc;
+    const unsigned char *p = (const unsigned char *)x + (inc < 0 ? (size_t)((n - 1) * abs_inc) * elem : 0);
+    int64_t step = inc * (int64_t)elem;
     unsigned char block[4096];
-    size_t fill = 0;
-    for (int64_t i = 0; i < n; i++) {
-        /* BLAS rule: with inc < 0, logical element 0 is the highest one. */
-        int64_t pos = inc > 0 ? i * step : (n - 1 - i) * step;
-        memcpy(block + fill, base + (size_t)pos * elem, elem);
-        fill += elem;
-        if (fill + elem > sizeof block) {
-            XXH3_128bits_update(&st, block, fill);
-            fill = 0;
-        }
+    int64_t per_block = (int64_t)(sizeof block / elem);
+    for (int64_t done = 0; done < n; done += per_block) {
+        int64_t count = n - done < per_block ? n - done : per_block;
+        gather(block, p + done * step, count, step, elem);
+        XXH3_128bits_update(&st, block, (size_t)count * elem);
     }
-    XXH3_128bits_update(&st, block, fill);
     return from_xxh(XXH3_128bits_digest(&st));
 }
 
