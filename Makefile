@@ -27,7 +27,8 @@ obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC))
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
-READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c shim/trace/frame.c)
+READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \
+    shim/trace/frame.c shim/trace/xxh3_sse2.c shim/trace/xxh3_avx2.c)
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -40,9 +41,13 @@ PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 .PHONY: all test unit integration demo bench install deps clean
 all: $(B)/libdetshim.so $(B)/detdiff
 
-$(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h)
+$(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.inc)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+
+# The one file built for a wider instruction set; used only where the CPU
+# has it (shim/trace/digest.c checks).
+$(B)/obj/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
 
 $(GEN_BLAS): scripts/gen-blas-wrappers.py
 	@mkdir -p $(dir $@)

@@ -4,7 +4,9 @@
 # tracing every BLAS call to its own fresh folder under build/demo/, then
 # diffs the two traces with detdiff and prints the run's root hash, the
 # commitment a lab would publish next to its weights. Ends with one verdict
-# line. Exit 0: reproducible; 1: the runs differ; 2: something went wrong.
+# line. Then a third run with another BLAS kernel shows what detdiff says
+# when runs part (the default policy passes BLAS through unpinned until
+# issue #3). Exit 0: A and B reproduce; 1: they differ; 2: the demo failed.
 # DETSHIM_POLICY, if set, is honoured (default: the `default` policy).
 set -eu
 cd "$(dirname "$0")/.."
@@ -17,6 +19,7 @@ HIDDEN=256
 OUT=build/demo
 RUN_A=$OUT/run-a
 RUN_B=$OUT/run-b
+RUN_C=$OUT/run-c
 
 say() {
     echo "demo: $*"
@@ -38,11 +41,12 @@ unset LD_PRELOAD DETSHIM_TRACE
 # traced_run STEP LABEL DIR: trains once under the shim, tracing to DIR;
 # prints what it did and sets $weights to the SHA-256 of the final weights.
 traced_run() {
-    say "$1 $2: LD_PRELOAD=$SHIM DETSHIM_TRACE=$3 python3 $PROG $STEPS $HIDDEN"
+    say "$1 $2: ${EXTRA_ENV:+$EXTRA_ENV }LD_PRELOAD=$SHIM DETSHIM_TRACE=$3 python3 $PROG $STEPS $HIDDEN"
     shift
     t0=$(date +%s%N)
     status=0
-    weights=$(env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$2" "$PY" "$PROG" "$STEPS" "$HIDDEN") ||
+    # shellcheck disable=SC2086 # EXTRA_ENV is a list of VAR=value words
+    weights=$(env $EXTRA_ENV LD_PRELOAD="$SHIM" DETSHIM_TRACE="$2" "$PY" "$PROG" "$STEPS" "$HIDDEN") ||
         status=$?
     t1=$(date +%s%N)
     [ "$status" -eq 0 ] || trouble "$1: the training exited with status $status (its errors are above)"
@@ -60,15 +64,16 @@ traced_run() {
 say "the same seeded PyTorch training ($STEPS SGD steps, hidden width $HIDDEN), run twice"
 say "under detshim with every BLAS call traced; then the two traces are compared."
 say "policy: ${DETSHIM_POLICY:-default}"
-rm -rf "$RUN_A" "$RUN_B"
+rm -rf "$RUN_A" "$RUN_B" "$RUN_C"
 mkdir -p "$OUT"
+EXTRA_ENV=""
 
-traced_run "[1/4]" "run A" "$RUN_A"
+traced_run "[1/5]" "run A" "$RUN_A"
 weights_a=$weights
-traced_run "[2/4]" "run B" "$RUN_B"
+traced_run "[2/5]" "run B" "$RUN_B"
 weights_b=$weights
 
-say "[3/4] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
+say "[3/5] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
 say "      and its parameters | each operand as name:in/out:elements x bytes:digest |"
 say "      how the shim ran it | the call site (module+offset, symbol)"
 "$DETDIFF" --show "$RUN_A" > "$OUT/run-a.txt" || trouble "detdiff --show $RUN_A failed"
@@ -77,7 +82,7 @@ record=$(grep -E '^ +[0-9]+ sgemm_ ' "$OUT/run-a.txt" | head -n 1)
 echo "$record" | sed 's/^ *//' | indent
 say "      (the whole trace, readably: $OUT/run-a.txt)"
 
-say "[4/4] detdiff $RUN_A $RUN_B"
+say "[4/5] detdiff $RUN_A $RUN_B"
 status=0
 "$DETDIFF" "$RUN_A" "$RUN_B" > "$OUT/detdiff.txt" 2>&1 || status=$?
 indent < "$OUT/detdiff.txt"
@@ -101,4 +106,18 @@ root_b=$("$DETDIFF" --root "$RUN_B") || trouble "detdiff --root $RUN_B failed"
     trouble "detdiff calls the traces identical but their roots differ ($root_a vs $root_b)"
 say "run root (detdiff --root $RUN_A), the same for both runs:"
 echo "$root_a" | indent
-say "reproducible: weights $weights_a, trace root $root_a"
+
+say "[5/5] what detdiff says when runs part: run C picks another OpenBLAS kernel."
+say "      The default policy passes BLAS through unpinned (pinning is issue #3),"
+say "      so the kernel a CPU gets changes the bits:"
+EXTRA_ENV="OPENBLAS_CORETYPE=Prescott"
+traced_run "     " "run C" "$RUN_C"
+status=0
+"$DETDIFF" "$RUN_A" "$RUN_C" > "$OUT/detdiff-c.txt" 2>&1 || status=$?
+head -n 12 "$OUT/detdiff-c.txt" | indent
+case $status in
+0) say "      (run C matched run A here: this CPU gave both the same kernel)" ;;
+1) say "      (the whole report: $OUT/detdiff-c.txt)" ;;
+*) trouble "detdiff could not compare runs A and C (exit status $status)" ;;
+esac
+say "reproducible run to run on this machine and settings: weights $weights_a, trace root $root_a"

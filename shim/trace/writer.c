@@ -282,11 +282,21 @@ void trace_rec_commit(struct trace_rec *r)
         buf_unlock(tb);
         return;
     }
-    ensure_room(tb, TRACE_FRAME_HEADER_LEN + TRACE_MAX_FRAME);
+    /* Encode into the room left; if the record does not fit, write the
+     * buffer out and encode again into the empty one. */
+    size_t n = 0;
+    for (int attempt = 0; attempt < 2 && !n; attempt++) {
+        if (attempt)
+            trace_buf_flush(tb);
+        size_t room = TRACE_BUF_CAP - tb->len;
+        if (room > TRACE_FRAME_HEADER_LEN)
+            n = trace_encode_record(r, tb->seq, frames, nframes,
+                                    tb->buf + tb->len + TRACE_FRAME_HEADER_LEN,
+                                    room - TRACE_FRAME_HEADER_LEN);
+    }
+    assert(n > 0 && n <= TRACE_MAX_FRAME); /* bounded by TRACE_MAX_* and 255-byte strings */
     uint8_t *h = tb->buf + tb->len;
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
-    size_t n = trace_encode_record(r, tb->seq, frames, nframes, payload, TRACE_MAX_FRAME);
-    assert(n > 0); /* bounded by TRACE_MAX_* and 255-byte strings */
     chain_step(tb->md, tb->head, payload, n);
     put_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
     tb->len += TRACE_FRAME_HEADER_LEN + n;
