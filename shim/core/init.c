@@ -82,6 +82,7 @@ static void read_policy(void)
     core_cfg.blas_mode = p.blas_mode;
     core_cfg.trace_frames = p.trace_frames;
     core_cfg.seed = p.seed;
+    core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.path, p.digest);
 }
 
 static void read_seed(void)

@@ -45,6 +45,15 @@ expect_eq "program closed the trace fd: exit status (fail closed)" 2 $?
 expect_eq "program closed the trace fd: its own file intact" "user data" "$(cat "$WORK/user.txt")"
 expect_grep "program closed the trace fd: message" "^detshim: the program closed the trace file of process main" "$WORK/c.err"
 
+# Ranks started separately (mpirun-style) share one directory by name.
+RANK=0 shim "$WORK/r" $P fork > /dev/null
+OMPI_COMM_WORLD_RANK=1 shim "$WORK/r" $P fork > /dev/null
+expect_eq "ranks: files named by rank, children by lineage" \
+    "rank0.dtrace rank0.f1.dtrace rank0.f2.dtrace rank1.dtrace rank1.f1.dtrace rank1.f2.dtrace" \
+    "$(cd "$WORK/r" && echo *)"
+RANK=0 shim "$WORK/r" $P fork > /dev/null 2> "$WORK/r.err"
+expect_eq "ranks: a rank's earlier trace is still refused" 2 $?
+
 shim "$WORK/s1" $PY $TOP/tests/programs/spawn_prog.py > "$WORK/s1.txt"
 shim "$WORK/s2" $PY $TOP/tests/programs/spawn_prog.py > /dev/null
 expect_eq "spawned Python children still run" "$($PY $TOP/tests/programs/spawn_prog.py)" "$(cat "$WORK/s1.txt")"
