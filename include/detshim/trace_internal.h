@@ -38,11 +38,7 @@ struct thread_buf {
 struct trace_process {
     int on;             /* records are being taken */
     pid_t pid;          /* the process the state belongs to */
-    char name[256];     /* deterministic process name */
-    unsigned spawn_number; /* nonzero while a spawned child's name is provisional */
-    char parent_name[256];
     int fd;             /* -1 until the first write */
-    unsigned forks;     /* forks made by this process, for child names */
     uint32_t next_index;
     pthread_mutex_t lock; /* registry and file open; never on the hot path */
     struct thread_buf *threads;

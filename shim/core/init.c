@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "detshim/core.h"
+#include "detshim/lineage.h"
 #include "detshim/policy.h"
 
 struct core_config core_cfg = { .trace_frames = 4 };
@@ -148,6 +149,7 @@ static void read_trace_dir(void)
 
 static void init_once(void)
 {
+    lineage_start();
     read_on_error();
     read_log_level();
     read_policy();

@@ -1,19 +1,7 @@
-/* The process side of tracing: a deterministic name per process, its trace
- * file (opened on the first write, so a program that calls nothing we
- * intercept leaves no file), fork and exec lineage, and closing the trace at
- * exit. Names:
- *   main | rank<N>         the first process (rank from RANK,
- *                          OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID)
- *   <parent>.f<k>          the k-th fork of a process
- *   <name>.e               the image a process exec'd into
- *   <parent>.s<k>          a child spawned by vfork or posix_spawn, or by a
- *                          program that passes its own copy of the
- *                          environment (shells, Python's os.environ): k is
- *                          the first number whose file does not exist yet
- *                          when the child first writes, so siblings are
- *                          numbered in the order they start recording
- * A process learns its parent from DETSHIM_LINEAGE = "<name>:<pid>:<rank>",
- * which we keep in the environment for the children.
+/* The process side of tracing: the trace file of this process, named after
+ * its lineage (lineage.h) and opened on the first write, so a program that
+ * calls nothing we intercept leaves no file; fork handling; and closing
+ * the trace at exit.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +17,7 @@
 
 #include "detshim/chain.h"
 #include "detshim/core.h"
+#include "detshim/lineage.h"
 #include "detshim/trace.h"
 #include "detshim/trace_internal.h"
 
@@ -39,25 +28,6 @@ static uint8_t header_buf[TRACE_MAX_HEADER];
 static size_t header_len;
 static struct chain_field header_fields[16];
 static int header_nfields;
-
-static const char *env_rank(void)
-{
-    static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-                                        "SLURM_PROCID" };
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v && strspn(v, "0123456789") == strlen(v) && strlen(v) < 12)
-            return v;
-    }
-    return "";
-}
-
-static void publish_lineage(void)
-{
-    char v[320];
-    snprintf(v, sizeof v, "%s:%ld:%s", trace_proc.name, (long)getpid(), env_rank());
-    setenv("DETSHIM_LINEAGE", v, 1);
-}
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -92,43 +62,6 @@ static int check_fresh_dir(const char *rank, char *err, size_t errlen)
     }
     closedir(d);
     return found ? -1 : 0;
-}
-
-static int choose_name(char *err, size_t errlen)
-{
-    const char *rank = env_rank();
-    const char *lineage = getenv("DETSHIM_LINEAGE");
-    char parent[256] = "", parent_rank[16] = "";
-    long parent_pid = -1;
-    if (lineage) {
-        /* name:pid:rank; a malformed value is treated as absent. */
-        const char *c1 = strchr(lineage, ':');
-        const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (c1 && c2 && (size_t)(c1 - lineage) < sizeof parent) {
-            memcpy(parent, lineage, (size_t)(c1 - lineage));
-            parent[c1 - lineage] = 0;
-            parent_pid = strtol(c1 + 1, NULL, 10);
-            snprintf(parent_rank, sizeof parent_rank, "%s", c2 + 1);
-        }
-    }
-    if (!parent[0] || (*rank && strcmp(rank, parent_rank) != 0)) {
-        /* The first process of a run, or of a rank. */
-        if (*rank)
-            snprintf(trace_proc.name, sizeof trace_proc.name, "rank%s", rank);
-        else
-            snprintf(trace_proc.name, sizeof trace_proc.name, "main");
-        return check_fresh_dir(rank, err, errlen);
-    }
-    if (parent_pid == (long)getpid()) {
-        snprintf(trace_proc.name, sizeof trace_proc.name, "%.250s.e", parent);
-        return 0;
-    }
-    /* Spawned: the number is claimed when the trace file is created, so a
-     * child that records nothing leaves nothing behind. */
-    snprintf(trace_proc.parent_name, sizeof trace_proc.parent_name, "%s", parent);
-    trace_proc.spawn_number = 1;
-    snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.s1", parent);
-    return 0;
 }
 
 static void add_field(uint16_t key, uint16_t flags, const char *value)
@@ -178,7 +111,7 @@ static void build_header(void)
     header_nfields = 0;
     add_field(TRACE_FIELD_DIGEST_ALGS, 0, TRACE_DIGEST_ALGS);
     add_field(TRACE_FIELD_PROGRAM, 0, basename(exe));
-    add_field(TRACE_FIELD_PROCESS, 0, trace_proc.name);
+    add_field(TRACE_FIELD_PROCESS, 0, lineage_name());
     add_field(TRACE_FIELD_POLICY_NAME, 0, core_cfg.policy_name);
     add_field(TRACE_FIELD_POLICY_DIGEST, 0, core_cfg.policy_digest);
     add_field(TRACE_FIELD_SHIM_VERSION, 0, DETSHIM_VERSION);
@@ -229,14 +162,12 @@ static int open_file(void)
     if (trace_closed)
         return -1; /* a thread still recording after the trace was closed */
     for (;;) {
-        snprintf(path, sizeof path, "%s/%s%s", core_cfg.trace_dir, trace_proc.name,
+        snprintf(path, sizeof path, "%s/%s%s", core_cfg.trace_dir, lineage_name(),
                  TRACE_FILE_SUFFIX);
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-        if (fd >= 0 || errno != EEXIST || !trace_proc.spawn_number)
+        if (fd >= 0 || errno != EEXIST || !lineage_provisional())
             break;
-        trace_proc.spawn_number++; /* a sibling took this number */
-        snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.s%u", trace_proc.parent_name,
-                 trace_proc.spawn_number);
+        lineage_next_spawn_number(); /* a sibling took this number */
     }
     if (fd < 0) {
         trace_proc.on = 0;
@@ -264,9 +195,8 @@ static int open_file(void)
     trace_dev = sb.st_dev;
     trace_ino = sb.st_ino;
     trace_proc.fd = fd;
-    trace_proc.spawn_number = 0; /* the name is final now */
-    publish_lineage();
-    core_log(LOG_INFO, "tracing process %s to %s", trace_proc.name, path);
+    lineage_settle(); /* the name is final now */
+    core_log(LOG_INFO, "tracing process %s to %s", lineage_name(), path);
     return 0;
 }
 
@@ -284,13 +214,13 @@ int trace_file_write(const void *data, size_t len)
         trace_proc.fd = -1;
         trace_closed = 1;
         core_fail("the trace", "the program closed the trace file of process %s in %s; "
-                  "its trace stops here", trace_proc.name, core_cfg.trace_dir);
+                  "its trace stops here", lineage_name(), core_cfg.trace_dir);
         return -1;
     }
     if (write_all(trace_proc.fd, data, len) != 0) {
         trace_proc.on = 0;
         core_fail("the trace", "cannot write the trace of process %s in %s: %s",
-                  trace_proc.name, core_cfg.trace_dir, strerror(errno));
+                  lineage_name(), core_cfg.trace_dir, strerror(errno));
         return -1;
     }
     return 0;
@@ -299,7 +229,6 @@ int trace_file_write(const void *data, size_t len)
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&trace_proc.lock);
-    trace_proc.forks++;
 }
 
 static void atfork_parent(void)
@@ -312,26 +241,19 @@ static void atfork_child(void)
     pthread_mutex_init(&trace_proc.lock, NULL);
     if (!trace_proc.on)
         return;
-    char parent[256];
-    snprintf(parent, sizeof parent, "%s", trace_proc.name);
-    snprintf(trace_proc.name, sizeof trace_proc.name, "%.240s.f%u", parent, trace_proc.forks);
     trace_proc.pid = getpid();
-    trace_proc.forks = 0;
-    trace_proc.spawn_number = 0;
     if (trace_proc.fd >= 0 && fd_is_ours(trace_proc.fd))
         close(trace_proc.fd); /* the parent's file stays the parent's */
     trace_proc.fd = -1;
     trace_closed = 0;
     trace_threads_reset_after_fork();
-    publish_lineage();
 }
 
 int trace_process_start(char *err, size_t errlen)
 {
-    if (choose_name(err, errlen) != 0)
+    if (lineage_is_first() && check_fresh_dir(lineage_rank(), err, errlen) != 0)
         return -1;
     trace_proc.pid = getpid();
-    publish_lineage();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     trace_proc.on = 1;
     return 0;

@@ -14,6 +14,7 @@
 #include "detshim/chain.h"
 #include "detshim/core.h"
 #include "detshim/digest.h"
+#include "detshim/lineage.h"
 #include "detshim/trace.h"
 #include "detshim/trace_internal.h"
 
@@ -56,6 +57,7 @@ static int setup(void **state)
     core_cfg.trace_on = 1;
     core_cfg.trace_frames = 4;
     char err[512];
+    lineage_start();
     if (trace_process_start(err, sizeof err) != 0)
         return -1;
     for (int i = 0; i < 3; i++)

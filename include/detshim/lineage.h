@@ -1,0 +1,24 @@
+/* Process lineage: the deterministic name of this process within a run
+ * (main, rank<N>, <parent>.f<k>, <name>.e, <parent>.s<k>), used to name
+ * trace files and to key the streams of pinned randomness, so that two
+ * runs' processes pair up and forked children get streams of their own.
+ */
+#ifndef DETSHIM_LINEAGE_H
+#define DETSHIM_LINEAGE_H
+
+/* Decides this process's name from DETSHIM_LINEAGE and the rank variables,
+ * publishes it for children and registers the fork handler. Once, from
+ * core_init. */
+void lineage_start(void);
+const char *lineage_name(void);
+/* 1 for the first process of a run (or of a rank): no parent under the shim. */
+int lineage_is_first(void);
+/* The rank from RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, or "". */
+const char *lineage_rank(void);
+/* A spawned child's number is provisional until it is settled: the trace
+ * moves to the next number when a sibling already took this one. */
+int lineage_provisional(void);
+void lineage_next_spawn_number(void);
+void lineage_settle(void);
+
+#endif
