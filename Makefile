@@ -20,11 +20,12 @@ PYTHON ?= /usr/bin/python3
 CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
 TRACE_SRC := $(wildcard shim/trace/*.c)
 BLAS_SRC := $(wildcard shim/blas/*.c)
+RNG_SRC := $(wildcard shim/rng/*.c)
 DETDIFF_SRC := $(wildcard shim/detdiff/*.c)
 GEN_BLAS := $(B)/gen/blas_wrappers.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC))
+LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC))
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \

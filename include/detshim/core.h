@@ -25,6 +25,8 @@ struct core_config {
     char policy_path[4096];
     char policy_digest[65];  /* SHA-256 of the policy file, hex */
     unsigned long long seed; /* DETSHIM_SEED, else the policy's */
+    int rng_pin;             /* enum policy_rng_pin */
+    char rng_exempt[1024];   /* the policy's extra exempt modules */
     int blas_mode;           /* enum policy_blas_mode */
     int trace_frames;        /* call-site depth recorded */
 };

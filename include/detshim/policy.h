@@ -9,11 +9,14 @@
 #include <stddef.h>
 
 enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0 };
+enum policy_rng_pin { RNG_PIN_ALL = 0, RNG_PIN_NONE = 1 };
 
 struct policy {
     int blas_mode;
     int trace_frames;
     unsigned long long seed;
+    int rng_pin;
+    char rng_exempt[1024]; /* extra exempt module prefixes, comma-separated */
     char path[4096];
     char digest[65];
 };

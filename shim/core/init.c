@@ -83,6 +83,8 @@ static void read_policy(void)
     core_cfg.blas_mode = p.blas_mode;
     core_cfg.trace_frames = p.trace_frames;
     core_cfg.seed = p.seed;
+    core_cfg.rng_pin = p.rng_pin;
+    snprintf(core_cfg.rng_exempt, sizeof core_cfg.rng_exempt, "%s", p.rng_exempt);
     core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.path, p.digest);
 }
 

@@ -60,14 +60,38 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
     return 1;
 }
 
+/* A comma-separated list of module file-name prefixes, e.g. "libfoo, libbar". */
+static int valid_module_list(const char *v)
+{
+    return strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-., ") ==
+           strlen(v);
+}
+
 static int on_rng(struct parse_state *st, const char *key, const char *value)
 {
-    if (strcmp(key, "seed") != 0)
-        return set_error(st, "unknown key '%s' in [rng] (known: %s)", key, "seed");
-    if (parse_uint(value, ~0ULL, &st->p->seed) != 0)
-        return set_error(st, "bad value '%s' for [rng] seed (%s)", value,
-                         "expected a non-negative whole number");
-    return 1;
+    if (strcmp(key, "seed") == 0) {
+        if (parse_uint(value, ~0ULL, &st->p->seed) != 0)
+            return set_error(st, "bad value '%s' for [rng] seed (%s)", value,
+                             "expected a non-negative whole number");
+        return 1;
+    }
+    if (strcmp(key, "pin") == 0) {
+        if (strcmp(value, "all") == 0)
+            st->p->rng_pin = RNG_PIN_ALL;
+        else if (strcmp(value, "none") == 0)
+            st->p->rng_pin = RNG_PIN_NONE;
+        else
+            return set_error(st, "bad value '%s' for [rng] pin (expected: %s)", value, "all or none");
+        return 1;
+    }
+    if (strcmp(key, "exempt_modules") == 0) {
+        if (!valid_module_list(value) || strlen(value) >= sizeof st->p->rng_exempt)
+            return set_error(st, "bad value '%s' for [rng] exempt_modules (%s)", value,
+                             "expected module file names or prefixes, comma-separated");
+        snprintf(st->p->rng_exempt, sizeof st->p->rng_exempt, "%s", value);
+        return 1;
+    }
+    return set_error(st, "unknown key '%s' in [rng] (known: %s)", key, "seed, pin, exempt_modules");
 }
 
 static const char *const known_sections[] = { "blas", "trace", "rng" };

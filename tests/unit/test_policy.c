@@ -37,10 +37,13 @@ static void test_valid_policy_sets_every_key_and_digests_the_file(void **state)
     struct policy p;
     char err[512] = "";
     const char *path = write_policy("ok.policy", "# comment\n[blas]\nmode = passthrough\n"
-                                                 "[trace]\nframes = 7\n[rng]\nseed = 42\n");
+                                                 "[trace]\nframes = 7\n[rng]\nseed = 42\n"
+                                                 "pin = none\nexempt_modules = libfoo, libbar.so\n");
     assert_int_equal(policy_load(path, &p, err, sizeof err), 0);
     assert_int_equal(p.trace_frames, 7);
     assert_int_equal(p.seed, 42);
+    assert_int_equal(p.rng_pin, RNG_PIN_NONE);
+    assert_string_equal(p.rng_exempt, "libfoo, libbar.so");
     assert_int_equal(strlen(p.digest), 64);
     /* sha256 of the exact bytes: a one-byte change must change it */
     char first[65];
@@ -81,6 +84,8 @@ static void test_bad_values_are_errors(void **state)
     expect_error("[trace]\nframes = 17\n", "bad.policy:2: bad value '17' for [trace] frames");
     expect_error("[trace]\nframes = -1\n", "bad.policy:2:");
     expect_error("[rng]\nseed = 12abc\n", "bad.policy:2: bad value '12abc' for [rng] seed");
+    expect_error("[rng]\npin = some\n", "bad.policy:2: bad value 'some' for [rng] pin");
+    expect_error("[rng]\nexempt_modules = lib/evil;rm\n", "bad.policy:2: bad value 'lib/evil;rm' for [rng] exempt_modules");
 }
 
 static void test_syntax_error_names_the_line(void **state)
