@@ -13,8 +13,11 @@
 #include "detshim.h"
 #include "detshim/trace_format.h"
 
+enum trace_stream { TRACE_STREAM_CALLS = 0, TRACE_STREAM_ENTROPY = 1, TRACE_NSTREAMS };
+
 struct trace_rec {
     const char *api;
+    int stream; /* enum trace_stream; trace_rec_begin sets CALLS */
     int nparams, noperands, nnotes;
     struct {
         const char *name;
@@ -49,6 +52,8 @@ void trace_rec_str(struct trace_rec *r, const char *name, const char *v);
 /* `count` logical elements of `elem_size` bytes digested as `d`. */
 void trace_rec_operand(struct trace_rec *r, const char *name, int role,
                        detshim_digest d, uint64_t count, int elem_size);
+/* Puts the record in the thread's entropy stream instead of its calls. */
+void trace_rec_stream(struct trace_rec *r, int stream);
 /* A decision or remark; key and value must outlive the commit. */
 void trace_rec_note(struct trace_rec *r, const char *key, const char *value);
 /* Captures the call site, encodes, chains and buffers the record. Excess

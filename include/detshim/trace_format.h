@@ -9,7 +9,11 @@
  *                 TRACE_FIELD_INFO set is informational (pid, host, time) and
  *                 is never compared nor hashed into the roots.
  *   frames        { u32 payload length, u16 type, u16 reserved (0),
- *                   u32 thread index, u32 check } then the payload.
+ *                   u32 thread, u32 check } then the payload. thread is
+ *                 the writer's thread index (0: the main thread), with
+ *                 bit 31 (TRACE_THREAD_ENTROPY) set for that thread's
+ *                 entropy stream: entropy reads are chained apart from the
+ *                 calls, as they may come at timing-dependent moments.
  *                 check = low 32 bits of XXH3_64bits_withSeed(payload,
  *                 length, ((u64)type << 32) | thread).  A reader stops at the
  *                 first frame that is incomplete or fails its check: that is
@@ -76,6 +80,7 @@ enum trace_field_key {
 };
 
 #define TRACE_FIELD_INFO 0x1u
+#define TRACE_THREAD_ENTROPY 0x80000000u
 
 enum trace_frame_type {
     TRACE_FRAME_RECORD = 1,

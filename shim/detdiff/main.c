@@ -20,6 +20,12 @@
 #include "detshim/diff.h"
 #include "detshim/trace_format.h"
 
+/* A thread as printed: its index, and whether it is that thread's entropy
+ * stream (bit 31 of the index in the format). */
+#define THREAD_FMT "%" PRIu32 "%s"
+#define THREAD_ARGS(index) ((index) & ~TRACE_THREAD_ENTROPY), \
+    ((index) & TRACE_THREAD_ENTROPY ? " (entropy)" : "")
+
 enum { EXIT_IDENTICAL = 0, EXIT_DIVERGED = 1, EXIT_TROUBLE = 2 };
 
 #define SITE_FRAMES 4   /* call-site frames printed per record in a diff */
@@ -315,9 +321,9 @@ static void text_record_line(FILE *f, const detshim_process *p, const detshim_re
 
 static void text_where(FILE *f, const struct diff_item *it)
 {
-    fprintf(f, "    where: thread %" PRIu32, it->ta->index);
+    fprintf(f, "    where: thread " THREAD_FMT, THREAD_ARGS(it->ta->index));
     if (it->tb->index != it->ta->index)
-        fprintf(f, " in run A, thread %" PRIu32 " in run B", it->tb->index);
+        fprintf(f, " in run A, thread " THREAD_FMT " in run B", THREAD_ARGS(it->tb->index));
     fprintf(f, ", record %zu", it->index);
     if (it->ra->seq == it->rb->seq)
         fprintf(f, " (seq %" PRIu64 "), ", it->ra->seq);
@@ -491,9 +497,9 @@ static void text_item(FILE *f, const struct diff_item *it)
             const detshim_thread *tl = it->ta ? it->ta : it->tb;
             fprintf(f, "  truncated: run %s's file ", side_name(it->side));
             put_text(f, ps->path);
-            fprintf(f, " is incomplete and has no thread matching run %s's thread %" PRIu32
+            fprintf(f, " is incomplete and has no thread matching run %s's thread " THREAD_FMT
                        " (%zu record%s)\n",
-                    other, tl->index, it->extra, plural(it->extra));
+                    other, THREAD_ARGS(tl->index), it->extra, plural(it->extra));
             break;
         }
         /* a stream that stops early in a truncated file */
@@ -503,18 +509,18 @@ static void text_item(FILE *f, const struct diff_item *it)
         const detshim_record *next = it->side == DIFF_SIDE_A ? it->rb : it->ra;
         const detshim_process *pl = it->side == DIFF_SIDE_A ? it->pb : it->pa;
         if (it->kind == DIFF_TRUNCATED) {
-            fprintf(f, "  truncated: run %s's thread %" PRIu32 " stops after %zu record%s "
+            fprintf(f, "  truncated: run %s's thread " THREAD_FMT " stops after %zu record%s "
                        "because its file ",
-                    side_name(it->side), ts->index, it->index, plural(it->index));
+                    side_name(it->side), THREAD_ARGS(ts->index), it->index, plural(it->index));
             put_text(f, ps->path);
-            fprintf(f, " is incomplete; run %s's thread %" PRIu32 " continues with %zu more\n",
-                    other, tl->index, it->extra);
+            fprintf(f, " is incomplete; run %s's thread " THREAD_FMT " continues with %zu more\n",
+                    other, THREAD_ARGS(tl->index), it->extra);
         } else {
-            fprintf(f, "  extra calls: run %s's thread %" PRIu32 " makes %zu more call%s after "
-                       "%zu record%s; run %s's thread %" PRIu32 " ends there (its file is "
+            fprintf(f, "  extra calls: run %s's thread " THREAD_FMT " makes %zu more call%s after "
+                       "%zu record%s; run %s's thread " THREAD_FMT " ends there (its file is "
                        "complete)\n",
-                    other, tl->index, it->extra, plural(it->extra), it->index,
-                    plural(it->index), side_name(it->side), ts->index);
+                    other, THREAD_ARGS(tl->index), it->extra, plural(it->extra), it->index,
+                    plural(it->index), side_name(it->side), THREAD_ARGS(ts->index));
         }
         fprintf(f, "    run %s continues with: ", other);
         text_record_line(f, pl, next);
@@ -526,9 +532,9 @@ static void text_item(FILE *f, const struct diff_item *it)
     case DIFF_MISSING_THREAD: {
         const detshim_thread *t = it->ta ? it->ta : it->tb;
         const detshim_record *first = it->ta ? it->ra : it->rb;
-        fprintf(f, "  missing thread: run %s's thread %" PRIu32 " (%zu record%s) has no "
+        fprintf(f, "  missing thread: run %s's thread " THREAD_FMT " (%zu record%s) has no "
                    "partner in run %s\n",
-                side_name(it->side), t->index, t->nrecords, plural(t->nrecords), other);
+                side_name(it->side), THREAD_ARGS(t->index), t->nrecords, plural(t->nrecords), other);
         if (first) {
             fputs("    its first record: ", f);
             text_record_line(f, ps, first);
@@ -538,9 +544,9 @@ static void text_item(FILE *f, const struct diff_item *it)
     case DIFF_DAMAGED:
         fprintf(f, "  damaged trace: in run %s's file ", side_name(it->side));
         put_text(f, ps->path);
-        fprintf(f, ", thread %" PRIu32 "'s end frame disagrees with its %zu record%s; the "
+        fprintf(f, ", thread " THREAD_FMT "'s end frame disagrees with its %zu record%s; the "
                    "file was altered or the writer lost records\n",
-                ts->index, ts->nrecords, plural(ts->nrecords));
+                THREAD_ARGS(ts->index), ts->nrecords, plural(ts->nrecords));
         break;
     case DIFF_ROOT: {
         char ha[65], hb[65];
@@ -880,9 +886,9 @@ static int warn_incomplete(const detshim_run *run)
                 bad = 1;
                 fprintf(stderr, "detdiff: warning: ");
                 put_text(stderr, p->path);
-                fprintf(stderr, ": thread %" PRIu32 "'s end frame disagrees with its records; "
+                fprintf(stderr, ": thread " THREAD_FMT "'s end frame disagrees with its records; "
                                 "this root does not describe the run the writer saw\n",
-                        p->threads[t].index);
+                        THREAD_ARGS(p->threads[t].index));
             }
     }
     return bad;
@@ -976,8 +982,8 @@ static void show_process(FILE *f, const detshim_process *p)
     for (int t = 0; t < p->nthreads; t++) {
         const detshim_thread *th = &p->threads[t];
         detshim_hex32(th->head, hex);
-        fprintf(f, "  thread %" PRIu32 ": %zu record%s, head %.16s, end frame: %s\n",
-                th->index, th->nrecords, plural(th->nrecords), hex,
+        fprintf(f, "  thread " THREAD_FMT ": %zu record%s, head %.16s, end frame: %s\n",
+                THREAD_ARGS(th->index), th->nrecords, plural(th->nrecords), hex,
                 !th->end_seen ? "none" : th->end_matches ? "matches" : "DOES NOT MATCH");
         for (size_t i = 0; i < th->nrecords; i++)
             show_record(f, p, &th->records[i]);

@@ -273,7 +273,7 @@ void trace_process_flush_all(void)
     n = 0;
     for (struct thread_buf *tb = list; tb; tb = tb->next) {
         trace_thread_close(tb);
-        if (heads) {
+        if (heads && tb->seq) {
             heads[n].count = tb->seq;
             memcpy(heads[n].head, tb->head, 32);
             n++;

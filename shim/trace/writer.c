@@ -16,13 +16,22 @@
 #include "detshim/trace.h"
 #include "detshim/trace_internal.h"
 
-static _Thread_local struct thread_buf *tls_tb __attribute__((tls_model("initial-exec")));
+/* A thread's streams: its calls, and the entropy it read (trace_format.h),
+ * kept apart so that entropy read at timing-dependent moments (a worker's
+ * handshake) never reorders the calls. */
+static _Thread_local struct thread_buf *tls_tb[TRACE_NSTREAMS]
+    __attribute__((tls_model("initial-exec")));
+static _Thread_local uint32_t tls_index __attribute__((tls_model("initial-exec")));
+static _Thread_local int tls_has_index __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key;
 static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
 
+/* Runs on the exiting thread, so its thread-locals are still there. */
 static void on_thread_exit(void *arg)
 {
-    trace_thread_close(arg);
+    (void)arg;
+    for (int s = 0; s < TRACE_NSTREAMS; s++)
+        trace_thread_close(tls_tb[s]);
 }
 
 static void make_key(void)
@@ -30,9 +39,9 @@ static void make_key(void)
     pthread_key_create(&thread_key, on_thread_exit);
 }
 
-static struct thread_buf *thread_get(void)
+static struct thread_buf *thread_get(int stream)
 {
-    struct thread_buf *tb = tls_tb;
+    struct thread_buf *tb = tls_tb[stream];
     if (tb)
         return tb;
     tb = calloc(1, sizeof *tb);
@@ -52,12 +61,16 @@ static struct thread_buf *thread_get(void)
     pthread_mutex_lock(&trace_proc.lock);
     /* The main thread is always 0; others are numbered as they first
      * record, which may differ run to run and is never compared. */
-    tb->index = (pid_t)syscall(SYS_gettid) == getpid() ? 0 : trace_proc.next_index++;
+    if (!tls_has_index) {
+        tls_index = (pid_t)syscall(SYS_gettid) == getpid() ? 0 : trace_proc.next_index++;
+        tls_has_index = 1;
+    }
+    tb->index = tls_index | (stream == TRACE_STREAM_ENTROPY ? TRACE_THREAD_ENTROPY : 0);
     tb->next = trace_proc.threads;
     trace_proc.threads = tb;
     pthread_mutex_unlock(&trace_proc.lock);
-    pthread_setspecific(thread_key, tb);
-    tls_tb = tb;
+    pthread_setspecific(thread_key, (void *)1); /* non-NULL: run the destructor */
+    tls_tb[stream] = tb;
     return tb;
 }
 
@@ -191,6 +204,7 @@ size_t trace_encode_record(const struct trace_rec *r, uint64_t seq, const detshi
 void trace_rec_begin(struct trace_rec *r, const char *api)
 {
     r->api = api;
+    r->stream = TRACE_STREAM_CALLS;
     r->nparams = r->noperands = r->nnotes = 0;
 }
 
@@ -261,6 +275,11 @@ void trace_rec_operand(struct trace_rec *r, const char *name, int role, detshim_
     r->noperands++;
 }
 
+void trace_rec_stream(struct trace_rec *r, int stream)
+{
+    r->stream = stream;
+}
+
 void trace_rec_note(struct trace_rec *r, const char *key, const char *value)
 {
     assert(r->nnotes < TRACE_MAX_NOTES);
@@ -271,7 +290,7 @@ void trace_rec_note(struct trace_rec *r, const char *key, const char *value)
 
 void trace_rec_commit(struct trace_rec *r)
 {
-    struct thread_buf *tb = thread_get();
+    struct thread_buf *tb = thread_get(r->stream);
     if (!tb)
         return;
     detshim_frame frames[TRACE_MAX_FRAMES];
@@ -308,10 +327,14 @@ void trace_thread_close(struct thread_buf *tb)
 {
     if (!tb || tb->finished)
         return;
-    uint8_t payload[40];
-    put_u64(payload, tb->seq);
-    memcpy(payload + 8, tb->head, 32);
-    trace_buf_append(tb, TRACE_FRAME_THREAD_END, payload, sizeof payload);
+    /* A stream that recorded nothing (a forked child's inherited one) is
+     * left out, here and in the process root. */
+    if (tb->seq) {
+        uint8_t payload[40];
+        put_u64(payload, tb->seq);
+        memcpy(payload + 8, tb->head, 32);
+        trace_buf_append(tb, TRACE_FRAME_THREAD_END, payload, sizeof payload);
+    }
     buf_lock(tb);
     trace_buf_flush(tb);
     tb->finished = 1;
@@ -324,10 +347,10 @@ void trace_thread_close(struct thread_buf *tb)
 
 void trace_threads_reset_after_fork(void)
 {
-    struct thread_buf *mine = tls_tb, *tb = trace_proc.threads;
+    struct thread_buf *tb = trace_proc.threads;
     while (tb) {
         struct thread_buf *next = tb->next;
-        if (tb != mine) {
+        if (tb != tls_tb[TRACE_STREAM_CALLS] && tb != tls_tb[TRACE_STREAM_ENTROPY]) {
             free(tb->buf);
             EVP_MD_CTX_free(tb->md);
             free(tb);
@@ -336,16 +359,20 @@ void trace_threads_reset_after_fork(void)
     }
     trace_proc.threads = NULL;
     trace_proc.next_index = 1;
-    if (!mine)
-        return;
     /* The forking thread is the child's main thread; the parent's unwritten
      * records stay the parent's to write. */
-    mine->index = 0;
-    mine->seq = 0;
-    mine->len = 0;
-    mine->next = NULL;
-    memset(mine->sites, 0, sizeof mine->sites);
-    atomic_flag_clear(&mine->busy);
-    chain_start(mine->head);
-    trace_proc.threads = mine;
+    tls_index = 0;
+    for (int s = 0; s < TRACE_NSTREAMS; s++) {
+        struct thread_buf *mine = tls_tb[s];
+        if (!mine)
+            continue;
+        mine->index = s == TRACE_STREAM_ENTROPY ? TRACE_THREAD_ENTROPY : 0;
+        mine->seq = 0;
+        mine->len = 0;
+        memset(mine->sites, 0, sizeof mine->sites);
+        atomic_flag_clear(&mine->busy);
+        chain_start(mine->head);
+        mine->next = trace_proc.threads;
+        trace_proc.threads = mine;
+    }
 }

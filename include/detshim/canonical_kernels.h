@@ -1,0 +1,86 @@
+/* The per-ISA pieces of the canonical GEMM (shim/blas/canonical_gemm.c is
+ * the driver): packing routines and register-tile kernels, one table per
+ * instruction set and element type. Exposed so the driver can choose at
+ * run time and tests can force a path or a blocking.
+ *
+ * Every kernel keeps the contract of detshim/canonical.h: one accumulator
+ * per output element, products added with fma in increasing p.
+ */
+#ifndef DETSHIM_CANONICAL_KERNELS_H
+#define DETSHIM_CANONICAL_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Packed layouts. A block of `rows` x kb elements (row i, column p at
+ * x[i*rs + p*cs], conjugated when conj is set) is packed into
+ * ceil(rows / r) strips; strip t holds rows t*r .. t*r+r-1 as kb groups of
+ * r elements (group p = column p), rows past `rows` zero. A (mr strips)
+ * and B^T (nr strips) are packed alike. Complex kernels may use another
+ * layout inside a strip; only their own tile functions read it.
+ *
+ * Accumulator tiles: mr x nr elements, row-major, contiguous (the partial
+ * sums s between K blocks, or a tile kept apart for an edge of C).
+ */
+struct canon_kernel {
+    int mr, nr;            /* register tile */
+    int64_t mc, kc, nc;    /* default cache blocking */
+    size_t elem;           /* bytes per element */
+    /* Pack a rows x kb block of op(A) into strips of mr rows, and of
+     * op(B)^T into strips of nr rows (called with r = mr or nr). */
+    void (*pack_a)(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                   int conj, void *dst);
+    void (*pack_b)(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                   int conj, void *dst);
+    /* Accumulates kb products into a tile: starts from acc (a tile) or from
+     * zero when acc is NULL, stores the sums to out (a tile; may be acc). */
+    void (*tile)(int64_t kb, const void *ap, const void *bp, const void *acc, void *out);
+    /* The same, then applies alpha/beta and stores the full mr x nr tile
+     * into C (row stride ldc elements, columns contiguous). */
+    void (*tile_c)(int64_t kb, const void *ap, const void *bp, const void *acc, void *c,
+                   int64_t ldc, const void *alpha, const void *beta);
+    /* Applies alpha/beta to the top-left rows x cols of a tile of sums s
+     * and stores them into C. */
+    void (*finish)(int64_t rows, int64_t cols, const void *s, void *c, int64_t ldc,
+                   const void *alpha, const void *beta);
+};
+
+enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
+
+struct canon_isa_kernels {
+    const char *name;
+    struct canon_kernel k[CANON_NTYPES];
+};
+
+extern const struct canon_isa_kernels canon_scalar_kernels;
+extern const struct canon_isa_kernels canon_avx2_kernels;
+
+/* Overrides the cache blocking of every kernel (0 keeps a default), so
+ * tests can force many K blocks and edge tiles on small shapes. Rounded up
+ * to multiples of the register tile. Not thread-safe against running
+ * calls; for tests only. */
+void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc);
+
+/* Generic packers, shared by the kernel tables (float/double and their
+ * complex pairs, which are packed as interleaved {re, im}). */
+void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                    int conj, void *dst);
+void canon_pack_f64(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                    int conj, void *dst);
+void canon_pack_c64(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                    int conj, void *dst);
+void canon_pack_c128(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                     int conj, void *dst);
+
+/* Runs fn(arg, part, nparts, ws) for part = 0 .. nparts-1, part 0 on the
+ * calling thread and the others on the pool's workers, and returns when
+ * all are done (shim/blas/canonical_pool.c). Each part gets a workspace of
+ * ws_bytes (64-byte aligned) that no other running part uses. When the
+ * pool is busy with another caller or cannot start workers, every part
+ * runs on the calling thread, one after another. Returns 0, or -1 with
+ * nothing run when workspace cannot be allocated. nparts is at most
+ * CANON_MAX_THREADS. */
+int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *arg,
+                   int nparts, size_t ws_bytes);
+
+#endif

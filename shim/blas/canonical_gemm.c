@@ -1,0 +1,395 @@
+/* The canonical GEMM driver: argument checks, the alpha == 0 / k == 0
+ * cases, and the blocked loops around the per-ISA kernels
+ * (canonical_gemm_scalar.c, canonical_gemm_avx2.c). It computes exactly the
+ * order stated in detshim/canonical.h; see there for the contract. The
+ * BLAS interceptors call it in canonical mode.
+ *
+ * Every problem is first turned into one shape: C row-major (columns
+ * contiguous), op(A) and op(B) addressed through a row and a column
+ * stride. A column-major C is the row-major C^T = op(B)^T op(A)^T, which
+ * has the same products in the same order (x*y == y*x exactly). The loops
+ * are GotoBLAS/BLIS-style: a panel of nc columns of B is packed for all of
+ * K, then for each block of mc rows and each kc slice of K the A block is
+ * packed and the mr x nr register tiles run over it. Between K slices a
+ * tile's partial sums are stored, in the output precision, to a workspace
+ * and reloaded: exact, so K blocking changes nothing.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "detshim/canonical.h"
+#include "detshim/canonical_kernels.h"
+
+/* Packed B of one thread stays under this many bytes: for a very long K,
+ * nc shrinks instead of the workspace growing without bound. */
+#define BPACK_BUDGET ((int64_t)16 << 20)
+/* Products of fewer multiply-adds than this run on one thread: below it
+ * waking a worker costs more than it saves. */
+#define PAR_MIN_WORK ((int64_t)1 << 18)
+/* Bytes of the largest register tile of any kernel. */
+#define MAX_TILE_BYTES 2048
+
+static atomic_int nthreads = 1;
+static _Atomic(const struct canon_isa_kernels *) active;
+static int64_t force_mc, force_kc, force_nc;
+
+/* ---- configuration ---------------------------------------------------- */
+
+void canon_set_threads(int n)
+{
+    atomic_store(&nthreads, n < 1 ? 1 : n > CANON_MAX_THREADS ? CANON_MAX_THREADS : n);
+}
+
+int canon_threads(void)
+{
+    return atomic_load(&nthreads);
+}
+
+static int cpu_has_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+static const struct canon_isa_kernels *isa_best(void)
+{
+    return cpu_has_avx2() ? &canon_avx2_kernels : &canon_scalar_kernels;
+}
+
+static const struct canon_isa_kernels *isa_current(void)
+{
+    const struct canon_isa_kernels *k = atomic_load(&active);
+    if (!k) {
+        k = isa_best();
+        atomic_store(&active, k);
+    }
+    return k;
+}
+
+int canon_set_isa(const char *isa)
+{
+    const struct canon_isa_kernels *k;
+    if (!isa || strcmp(isa, "auto") == 0)
+        k = isa_best();
+    else if (strcmp(isa, "scalar") == 0)
+        k = &canon_scalar_kernels;
+    else if (strcmp(isa, "avx2") == 0 && cpu_has_avx2())
+        k = &canon_avx2_kernels;
+    else
+        return -1; /* unknown, not in this CPU, or "avx512": no kernel built */
+    atomic_store(&active, k);
+    return 0;
+}
+
+const char *canon_isa(void)
+{
+    return isa_current()->name;
+}
+
+void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc)
+{
+    force_mc = mc > 0 ? mc : 0;
+    force_kc = kc > 0 ? kc : 0;
+    force_nc = nc > 0 ? nc : 0;
+}
+
+/* ---- the blocked product ------------------------------------------------ */
+
+/* One call, already in the row-major shape: C (m x n, row stride ldc)
+ * gets op(A) (element i,p at a + (i*rsa + p*csa)*elem) times op(B)
+ * (element p,j at b + (p*rsb + j*csb)*elem). */
+struct job {
+    const struct canon_kernel *kern;
+    int64_t m, n, k;
+    const char *a;
+    int64_t rsa, csa;
+    const char *b;
+    int64_t rsb, csb;
+    int conja, conjb;
+    char *c;
+    int64_t ldc;
+    const void *alpha, *beta;
+    int64_t mc, kc, nc; /* effective blocking: multiples of mr, -, nr */
+    int split_n;        /* parts take column ranges (else row ranges) */
+    int64_t units;      /* register tiles along the split dimension */
+};
+
+static int64_t round_up(int64_t x, int64_t to)
+{
+    return (x + to - 1) / to * to;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static size_t align64(size_t x)
+{
+    return (x + 63) & ~(size_t)63;
+}
+
+/* Workspace of one part: packed B (k x nc), packed A (mc x kc), and the
+ * partial-sum tiles of an mc x nc block when K takes more than one slice. */
+static size_t ws_bytes(const struct job *J)
+{
+    size_t es = J->kern->elem;
+    size_t bytes = align64((size_t)(J->k * J->nc) * es) + align64((size_t)(J->mc * J->kc) * es);
+    if (J->k > J->kc)
+        bytes += (size_t)(J->mc * J->nc) * es;
+    return bytes;
+}
+
+/* C[i0 .. i0+m) x [j0 .. j0+n) of the job, on one thread. */
+static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, int64_t n,
+                       char *ws)
+{
+    const struct canon_kernel *K = J->kern;
+    const int64_t mr = K->mr, nr = K->nr, k = J->k, kc = J->kc;
+    const size_t es = K->elem, tile_bytes = (size_t)(mr * nr) * es;
+    assert(tile_bytes <= MAX_TILE_BYTES);
+    char *bp = ws;
+    char *ap = bp + align64((size_t)(k * J->nc) * es);
+    char *w = ap + align64((size_t)(J->mc * kc) * es);
+    _Alignas(64) unsigned char edge[MAX_TILE_BYTES];
+
+    for (int64_t jc = 0; jc < n; jc += J->nc) {
+        const int64_t nb = min64(J->nc, n - jc), nbp = round_up(nb, nr);
+        for (int64_t pc = 0; pc < k; pc += kc) {
+            const char *src = J->b + (pc * J->rsb + (j0 + jc) * J->csb) * (int64_t)es;
+            K->pack_b(K->nr, nb, min64(kc, k - pc), src, J->csb, J->rsb, J->conjb,
+                      bp + (size_t)(pc * nbp) * es);
+        }
+        for (int64_t ic = 0; ic < m; ic += J->mc) {
+            const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
+            for (int64_t pc = 0; pc < k; pc += kc) {
+                const int64_t kb = min64(kc, k - pc);
+                const int first = pc == 0, last = pc + kb == k;
+                const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
+                K->pack_a(K->mr, mb, kb, src, J->rsa, J->csa, J->conja, ap);
+                for (int64_t js = 0; js * nr < nb; js++) {
+                    const char *bs = bp + (size_t)(pc * nbp + js * kb * nr) * es;
+                    const int64_t cols = min64(nr, nb - js * nr);
+                    for (int64_t is = 0; is < mstrips; is++) {
+                        const char *as = ap + (size_t)(is * kb * mr) * es;
+                        const int64_t rows = min64(mr, mb - is * mr);
+                        char *wt = w + (size_t)(js * mstrips + is) * tile_bytes;
+                        const void *acc = first ? NULL : wt;
+                        if (!last) {
+                            K->tile(kb, as, bs, acc, wt);
+                            continue;
+                        }
+                        char *ct = J->c + ((i0 + ic + is * mr) * J->ldc + j0 + jc + js * nr) *
+                                              (int64_t)es;
+                        if (rows == mr && cols == nr) {
+                            K->tile_c(kb, as, bs, acc, ct, J->ldc, J->alpha, J->beta);
+                        } else {
+                            K->tile(kb, as, bs, acc, edge);
+                            K->finish(rows, cols, edge, ct, J->ldc, J->alpha, J->beta);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void run_part(void *arg, int part, int nparts, void *ws)
+{
+    const struct job *J = arg;
+    int64_t u0 = J->units * part / nparts, u1 = J->units * (part + 1) / nparts;
+    if (J->split_n) {
+        int64_t j0 = u0 * J->kern->nr, j1 = min64(u1 * J->kern->nr, J->n);
+        if (j0 < j1)
+            gemm_block(J, 0, J->m, j0, j1 - j0, ws);
+    } else {
+        int64_t i0 = u0 * J->kern->mr, i1 = min64(u1 * J->kern->mr, J->m);
+        if (i0 < i1)
+            gemm_block(J, i0, i1 - i0, 0, J->n, ws);
+    }
+}
+
+/* ---- C = beta*C, for alpha == 0 or k == 0 ------------------------------ */
+
+/* `lines` runs of `len` elements, ld apart. */
+static void scale_c(enum canon_type t, int64_t lines, int64_t len, const void *beta, void *c,
+                    int64_t ld)
+{
+    for (int64_t l = 0; l < lines; l++) {
+        switch (t) {
+        case CANON_S: {
+            float b = *(const float *)beta, *x = (float *)c + l * ld;
+            for (int64_t e = 0; e < len; e++)
+                x[e] = b == 0 ? 0.0f : b * x[e];
+            break;
+        }
+        case CANON_D: {
+            double b = *(const double *)beta, *x = (double *)c + l * ld;
+            for (int64_t e = 0; e < len; e++)
+                x[e] = b == 0 ? 0.0 : b * x[e];
+            break;
+        }
+        case CANON_C: {
+            const float *b = beta;
+            float *x = (float *)c + 2 * l * ld;
+            for (int64_t e = 0; e < 2 * len; e += 2) {
+                if (b[0] == 0 && b[1] == 0) {
+                    x[e] = x[e + 1] = 0.0f;
+                    continue;
+                }
+                float tr = b[0] * x[e], ti = b[0] * x[e + 1];
+                tr = fmaf(-b[1], x[e + 1], tr);
+                ti = fmaf(b[1], x[e], ti);
+                x[e] = tr;
+                x[e + 1] = ti;
+            }
+            break;
+        }
+        default: {
+            const double *b = beta;
+            double *x = (double *)c + 2 * l * ld;
+            for (int64_t e = 0; e < 2 * len; e += 2) {
+                if (b[0] == 0 && b[1] == 0) {
+                    x[e] = x[e + 1] = 0.0;
+                    continue;
+                }
+                double tr = b[0] * x[e], ti = b[0] * x[e + 1];
+                tr = fma(-b[1], x[e + 1], tr);
+                ti = fma(b[1], x[e], ti);
+                x[e] = tr;
+                x[e + 1] = ti;
+            }
+            break;
+        }
+        }
+    }
+}
+
+/* 1 if the scalar is zero (+0 or -0; complex: both parts), 2 if it is one. */
+static int scalar_class(enum canon_type t, const void *v)
+{
+    double re, im = 0;
+    switch (t) {
+    case CANON_S: re = *(const float *)v; break;
+    case CANON_D: re = *(const double *)v; break;
+    case CANON_C: re = ((const float *)v)[0], im = ((const float *)v)[1]; break;
+    default: re = ((const double *)v)[0], im = ((const double *)v)[1]; break;
+    }
+    if (re == 0 && im == 0)
+        return 1;
+    return re == 1 && im == 0 ? 2 : 0;
+}
+
+/* ---- entry ------------------------------------------------------------- */
+
+static char upper(char ch)
+{
+    return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch;
+}
+
+static int is_trans(char ch)
+{
+    return ch == 'N' || ch == 'T' || ch == 'C';
+}
+
+static int gemm(enum canon_type t, char order, char transa, char transb, int64_t m, int64_t n,
+                int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
+                int64_t ldb, const void *beta, void *c, int64_t ldc)
+{
+    order = upper(order), transa = upper(transa), transb = upper(transb);
+    if ((order != 'R' && order != 'C') || !is_trans(transa) || !is_trans(transb) || m < 0 ||
+        n < 0 || k < 0)
+        return -1;
+    const int ta = transa != 'N', tb = transb != 'N', col = order == 'C';
+    /* Stored rows x columns of A and B, and the minimum leading dimensions
+     * (the BLAS checks lda against the stored run length). */
+    const int64_t a_run = col ? (ta ? k : m) : (ta ? m : k);
+    const int64_t b_run = col ? (tb ? n : k) : (tb ? k : n);
+    const int64_t c_run = col ? m : n;
+    if (lda < (a_run > 1 ? a_run : 1) || ldb < (b_run > 1 ? b_run : 1) ||
+        ldc < (c_run > 1 ? c_run : 1))
+        return -1;
+    if (m == 0 || n == 0)
+        return 0;
+
+    if (scalar_class(t, alpha) == 1 || k == 0) {
+        if (scalar_class(t, beta) != 2)
+            scale_c(t, col ? n : m, col ? m : n, beta, c, ldc);
+        return 0;
+    }
+
+    /* op(A)[i][p] at a + i*rsa + p*csa, op(B)[p][j] at b + p*rsb + j*csb. */
+    int64_t rsa = (ta ^ col) ? 1 : lda, csa = (ta ^ col) ? lda : 1;
+    int64_t rsb = (tb ^ col) ? 1 : ldb, csb = (tb ^ col) ? ldb : 1;
+    const struct canon_isa_kernels *isa = isa_current();
+    struct job J = {
+        .kern = &isa->k[t], .k = k, .c = c, .ldc = ldc, .alpha = alpha, .beta = beta,
+    };
+    if (!col) {
+        J.m = m, J.n = n;
+        J.a = a, J.rsa = rsa, J.csa = csa, J.conja = transa == 'C';
+        J.b = b, J.rsb = rsb, J.csb = csb, J.conjb = transb == 'C';
+    } else {
+        J.m = n, J.n = m;
+        J.a = b, J.rsa = csb, J.csa = rsb, J.conja = transb == 'C';
+        J.b = a, J.rsb = csa, J.csb = rsa, J.conjb = transa == 'C';
+    }
+
+    const struct canon_kernel *K = J.kern;
+    const int64_t mr = K->mr, nr = K->nr;
+    int nparts = 1;
+    const double work = (double)J.m * (double)J.n * (double)k;
+    const int threads = canon_threads();
+    J.split_n = J.n >= J.m;
+    J.units = J.split_n ? (J.n + nr - 1) / nr : (J.m + mr - 1) / mr;
+    if (threads > 1 && work >= (double)PAR_MIN_WORK) {
+        /* Each part at least half the threshold's work. */
+        double by_work = work / (double)(PAR_MIN_WORK / 2);
+        nparts = (int)min64(threads, J.units);
+        if (by_work < nparts)
+            nparts = (int)by_work;
+    }
+    int64_t part_m = J.split_n ? J.m : (J.units + nparts - 1) / nparts * mr;
+    int64_t part_n = J.split_n ? (J.units + nparts - 1) / nparts * nr : J.n;
+
+    const int64_t es = (int64_t)K->elem;
+    J.mc = round_up(min64(force_mc ? force_mc : K->mc, part_m), mr);
+    J.kc = min64(force_kc ? force_kc : K->kc, k);
+    J.nc = round_up(min64(force_nc ? force_nc : K->nc, part_n), nr);
+    if (k * J.nc * es > BPACK_BUDGET) {
+        int64_t fit = BPACK_BUDGET / (k * es) / nr * nr;
+        J.nc = fit > nr ? fit : nr;
+    }
+    return canon_pool_run(run_part, &J, nparts, ws_bytes(&J)) == 0 ? 0 : -2;
+}
+
+int canon_sgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                float beta, float *c, int64_t ldc)
+{
+    return gemm(CANON_S, order, transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
+int canon_dgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+                double beta, double *c, int64_t ldc)
+{
+    return gemm(CANON_D, order, transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
+int canon_cgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                const void *beta, void *c, int64_t ldc)
+{
+    return gemm(CANON_C, order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+int canon_zgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                const void *beta, void *c, int64_t ldc)
+{
+    return gemm(CANON_Z, order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}

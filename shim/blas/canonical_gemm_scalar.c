@@ -1,0 +1,213 @@
+/* The scalar path of the canonical GEMM: register tiles in plain C with
+ * fma() from libm (a hardware FMA where the CPU has one, glibc's exact
+ * software fma elsewhere), for any x86-64. It also holds the generic
+ * packers every path uses. Its tiles are smaller than the vector paths'
+ * on purpose: equal bits across paths then also show that the blocking
+ * does not matter. The order is the contract of detshim/canonical.h.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "detshim/canonical_kernels.h"
+
+/* ---- packing --------------------------------------------------------- */
+
+/* One packer per element type: strips of r rows, kb columns each, rows
+ * past `rows` zero (see canonical_kernels.h). The two common strides get
+ * their own loops (rs == 1: the r values of a column are contiguous; cs ==
+ * 1: a row is contiguous) so the compiler can keep them simple. */
+#define DEFINE_PACK(name, T)                                                              \
+    void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,    \
+              int conj, void *dstv)                                                       \
+    {                                                                                     \
+        const T *x = xv;                                                                  \
+        T *dst = dstv;                                                                    \
+        (void)conj;                                                                       \
+        for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
+            int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
+            const T *xs = x + i0 * rs;                                                    \
+            if (h < r)                                                                    \
+                memset(dst, 0, (size_t)(kb * r) * sizeof(T));                             \
+            if (rs == 1) {                                                                \
+                for (int64_t p = 0; p < kb; p++)                                          \
+                    memcpy(dst + p * r, xs + p * cs, (size_t)h * sizeof(T));              \
+            } else if (cs == 1) {                                                         \
+                for (int64_t i = 0; i < h; i++) {                                         \
+                    const T *row = xs + i * rs;                                           \
+                    for (int64_t p = 0; p < kb; p++)                                      \
+                        dst[p * r + i] = row[p];                                          \
+                }                                                                         \
+            } else {                                                                      \
+                for (int64_t p = 0; p < kb; p++)                                          \
+                    for (int64_t i = 0; i < h; i++)                                       \
+                        dst[p * r + i] = xs[i * rs + p * cs];                             \
+            }                                                                             \
+            dst += kb * r;                                                                \
+        }                                                                                 \
+    }
+
+DEFINE_PACK(canon_pack_f32, float)
+DEFINE_PACK(canon_pack_f64, double)
+
+/* Complex: strides count whole {re, im} elements; conj negates im, which
+ * is exact. */
+#define DEFINE_PACK_COMPLEX(name, T)                                                      \
+    void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,    \
+              int conj, void *dstv)                                                       \
+    {                                                                                     \
+        const T *x = xv;                                                                  \
+        T *dst = dstv;                                                                    \
+        for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
+            int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
+            const T *xs = x + 2 * i0 * rs;                                                \
+            if (h < r)                                                                    \
+                memset(dst, 0, (size_t)(2 * kb * r) * sizeof(T));                         \
+            for (int64_t p = 0; p < kb; p++)                                              \
+                for (int64_t i = 0; i < h; i++) {                                         \
+                    const T *e = xs + 2 * (i * rs + p * cs);                              \
+                    dst[2 * (p * r + i)] = e[0];                                          \
+                    dst[2 * (p * r + i) + 1] = conj ? -e[1] : e[1];                       \
+                }                                                                         \
+            dst += 2 * kb * r;                                                            \
+        }                                                                                 \
+    }
+
+DEFINE_PACK_COMPLEX(canon_pack_c64, float)
+DEFINE_PACK_COMPLEX(canon_pack_c128, double)
+
+/* ---- real tiles ------------------------------------------------------ */
+
+#define R_MR 4
+#define R_NR 4
+
+/* Tile and finish functions for a real type T with fma function FMA. */
+#define DEFINE_REAL(pre, T, FMA)                                                          \
+    static void pre##_tile(int64_t kb, const void *apv, const void *bpv, const void *acc, \
+                           void *out)                                                     \
+    {                                                                                     \
+        const T *ap = apv, *bp = bpv;                                                     \
+        T s[R_MR * R_NR];                                                                 \
+        if (acc)                                                                          \
+            memcpy(s, acc, sizeof s);                                                     \
+        else                                                                              \
+            for (int e = 0; e < R_MR * R_NR; e++)                                         \
+                s[e] = 0;                                                                 \
+        for (int64_t p = 0; p < kb; p++, ap += R_MR, bp += R_NR)                          \
+            for (int i = 0; i < R_MR; i++)                                                \
+                for (int j = 0; j < R_NR; j++)                                            \
+                    s[i * R_NR + j] = FMA(ap[i], bp[j], s[i * R_NR + j]);                 \
+        memcpy(out, s, sizeof s);                                                         \
+    }                                                                                     \
+                                                                                          \
+    static void pre##_finish(int64_t rows, int64_t cols, const void *sv, void *cv,        \
+                             int64_t ldc, const void *alphav, const void *betav)          \
+    {                                                                                     \
+        const T *s = sv;                                                                  \
+        T *c = cv;                                                                        \
+        T alpha = *(const T *)alphav, beta = *(const T *)betav;                           \
+        for (int64_t i = 0; i < rows; i++)                                                \
+            for (int64_t j = 0; j < cols; j++) {                                          \
+                T *cij = c + i * ldc + j;                                                 \
+                if (beta == 0) {                                                          \
+                    *cij = alpha * s[i * R_NR + j];                                       \
+                } else {                                                                  \
+                    T t = beta * *cij;                                                    \
+                    *cij = FMA(alpha, s[i * R_NR + j], t);                                \
+                }                                                                         \
+            }                                                                             \
+    }                                                                                     \
+                                                                                          \
+    static void pre##_tile_c(int64_t kb, const void *ap, const void *bp, const void *acc, \
+                             void *c, int64_t ldc, const void *alpha, const void *beta)   \
+    {                                                                                     \
+        T s[R_MR * R_NR];                                                                 \
+        pre##_tile(kb, ap, bp, acc, s);                                                   \
+        pre##_finish(R_MR, R_NR, s, c, ldc, alpha, beta);                                 \
+    }
+
+DEFINE_REAL(s, float, fmaf)
+DEFINE_REAL(d, double, fma)
+
+/* ---- complex tiles --------------------------------------------------- */
+
+#define Z_MR 2
+#define Z_NR 2
+
+/* Complex tiles keep s as interleaved {re, im}; packed strips are the
+ * generic interleaved layout. */
+#define DEFINE_COMPLEX(pre, T, FMA)                                                       \
+    static void pre##_tile(int64_t kb, const void *apv, const void *bpv, const void *acc, \
+                           void *out)                                                     \
+    {                                                                                     \
+        const T *ap = apv, *bp = bpv;                                                     \
+        T s[2 * Z_MR * Z_NR];                                                             \
+        if (acc)                                                                          \
+            memcpy(s, acc, sizeof s);                                                     \
+        else                                                                              \
+            for (int e = 0; e < 2 * Z_MR * Z_NR; e++)                                     \
+                s[e] = 0;                                                                 \
+        for (int64_t p = 0; p < kb; p++, ap += 2 * Z_MR, bp += 2 * Z_NR)                  \
+            for (int i = 0; i < Z_MR; i++)                                                \
+                for (int j = 0; j < Z_NR; j++) {                                          \
+                    T ar = ap[2 * i], ai = ap[2 * i + 1];                                 \
+                    T br = bp[2 * j], bi = bp[2 * j + 1];                                 \
+                    T *e = s + 2 * (i * Z_NR + j);                                        \
+                    e[0] = FMA(ar, br, e[0]);                                             \
+                    e[0] = FMA(-ai, bi, e[0]);                                            \
+                    e[1] = FMA(ar, bi, e[1]);                                             \
+                    e[1] = FMA(ai, br, e[1]);                                             \
+                }                                                                         \
+        memcpy(out, s, sizeof s);                                                         \
+    }                                                                                     \
+                                                                                          \
+    static void pre##_finish(int64_t rows, int64_t cols, const void *sv, void *cv,        \
+                             int64_t ldc, const void *alphav, const void *betav)          \
+    {                                                                                     \
+        const T *s = sv, *al = alphav, *be = betav;                                       \
+        T *c = cv;                                                                        \
+        int beta0 = be[0] == 0 && be[1] == 0;                                             \
+        for (int64_t i = 0; i < rows; i++)                                                \
+            for (int64_t j = 0; j < cols; j++) {                                          \
+                const T *e = s + 2 * (i * Z_NR + j);                                      \
+                T *cij = c + 2 * (i * ldc + j);                                           \
+                T rr, ri;                                                                 \
+                if (beta0) {                                                              \
+                    rr = al[0] * e[0];                                                    \
+                    ri = al[0] * e[1];                                                    \
+                } else {                                                                  \
+                    T tr = be[0] * cij[0];                                                \
+                    T ti = be[0] * cij[1];                                                \
+                    tr = FMA(-be[1], cij[1], tr);                                         \
+                    ti = FMA(be[1], cij[0], ti);                                          \
+                    rr = FMA(al[0], e[0], tr);                                            \
+                    ri = FMA(al[0], e[1], ti);                                            \
+                }                                                                         \
+                cij[0] = FMA(-al[1], e[1], rr);                                           \
+                cij[1] = FMA(al[1], e[0], ri);                                            \
+            }                                                                             \
+    }                                                                                     \
+                                                                                          \
+    static void pre##_tile_c(int64_t kb, const void *ap, const void *bp, const void *acc, \
+                             void *c, int64_t ldc, const void *alpha, const void *beta)   \
+    {                                                                                     \
+        T s[2 * Z_MR * Z_NR];                                                             \
+        pre##_tile(kb, ap, bp, acc, s);                                                   \
+        pre##_finish(Z_MR, Z_NR, s, c, ldc, alpha, beta);                                 \
+    }
+
+DEFINE_COMPLEX(c, float, fmaf)
+DEFINE_COMPLEX(z, double, fma)
+
+const struct canon_isa_kernels canon_scalar_kernels = {
+    .name = "scalar",
+    .k = {
+        [CANON_S] = { R_MR, R_NR, 64, 256, 512, sizeof(float), canon_pack_f32, canon_pack_f32,
+                      s_tile, s_tile_c, s_finish },
+        [CANON_D] = { R_MR, R_NR, 64, 256, 512, sizeof(double), canon_pack_f64, canon_pack_f64,
+                      d_tile, d_tile_c, d_finish },
+        [CANON_C] = { Z_MR, Z_NR, 64, 256, 256, 2 * sizeof(float), canon_pack_c64, canon_pack_c64,
+                      c_tile, c_tile_c, c_finish },
+        [CANON_Z] = { Z_MR, Z_NR, 64, 256, 256, 2 * sizeof(double), canon_pack_c128, canon_pack_c128,
+                      z_tile, z_tile_c, z_finish },
+    },
+};
