@@ -97,12 +97,13 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest
+	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
+	    $(B)/bench/bench_getrandom
 	@scripts/bench.sh
 
-# The overhead benchmark is a plain BLAS program: the shim reaches it only
+# The per-call benchmarks are plain programs: the shim reaches them only
 # through LD_PRELOAD, never by linking.
-$(B)/bench/bench_overhead: tests/bench/bench_overhead.c
+$(B)/bench/bench_overhead $(B)/bench/bench_getrandom: $(B)/bench/bench_%: tests/bench/bench_%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm
 

@@ -17,6 +17,7 @@ SHIM=$TOP/build/libdetshim.so
 DETDIFF=$TOP/build/detdiff
 OVERHEAD=$TOP/build/bench/bench_overhead
 DIGEST=$TOP/build/bench/bench_digest
+GETRANDOM=$TOP/build/bench/bench_getrandom
 PY=/usr/bin/python3
 TORCH_PROG=$TOP/tests/programs/torch_prog.py
 DDOT_CALLS=${BENCH_DDOT_CALLS:-2000000}
@@ -27,7 +28,7 @@ die() {
     echo "bench: $*" >&2
     exit 1
 }
-for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST"; do
+for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM"; do
     [ -f "$f" ] || die "missing $f: run 'make bench'"
 done
 unset DETSHIM_TRACE LD_PRELOAD
@@ -36,7 +37,9 @@ trap 'rm -rf "$WORK"' EXIT INT TERM
 
 # records DIR: how many records a trace directory holds, over all threads.
 records() {
-    "$DETDIFF" --show "$1" | awk '$1 == "thread" && $4 == "records," { n += $3 } END { print n + 0 }'
+    "$DETDIFF" --show "$1" |
+        awk '$1 == "thread" { for (i = 3; i <= NF; i++) if ($i == "records," || $i == "record,") n += $(i - 1) }
+             END { print n + 0 }'
 }
 # ns_per_call LINE: the number before "ns/call" in bench_overhead's output.
 ns_per_call() {
@@ -82,6 +85,19 @@ printf '  %-36s %10s %10s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$t" "$(ratio "$t
 echo "  ($DDOT_CALLS calls a loop untraced, $DDOT_TRACED_CALLS traced: $n records," \
     "$(du -sh "$WORK/ddot" | cut -f1) of trace)"
 rm -rf "$WORK/ddot"
+echo
+
+echo "== Pinned randomness: getrandom of 32 bytes (best of 5 runs of each loop)"
+plain=$(ns_per_call "$("$GETRANDOM" 200000 5)")
+pinned=$(ns_per_call "$(LD_PRELOAD=$SHIM "$GETRANDOM" 200000 5)")
+traced=$(ns_per_call "$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/rng "$GETRANDOM" 20000 5)")
+n=$(records "$WORK/rng")
+[ "$n" -eq 100000 ] || die "traced getrandom run wrote $n records, expected 100000: not intercepted?"
+printf '  %-36s %10s %10s\n' "" "ns/call" "vs real"
+printf '  %-36s %10s %10s\n' "real getrandom (no shim)" "$plain" "1.00"
+printf '  %-36s %10s %10s\n' "pinned (LD_PRELOAD)" "$pinned" "$(ratio "$pinned" "$plain")"
+printf '  %-36s %10s %10s\n' "pinned + DETSHIM_TRACE" "$traced" "$(ratio "$traced" "$plain")"
+rm -rf "$WORK/rng"
 echo
 
 echo "== Digest throughput on a 64 MiB buffer (XXH3-128 is the shim's; SHA-256 for comparison)"

@@ -26,6 +26,7 @@ struct canon_kernel {
     int mr, nr;            /* register tile */
     int64_t mc, kc, nc;    /* default cache blocking */
     size_t elem;           /* bytes per element */
+    size_t packed;         /* bytes per element in a packed strip */
     /* Pack a rows x kb block of op(A) into strips of mr rows, and of
      * op(B)^T into strips of nr rows (called with r = mr or nr). */
     void (*pack_a)(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,

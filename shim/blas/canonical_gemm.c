@@ -136,8 +136,8 @@ static size_t align64(size_t x)
  * partial-sum tiles of an mc x nc block when K takes more than one slice. */
 static size_t ws_bytes(const struct job *J)
 {
-    size_t es = J->kern->elem;
-    size_t bytes = align64((size_t)(J->k * J->nc) * es) + align64((size_t)(J->mc * J->kc) * es);
+    size_t es = J->kern->elem, ps = J->kern->packed;
+    size_t bytes = align64((size_t)(J->k * J->nc) * ps) + align64((size_t)(J->mc * J->kc) * ps);
     if (J->k > J->kc)
         bytes += (size_t)(J->mc * J->nc) * es;
     return bytes;
@@ -149,11 +149,11 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
 {
     const struct canon_kernel *K = J->kern;
     const int64_t mr = K->mr, nr = K->nr, k = J->k, kc = J->kc;
-    const size_t es = K->elem, tile_bytes = (size_t)(mr * nr) * es;
+    const size_t es = K->elem, ps = K->packed, tile_bytes = (size_t)(mr * nr) * es;
     assert(tile_bytes <= MAX_TILE_BYTES);
     char *bp = ws;
-    char *ap = bp + align64((size_t)(k * J->nc) * es);
-    char *w = ap + align64((size_t)(J->mc * kc) * es);
+    char *ap = bp + align64((size_t)(k * J->nc) * ps);
+    char *w = ap + align64((size_t)(J->mc * kc) * ps);
     _Alignas(64) unsigned char edge[MAX_TILE_BYTES];
 
     for (int64_t jc = 0; jc < n; jc += J->nc) {
@@ -161,7 +161,7 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
         for (int64_t pc = 0; pc < k; pc += kc) {
             const char *src = J->b + (pc * J->rsb + (j0 + jc) * J->csb) * (int64_t)es;
             K->pack_b(K->nr, nb, min64(kc, k - pc), src, J->csb, J->rsb, J->conjb,
-                      bp + (size_t)(pc * nbp) * es);
+                      bp + (size_t)(pc * nbp) * ps);
         }
         for (int64_t ic = 0; ic < m; ic += J->mc) {
             const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
@@ -171,10 +171,10 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                 const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
                 K->pack_a(K->mr, mb, kb, src, J->rsa, J->csa, J->conja, ap);
                 for (int64_t js = 0; js * nr < nb; js++) {
-                    const char *bs = bp + (size_t)(pc * nbp + js * kb * nr) * es;
+                    const char *bs = bp + (size_t)(pc * nbp + js * kb * nr) * ps;
                     const int64_t cols = min64(nr, nb - js * nr);
                     for (int64_t is = 0; is < mstrips; is++) {
-                        const char *as = ap + (size_t)(is * kb * mr) * es;
+                        const char *as = ap + (size_t)(is * kb * mr) * ps;
                         const int64_t rows = min64(mr, mb - is * mr);
                         char *wt = w + (size_t)(js * mstrips + is) * tile_bytes;
                         const void *acc = first ? NULL : wt;
@@ -355,12 +355,12 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     int64_t part_m = J.split_n ? J.m : (J.units + nparts - 1) / nparts * mr;
     int64_t part_n = J.split_n ? (J.units + nparts - 1) / nparts * nr : J.n;
 
-    const int64_t es = (int64_t)K->elem;
     J.mc = round_up(min64(force_mc ? force_mc : K->mc, part_m), mr);
     J.kc = min64(force_kc ? force_kc : K->kc, k);
     J.nc = round_up(min64(force_nc ? force_nc : K->nc, part_n), nr);
-    if (k * J.nc * es > BPACK_BUDGET) {
-        int64_t fit = BPACK_BUDGET / (k * es) / nr * nr;
+    const int64_t ps = (int64_t)K->packed;
+    if (k * J.nc * ps > BPACK_BUDGET) {
+        int64_t fit = BPACK_BUDGET / (k * ps) / nr * nr;
         J.nc = fit > nr ? fit : nr;
     }
     return canon_pool_run(run_part, &J, nparts, ws_bytes(&J)) == 0 ? 0 : -2;

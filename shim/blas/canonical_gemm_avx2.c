@@ -212,3 +212,299 @@ AVX2 static void d_finish(int64_t rows, int64_t cols, const void *sv, void *cv, 
             }
         }
 }
+
+/* ---- complex ------------------------------------------------------------
+ * Accumulators hold interleaved {re, im} lanes. With a = op(A)[i][p] and a
+ * vector b of {b.re, b.im} pairs, one p is two vfmadd per accumulator:
+ *   s = fma({a.re, a.re}, {b.re, b.im}, s)   re: fma( a.re, b.re, s.re)
+ *                                            im: fma( a.re, b.im, s.im)
+ *   s = fma({-a.im, a.im}, {b.im, b.re}, s)  re: fma(-a.im, b.im, s.re)
+ *                                            im: fma( a.im, b.re, s.im)
+ * which is the contract's order for each part. To make both steps plain
+ * loads, packed A holds {a.re, a.re, -a.im, a.im} per element and packed B
+ * holds each row twice: as stored, then with the parts of each pair
+ * swapped. Conjugation is applied while packing (negating is exact). */
+
+#define C_MR 4
+#define C_NR 8
+#define Z_MR 4
+#define Z_NR 4
+
+/* Packs rows x kb complex elements of A into strips of r rows, 4 values
+ * per element (see above), rows past `rows` zero. */
+#define DEFINE_PACK_A(name, T)                                                            \
+    static void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs,         \
+                     int64_t cs, int conj, void *dstv)                                    \
+    {                                                                                     \
+        const T *x = xv;                                                                  \
+        T *dst = dstv;                                                                    \
+        for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
+            int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
+            if (h < r)                                                                    \
+                memset(dst, 0, (size_t)(4 * kb * r) * sizeof(T));                         \
+            for (int64_t p = 0; p < kb; p++)                                              \
+                for (int64_t i = 0; i < h; i++) {                                         \
+                    const T *e = x + 2 * ((i0 + i) * rs + p * cs);                        \
+                    T *d = dst + 4 * (p * r + i);                                         \
+                    T im = conj ? -e[1] : e[1];                                           \
+                    d[0] = d[1] = e[0];                                                   \
+                    d[2] = -im;                                                           \
+                    d[3] = im;                                                            \
+                }                                                                         \
+            dst += 4 * kb * r;                                                            \
+        }                                                                                 \
+    }
+
+/* Packs B^T (rows = columns of op(B)) into strips of r: per p, r pairs as
+ * stored, then the same r pairs swapped. */
+#define DEFINE_PACK_B(name, T)                                                            \
+    static void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs,         \
+                     int64_t cs, int conj, void *dstv)                                    \
+    {                                                                                     \
+        const T *x = xv;                                                                  \
+        T *dst = dstv;                                                                    \
+        for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
+            int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
+            if (h < r)                                                                    \
+                memset(dst, 0, (size_t)(4 * kb * r) * sizeof(T));                         \
+            for (int64_t p = 0; p < kb; p++)                                              \
+                for (int64_t i = 0; i < h; i++) {                                         \
+                    const T *e = x + 2 * ((i0 + i) * rs + p * cs);                        \
+                    T *d = dst + 4 * p * r + 2 * i;                                       \
+                    T im = conj ? -e[1] : e[1];                                           \
+                    d[0] = e[0];                                                          \
+                    d[1] = im;                                                            \
+                    d[2 * r] = im;                                                        \
+                    d[2 * r + 1] = e[0];                                                  \
+                }                                                                         \
+            dst += 4 * kb * r;                                                            \
+        }                                                                                 \
+    }
+
+DEFINE_PACK_A(c_pack_a, float)
+DEFINE_PACK_B(c_pack_b, float)
+DEFINE_PACK_A(z_pack_a, double)
+DEFINE_PACK_B(z_pack_b, double)
+
+/* Edge tiles: the contract's alpha/beta step for complex, one element at
+ * a time (same formula as the vector code below). */
+#define DEFINE_COMPLEX_FINISH(name, T, NR, FMA)                                           \
+    AVX2 static void name(int64_t rows, int64_t cols, const void *sv, void *cv,           \
+                          int64_t ldc, const void *alphav, const void *betav)             \
+    {                                                                                     \
+        const T *s = sv, *al = alphav, *be = betav;                                       \
+        T *c = cv;                                                                        \
+        int beta0 = be[0] == 0 && be[1] == 0;                                             \
+        for (int64_t i = 0; i < rows; i++)                                                \
+            for (int64_t j = 0; j < cols; j++) {                                          \
+                const T *e = s + 2 * (i * NR + j);                                        \
+                T *cij = c + 2 * (i * ldc + j);                                           \
+                T rr, ri;                                                                 \
+                if (beta0) {                                                              \
+                    rr = al[0] * e[0];                                                    \
+                    ri = al[0] * e[1];                                                    \
+                } else {                                                                  \
+                    T tr = be[0] * cij[0];                                                \
+                    T ti = be[0] * cij[1];                                                \
+                    tr = FMA(-be[1], cij[1], tr);                                         \
+                    ti = FMA(be[1], cij[0], ti);                                          \
+                    rr = FMA(al[0], e[0], tr);                                            \
+                    ri = FMA(al[0], e[1], ti);                                            \
+                }                                                                         \
+                cij[0] = FMA(-al[1], e[1], rr);                                           \
+                cij[1] = FMA(al[1], e[0], ri);                                            \
+            }                                                                             \
+    }
+
+DEFINE_COMPLEX_FINISH(c_finish, float, C_NR, __builtin_fmaf)
+DEFINE_COMPLEX_FINISH(z_finish, double, Z_NR, __builtin_fma)
+
+/* Complex tiles share one shape (4 rows, 2 vectors per row), so one set
+ * of macros serves both types; V is the vector type's suffix. */
+#define X_DECL(V) V c00, c01, c10, c11, c20, c21, c30, c31
+#define X_ALL(X) X(0) X(1) X(2) X(3)
+
+#define C_ZERO(i) c##i##0 = _mm256_setzero_ps(); c##i##1 = _mm256_setzero_ps();
+#define C_LOAD(i)                                                                         \
+    c##i##0 = _mm256_load_ps(acc + (i) * 2 * C_NR);                                       \
+    c##i##1 = _mm256_load_ps(acc + (i) * 2 * C_NR + 8);
+#define C_STORE(i)                                                                        \
+    _mm256_store_ps(out + (i) * 2 * C_NR, c##i##0);                                       \
+    _mm256_store_ps(out + (i) * 2 * C_NR + 8, c##i##1);
+#define C_ROW1(i)                                                                         \
+    t = _mm256_broadcast_ss(a + 4 * (i));                                                 \
+    c##i##0 = _mm256_fmadd_ps(t, b0, c##i##0);                                            \
+    c##i##1 = _mm256_fmadd_ps(t, b1, c##i##1);
+#define C_ROW2(i)                                                                         \
+    t = _mm256_castpd_ps(_mm256_broadcast_sd((const double *)(a + 4 * (i) + 2)));         \
+    c##i##0 = _mm256_fmadd_ps(t, w0, c##i##0);                                            \
+    c##i##1 = _mm256_fmadd_ps(t, w1, c##i##1);
+#define C_STEP()                                                                          \
+    do {                                                                                  \
+        __m256 t, b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);                     \
+        __m256 w0 = _mm256_load_ps(b + 16), w1 = _mm256_load_ps(b + 24);                  \
+        X_ALL(C_ROW1)                                                                     \
+        X_ALL(C_ROW2)                                                                     \
+        a += 4 * C_MR;                                                                    \
+        b += 4 * C_NR;                                                                    \
+    } while (0)
+#define C_ACCUMULATE()                                                                    \
+    const float *a = apv, *b = bpv;                                                       \
+    X_DECL(__m256);                                                                       \
+    if (accv) {                                                                           \
+        const float *acc = accv;                                                          \
+        X_ALL(C_LOAD)                                                                     \
+    } else {                                                                              \
+        X_ALL(C_ZERO)                                                                     \
+    }                                                                                     \
+    for (; kb >= 2; kb -= 2) {                                                            \
+        C_STEP();                                                                         \
+        C_STEP();                                                                         \
+    }                                                                                     \
+    if (kb > 0)                                                                           \
+        C_STEP();
+
+AVX2 static void c_tile(int64_t kb, const void *apv, const void *bpv, const void *accv,
+                        void *outv)
+{
+    C_ACCUMULATE()
+    float *out = outv;
+    X_ALL(C_STORE)
+}
+
+/* alpha/beta on interleaved lanes: the complex formula of the contract,
+ * with {x.im, x.re} from an in-lane swap of the pairs. */
+#define C_SWAP(v) _mm256_permute_ps(v, 0xB1)
+#define C_APPLY(v, off)                                                                   \
+    do {                                                                                  \
+        __m256 r;                                                                         \
+        if (beta0) {                                                                      \
+            r = _mm256_mul_ps(ar, v);                                                     \
+        } else {                                                                          \
+            __m256 old = _mm256_loadu_ps(ci + (off));                                     \
+            __m256 t = _mm256_mul_ps(br, old);                                            \
+            t = _mm256_fmadd_ps(bx, C_SWAP(old), t);                                      \
+            r = _mm256_fmadd_ps(ar, v, t);                                                \
+        }                                                                                 \
+        r = _mm256_fmadd_ps(ax, C_SWAP(v), r);                                            \
+        _mm256_storeu_ps(ci + (off), r);                                                  \
+    } while (0);
+#define C_OUT(i)                                                                          \
+    {                                                                                     \
+        float *ci = c + 2 * (i) * ldc;                                                    \
+        C_APPLY(c##i##0, 0)                                                               \
+        C_APPLY(c##i##1, 8)                                                               \
+    }
+
+AVX2 static void c_tile_c(int64_t kb, const void *apv, const void *bpv, const void *accv,
+                          void *cv, int64_t ldc, const void *alphav, const void *betav)
+{
+    C_ACCUMULATE()
+    float *c = cv;
+    const float *al = alphav, *be = betav;
+    const int beta0 = be[0] == 0 && be[1] == 0;
+    const __m256 ar = _mm256_set1_ps(al[0]), br = _mm256_set1_ps(be[0]);
+    const __m256 ax = _mm256_setr_ps(-al[1], al[1], -al[1], al[1], -al[1], al[1], -al[1], al[1]);
+    const __m256 bx = _mm256_setr_ps(-be[1], be[1], -be[1], be[1], -be[1], be[1], -be[1], be[1]);
+    X_ALL(C_OUT)
+}
+
+#define Z_ZERO(i) c##i##0 = _mm256_setzero_pd(); c##i##1 = _mm256_setzero_pd();
+#define Z_LOAD(i)                                                                         \
+    c##i##0 = _mm256_load_pd(acc + (i) * 2 * Z_NR);                                       \
+    c##i##1 = _mm256_load_pd(acc + (i) * 2 * Z_NR + 4);
+#define Z_STORE(i)                                                                        \
+    _mm256_store_pd(out + (i) * 2 * Z_NR, c##i##0);                                       \
+    _mm256_store_pd(out + (i) * 2 * Z_NR + 4, c##i##1);
+#define Z_ROW1(i)                                                                         \
+    t = _mm256_broadcast_sd(a + 4 * (i));                                                 \
+    c##i##0 = _mm256_fmadd_pd(t, b0, c##i##0);                                            \
+    c##i##1 = _mm256_fmadd_pd(t, b1, c##i##1);
+#define Z_ROW2(i)                                                                         \
+    t = _mm256_broadcast_pd((const __m128d *)(a + 4 * (i) + 2));                          \
+    c##i##0 = _mm256_fmadd_pd(t, w0, c##i##0);                                            \
+    c##i##1 = _mm256_fmadd_pd(t, w1, c##i##1);
+#define Z_STEP()                                                                          \
+    do {                                                                                  \
+        __m256d t, b0 = _mm256_load_pd(b), b1 = _mm256_load_pd(b + 4);                   \
+        __m256d w0 = _mm256_load_pd(b + 8), w1 = _mm256_load_pd(b + 12);                  \
+        X_ALL(Z_ROW1)                                                                     \
+        X_ALL(Z_ROW2)                                                                     \
+        a += 4 * Z_MR;                                                                    \
+        b += 4 * Z_NR;                                                                    \
+    } while (0)
+#define Z_ACCUMULATE()                                                                    \
+    const double *a = apv, *b = bpv;                                                      \
+    X_DECL(__m256d);                                                                      \
+    if (accv) {                                                                           \
+        const double *acc = accv;                                                         \
+        X_ALL(Z_LOAD)                                                                     \
+    } else {                                                                              \
+        X_ALL(Z_ZERO)                                                                     \
+    }                                                                                     \
+    for (; kb >= 2; kb -= 2) {                                                            \
+        Z_STEP();                                                                         \
+        Z_STEP();                                                                         \
+    }                                                                                     \
+    if (kb > 0)                                                                           \
+        Z_STEP();
+
+AVX2 static void z_tile(int64_t kb, const void *apv, const void *bpv, const void *accv,
+                        void *outv)
+{
+    Z_ACCUMULATE()
+    double *out = outv;
+    X_ALL(Z_STORE)
+}
+
+#define Z_SWAP(v) _mm256_permute_pd(v, 0x5)
+#define Z_APPLY(v, off)                                                                   \
+    do {                                                                                  \
+        __m256d r;                                                                        \
+        if (beta0) {                                                                      \
+            r = _mm256_mul_pd(ar, v);                                                     \
+        } else {                                                                          \
+            __m256d old = _mm256_loadu_pd(ci + (off));                                    \
+            __m256d t = _mm256_mul_pd(br, old);                                           \
+            t = _mm256_fmadd_pd(bx, Z_SWAP(old), t);                                      \
+            r = _mm256_fmadd_pd(ar, v, t);                                                \
+        }                                                                                 \
+        r = _mm256_fmadd_pd(ax, Z_SWAP(v), r);                                            \
+        _mm256_storeu_pd(ci + (off), r);                                                  \
+    } while (0);
+#define Z_OUT(i)                                                                          \
+    {                                                                                     \
+        double *ci = c + 2 * (i) * ldc;                                                   \
+        Z_APPLY(c##i##0, 0)                                                               \
+        Z_APPLY(c##i##1, 4)                                                               \
+    }
+
+AVX2 static void z_tile_c(int64_t kb, const void *apv, const void *bpv, const void *accv,
+                          void *cv, int64_t ldc, const void *alphav, const void *betav)
+{
+    Z_ACCUMULATE()
+    double *c = cv;
+    const double *al = alphav, *be = betav;
+    const int beta0 = be[0] == 0 && be[1] == 0;
+    const __m256d ar = _mm256_set1_pd(al[0]), br = _mm256_set1_pd(be[0]);
+    const __m256d ax = _mm256_setr_pd(-al[1], al[1], -al[1], al[1]);
+    const __m256d bx = _mm256_setr_pd(-be[1], be[1], -be[1], be[1]);
+    X_ALL(Z_OUT)
+}
+
+#define KERNEL(pre, MR, NR, MC, KC, NC, ELEM, PACKED, PACK_A, PACK_B)                     \
+    {                                                                                     \
+        .mr = MR, .nr = NR, .mc = MC, .kc = KC, .nc = NC, .elem = ELEM, .packed = PACKED, \
+        .pack_a = PACK_A, .pack_b = PACK_B, .tile = pre##_tile, .tile_c = pre##_tile_c,   \
+        .finish = pre##_finish,                                                           \
+    }
+
+const struct canon_isa_kernels canon_avx2_kernels = {
+    .name = "avx2",
+    .k = {
+        [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 1024, 4, 4, canon_pack_f32, canon_pack_f32),
+        [CANON_D] = KERNEL(d, D_MR, D_NR, 72, 256, 1024, 8, 8, canon_pack_f64, canon_pack_f64),
+        [CANON_C] = KERNEL(c, C_MR, C_NR, 64, 256, 512, 8, 16, c_pack_a, c_pack_b),
+        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 512, 16, 32, z_pack_a, z_pack_b),
+    },
+};

@@ -198,16 +198,22 @@ DEFINE_REAL(d, double, fma)
 DEFINE_COMPLEX(c, float, fmaf)
 DEFINE_COMPLEX(z, double, fma)
 
+#define KERNEL(pre, MR, NR, MC, KC, NC, T, PACK)                                          \
+    {                                                                                     \
+        .mr = MR, .nr = NR, .mc = MC, .kc = KC, .nc = NC, .elem = sizeof(T),              \
+        .packed = sizeof(T), .pack_a = PACK, .pack_b = PACK, .tile = pre##_tile,          \
+        .tile_c = pre##_tile_c, .finish = pre##_finish,                                   \
+    }
+
+typedef float complex_float[2];
+typedef double complex_double[2];
+
 const struct canon_isa_kernels canon_scalar_kernels = {
     .name = "scalar",
     .k = {
-        [CANON_S] = { R_MR, R_NR, 64, 256, 512, sizeof(float), canon_pack_f32, canon_pack_f32,
-                      s_tile, s_tile_c, s_finish },
-        [CANON_D] = { R_MR, R_NR, 64, 256, 512, sizeof(double), canon_pack_f64, canon_pack_f64,
-                      d_tile, d_tile_c, d_finish },
-        [CANON_C] = { Z_MR, Z_NR, 64, 256, 256, 2 * sizeof(float), canon_pack_c64, canon_pack_c64,
-                      c_tile, c_tile_c, c_finish },
-        [CANON_Z] = { Z_MR, Z_NR, 64, 256, 256, 2 * sizeof(double), canon_pack_c128, canon_pack_c128,
-                      z_tile, z_tile_c, z_finish },
+        [CANON_S] = KERNEL(s, R_MR, R_NR, 64, 256, 512, float, canon_pack_f32),
+        [CANON_D] = KERNEL(d, R_MR, R_NR, 64, 256, 512, double, canon_pack_f64),
+        [CANON_C] = KERNEL(c, Z_MR, Z_NR, 64, 256, 256, complex_float, canon_pack_c64),
+        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 256, complex_double, canon_pack_c128),
     },
 };

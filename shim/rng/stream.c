@@ -5,6 +5,7 @@
  * same call: same bytes; anything else: unrelated bytes.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -80,13 +81,47 @@ int rng_module_exempt(const char *module, const char *policy_list)
     return 0;
 }
 
-static int caller_exempt(const void *caller)
+static int module_exempt_at(const void *caller)
 {
     Dl_info info;
     if (!caller || !dladdr(caller, &info) || !info.dli_fname)
         return 0;
     const char *base = strrchr(info.dli_fname, '/');
     return rng_module_exempt(base ? base + 1 : info.dli_fname, core_cfg.rng_exempt);
+}
+
+/* dladdr walks the link map; call sites repeat. Each slot is one 64-bit
+ * word, (return address << 1) | exempt, so a racing writer can never pair
+ * one address with another's answer. A library unloaded and another
+ * loaded at the same address would keep a stale answer: the cache is
+ * flushed when the loaded-object count changes. */
+#define EXEMPT_CACHE 64
+static _Atomic uint64_t exempt_cache[EXEMPT_CACHE];
+static _Atomic unsigned long long exempt_cache_gen;
+
+static int first_object_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_adds + info->dlpi_subs;
+    return 1; /* the counters are global: the first object is enough */
+}
+
+static int caller_exempt(const void *caller)
+{
+    uintptr_t a = (uintptr_t)caller;
+    unsigned long long gen = 0;
+    dl_iterate_phdr(first_object_counts, &gen);
+    if (atomic_exchange(&exempt_cache_gen, gen) != gen)
+        for (int i = 0; i < EXEMPT_CACHE; i++)
+            atomic_store(&exempt_cache[i], 0);
+    size_t slot = (a >> 4) % EXEMPT_CACHE;
+    uint64_t v = atomic_load_explicit(&exempt_cache[slot], memory_order_relaxed);
+    if (v && (v >> 1) == a)
+        return (int)(v & 1);
+    int exempt = module_exempt_at(caller);
+    atomic_store_explicit(&exempt_cache[slot], ((uint64_t)a << 1) | (uint64_t)exempt,
+                          memory_order_relaxed);
+    return exempt;
 }
 
 enum rng_action rng_decide(const void *caller)
@@ -127,7 +162,11 @@ int rng_fill(int source, void *buf, size_t len)
 
     /* Keystream = ChaCha20 encryption of zeros. */
     memset(buf, 0, len);
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    /* One cipher context per thread, re-keyed per call (allocating one per
+     * call was a third of a pinned getrandom). */
+    static _Thread_local EVP_CIPHER_CTX *ctx;
+    if (!ctx)
+        ctx = EVP_CIPHER_CTX_new();
     int ok = ctx && chacha && EVP_EncryptInit_ex(ctx, chacha, NULL, key, iv);
     uint8_t *out = buf;
     for (size_t done = 0; ok && done < len;) {
@@ -135,7 +174,6 @@ int rng_fill(int source, void *buf, size_t len)
         ok = EVP_EncryptUpdate(ctx, out + done, &got, out + done, chunk) && got == chunk;
         done += (size_t)chunk;
     }
-    EVP_CIPHER_CTX_free(ctx);
     if (owned)
         guard_leave();
     if (!ok) /* never hand out zeros: fail, or (warn) let the caller use real entropy */
