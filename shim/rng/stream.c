@@ -141,6 +141,7 @@ enum rng_action rng_decide(const void *caller)
 
 int rng_fill(int source, void *buf, size_t len)
 {
+    pthread_once(&setup_once, setup);
     int owned = guard_enter(); /* OpenSSL must not see our own wrappers */
     uint64_t ordinal = atomic_fetch_add(&ordinals[source], 1);
     uint8_t material[512], key[32], iv[16] = { 0 };
