@@ -152,6 +152,21 @@ class Routine:
     operands: tuple
     ret: str = ''       # '', 'value' (an element), 'real', 'index'
     cblas_sub: bool = False  # also cblas_<name>_sub, result through a pointer
+    base: str = ''      # the routine's name without precision, for CANONICAL
+
+    def __post_init__(self):
+        if not self.base:
+            # The name of the 'c' (or any) precision with its letter dropped:
+            # cgemm -> gemm, csscal -> sscal is not wanted, so the template's
+            # own text decides: each('{p}gemm') gives 'gemm'.
+            object.__setattr__(self, 'base', _base_of(self.names))
+
+
+def _base_of(names):
+    """'gemm' for {s: sgemm, d: dgemm, ...}: the common suffix after the
+    precision letter; special names (csscal, scnrm2, isamax) keep theirs."""
+    suffixes = {n[1:] for p, n in names.items() if n.startswith(p)}
+    return suffixes.pop() if len(suffixes) == 1 else '/'.join(sorted(names.values()))
 
 
 XLEN_GEMV = "{trans} == 'N' ? {n} : {m}"
@@ -229,6 +244,7 @@ ROUTINES = (
 
 @dataclass
 class Wrapper:
+    base: str           # routine without precision: 'gemm', 'dotc', 'scal'...
     symbol: str
     fortran: bool
     prec: Prec
@@ -263,14 +279,15 @@ def expand():
                 prec = PRECS[p]
                 params = parse_params(routine.params)
                 f77_params = [q for q in params if q.name != 'order']
-                wrappers.append(Wrapper(variant.cblas(name), False, prec, p, variant, params,
+                base = routine.base
+                wrappers.append(Wrapper(base, variant.cblas(name), False, prec, p, variant, params,
                                         routine.operands,
                                         return_type(routine, prec, variant, False)))
                 if routine.cblas_sub:
-                    wrappers.append(Wrapper(variant.cblas(name + '_sub'), False, prec, p, variant,
+                    wrappers.append(Wrapper(base, variant.cblas(name + '_sub'), False, prec, p, variant,
                                             params + [Param('ret', 'out', True)],
                                             routine.operands, '', result_by_pointer=True))
-                wrappers.append(Wrapper(variant.f77(name), True, prec, p, variant, f77_params,
+                wrappers.append(Wrapper(base, variant.f77(name), True, prec, p, variant, f77_params,
                                         routine.operands,
                                         return_type(routine, prec, variant, True)))
     return wrappers
@@ -383,40 +400,79 @@ def emit_inputs(w):
     return lines
 
 
+# --- Canonical kernels --------------------------------------------------------
+# The call to detshim's own kernel for a routine, as a C template over the
+# same value names as the shapes ('{result}' is where a function result
+# goes). Every kernel returns 0, or nonzero when it declines the arguments
+# (the vendor BLAS then runs and reports the error). A routine absent here
+# falls back to pinned in canonical mode, and its records say so.
+CANONICAL = {
+    'gemm': 'canon_{p}gemm({order}, {transa}, {transb}, {m}, {n}, {k}, {alpha}, a, {lda}, '
+            'b, {ldb}, {beta}, c, {ldc})',
+}
+
+
+def canonical_call(w, base):
+    template = CANONICAL.get(base)
+    if not template:
+        return None
+    env = dict(w.env, p=w.pletter, result='ret' if w.result_by_pointer else '&ret')
+    return template.format(**env)
+
+
 def emit(w):
     fn = f'real_{w.symbol}_fn'
     ret = w.ret or 'void'
     decls = ', '.join(declare(param_type(w, p), p.name) for p in w.params)
     types = ', '.join(param_type(w, p) for p in w.params)
     args = ', '.join(p.name for p in w.params)
+    canon = canonical_call(w, w.base)
+    call_real = f'ret = real({args});' if w.ret else f'real({args});'
+    through = ([f'        return real({args});'] if w.ret else
+               ['    {', f'        real({args});', '        return;', '    }'])
     out = [f'typedef {ret} {fn}({types});',
            '',
            f'DETSHIM_EXPORT {ret} {w.symbol}({decls})',
            '{',
            '    static void *real_p;',
-           f'    {fn} *real = ({fn} *)(uintptr_t)resolve_real_cached(&real_p, "{w.symbol}");']
+           f'    {fn} *real = ({fn} *)(uintptr_t)resolve_real_cached(&real_p, "{w.symbol}");',
+           '    /* Re-entered from inside the shim or the vendor: straight through. */',
+           '    int traced = !guard_held() && trace_active();',
+           '    int mode = guard_held() ? BLAS_MODE_PASSTHROUGH : core_cfg.blas_mode;',
+           '    if (!traced && mode == BLAS_MODE_PASSTHROUGH)'] + through + [
+           '    guard_enter();']
     if w.ret:
-        out += ['    if (!trace_active() || !guard_enter())',
-                f'        return real({args});']
-    else:
-        out += ['    if (!trace_active() || !guard_enter()) {',
-                f'        real({args});',
-                '        return;',
-                '    }']
-    out += ['    struct trace_rec r;', f'    trace_rec_begin(&r, "{w.symbol}");']
+        out.append(f'    {w.ret} ret;')
     out += [char_local(w, p) for p in w.params if p.kind == 'enum']
-    out += [line for line in (record_param(w, p) for p in w.params) if line]
-    out += emit_inputs(w)
-    out.append(f'    {w.ret} ret = real({args});' if w.ret else f'    real({args});')
-    out += [record_operand(w, op, 'TRACE_ROLE_OUT', '    ') for op in w.operands if op.writes]
+    out += ['    struct trace_rec r;',
+            '    if (traced) {',
+            f'        trace_rec_begin(&r, "{w.symbol}");']
+    out += ['    ' + line for line in (record_param(w, p) for p in w.params) if line]
+    out += ['    ' + line for line in emit_inputs(w)]
+    out.append('    }')
+    out += ['    if (mode != BLAS_MODE_PASSTHROUGH)',
+            '        blas_pin_vendor();']
+    if canon:
+        out += ['    int how = BLAS_RAN_AS_MODE;',
+                f'    if (mode != BLAS_MODE_CANONICAL || ({canon}) != 0) {{',
+                f'        {call_real}',
+                '        if (mode == BLAS_MODE_CANONICAL)',
+                '            how = BLAS_RAN_DECLINED;',
+                '    }']
+    else:
+        out += [f'    {call_real}',
+                '    int how = mode == BLAS_MODE_CANONICAL ? BLAS_RAN_NO_KERNEL : BLAS_RAN_AS_MODE;']
+    out += ['    if (traced) {']
+    out += ['    ' + record_operand(w, op, 'TRACE_ROLE_OUT', '    ') for op in w.operands if op.writes]
     if w.ret:
-        out.append('    blas_rec_operand(&r, "result", TRACE_ROLE_OUT, '
+        out.append('        blas_rec_operand(&r, "result", TRACE_ROLE_OUT, '
                    'blas_digest_value(&ret, sizeof ret));')
     if w.result_by_pointer:
-        out.append(f'    blas_rec_operand(&r, "result", TRACE_ROLE_OUT, '
+        out.append(f'        blas_rec_operand(&r, "result", TRACE_ROLE_OUT, '
                    f'blas_digest_value(ret, {w.prec.elem}));')
-    out += ['    trace_rec_note(&r, "blas.mode", "passthrough");',
-            '    trace_rec_commit(&r);',
+    out += ['        blas_note_run(&r, mode, how);',
+            '        trace_rec_commit(&r);',
+            '    }',
             '    guard_leave();']
     if w.ret:
         out.append('    return ret;')
@@ -439,7 +495,9 @@ HEADER = '''\
 #include <stdint.h>
 
 #include "detshim/blas.h"
+#include "detshim/canonical.h"
 #include "detshim/core.h"
+#include "detshim/policy.h"
 #include "detshim/trace.h"
 '''
 

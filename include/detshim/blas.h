@@ -69,4 +69,19 @@ struct blas_digest blas_digest_value(const void *v, int size);
 /* Adds d to r as operand `name` with `role` (TRACE_ROLE_IN/OUT). */
 void blas_rec_operand(struct trace_rec *r, const char *name, int role, struct blas_digest d);
 
+/* Pinned mode (pinned.c): applies the policy's thread count through every
+ * vendor control found, once; safe to call before every vendor call. */
+void blas_pin_vendor(void);
+/* The count applied and the controls used, as trace notes. */
+const char *blas_threads_note(void);
+const char *blas_pinned_via_note(void);
+
+/* How a call ran, beyond its mode: canonical mode falls back to pinned for
+ * routines without a canonical kernel and for arguments a kernel declines. */
+enum blas_ran { BLAS_RAN_AS_MODE = 0, BLAS_RAN_NO_KERNEL = 1, BLAS_RAN_DECLINED = 2 };
+/* Adds the decision notes to a record: blas.mode (passthrough, pinned,
+ * canonical, or pinned with the reason canonical did not run) and, when
+ * the vendor ran pinned, blas.threads. */
+void blas_note_run(struct trace_rec *r, int mode, int how);
+
 #endif

@@ -28,6 +28,8 @@ struct core_config {
     int rng_pin;             /* enum policy_rng_pin */
     char rng_exempt[1024];   /* the policy's extra exempt modules */
     int blas_mode;           /* enum policy_blas_mode */
+    int blas_threads;        /* the policy's [blas] threads */
+    char isa[16];            /* DETSHIM_ISA, "" for the best the CPU has */
     int trace_frames;        /* call-site depth recorded */
 };
 

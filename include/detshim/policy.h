@@ -8,11 +8,12 @@
 
 #include <stddef.h>
 
-enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0 };
+enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0, BLAS_MODE_PINNED = 1, BLAS_MODE_CANONICAL = 2 };
 enum policy_rng_pin { RNG_PIN_ALL = 0, RNG_PIN_NONE = 1 };
 
 struct policy {
     int blas_mode;
+    int blas_threads; /* pinned: the vendor's thread count; canonical: ours */
     int trace_frames;
     unsigned long long seed;
     int rng_pin;

@@ -16,6 +16,201 @@
 #define AVX2 __attribute__((target("avx2,fma")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2,fma")))
 
+/* ---- packing -------------------------------------------------------------
+ * Same layout as the generic packers (canonical_kernels.h); these only move
+ * data faster for full strips of the register-tile widths used here, and
+ * hand anything else to the generic code. Packing reorders copies, never
+ * arithmetic, so it cannot change a result bit. */
+
+/* Transposes 8 rows of 8 floats (r[i] = row i) in place: r[p] = column p. */
+INLINE_AVX2 void transpose8_ps(__m256 r[8])
+{
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* Lanes 0 .. n-1 set, for masked loads (which never touch masked-out
+ * lanes, so a strip may end at the edge of a mapping). */
+INLINE_AVX2 __m256i lanes_ps(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+INLINE_AVX2 __m256i lanes_pd(int n)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+/* Row i of a strip at column p, or zero for a padding row. */
+INLINE_AVX2 __m256 row_ps(const float *x, int64_t rs, int i, int h, int64_t p)
+{
+    return i < h ? _mm256_loadu_ps(x + i * rs + p) : _mm256_setzero_ps();
+}
+
+INLINE_AVX2 __m256d row_pd(const double *x, int64_t rs, int i, int h, int64_t p)
+{
+    return i < h ? _mm256_loadu_pd(x + i * rs + p) : _mm256_setzero_pd();
+}
+
+/* One strip of r rows (6 or 16), h of them real, whose rows are
+ * contiguous (cs == 1): 8 columns of 8 rows at a time are loaded and
+ * transposed, so the strip is written in order. */
+AVX2 static void s_pack_rows(int r, int h, int64_t kb, const float *x, int64_t rs, float *dst)
+{
+    int64_t p = 0;
+    for (; p + 8 <= kb; p += 8) {
+        __m256 v[8];
+        if (r == 16) {
+            for (int i0 = 0; i0 < 16; i0 += 8) {
+                for (int i = 0; i < 8; i++)
+                    v[i] = row_ps(x, rs, i0 + i, h, p);
+                transpose8_ps(v);
+                for (int q = 0; q < 8; q++)
+                    _mm256_store_ps(dst + (p + q) * 16 + i0, v[q]);
+            }
+        } else {
+            for (int i = 0; i < 6; i++)
+                v[i] = row_ps(x, rs, i, h, p);
+            v[6] = v[7] = _mm256_setzero_ps();
+            transpose8_ps(v);
+            /* Each store spills 2 lanes into the next group, which the
+             * next store overwrites; the last one does not spill. */
+            float *d = dst + p * 6;
+            for (int q = 0; q < 7; q++)
+                _mm256_storeu_ps(d + q * 6, v[q]);
+            _mm_storeu_ps(d + 42, _mm256_castps256_ps128(v[7]));
+            _mm_storel_pi((__m64 *)(d + 46), _mm256_extractf128_ps(v[7], 1));
+        }
+    }
+    for (; p < kb; p++)
+        for (int i = 0; i < r; i++)
+            dst[p * r + i] = i < h ? x[i * rs + p] : 0.0f;
+}
+
+/* The same for a strip whose columns are contiguous (rs == 1). */
+AVX2 static void s_pack_cols(int r, int h, int64_t kb, const float *x, int64_t cs, float *dst)
+{
+    if (r == 16) {
+        __m256i m0 = lanes_ps(h), m1 = lanes_ps(h - 8);
+        for (int64_t p = 0; p < kb; p++, dst += 16) {
+            _mm256_store_ps(dst, _mm256_maskload_ps(x + p * cs, m0));
+            _mm256_store_ps(dst + 8, _mm256_maskload_ps(x + p * cs + 8, m1));
+        }
+    } else {
+        __m256i m = lanes_ps(h);
+        for (int64_t p = 0; p < kb; p++, dst += 6) {
+            __m256 v = _mm256_maskload_ps(x + p * cs, m);
+            _mm_storeu_ps(dst, _mm256_castps256_ps128(v));
+            _mm_storel_pi((__m64 *)(dst + 4), _mm256_extractf128_ps(v, 1));
+        }
+    }
+}
+
+AVX2 static void s_pack(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,
+                        int conj, void *dstv)
+{
+    const float *x = xv;
+    float *dst = dstv;
+    if ((r != 6 && r != 16) || (rs != 1 && cs != 1)) {
+        canon_pack_f32(r, rows, kb, x, rs, cs, conj, dst);
+        return;
+    }
+    for (int64_t i0 = 0; i0 < rows; i0 += r, dst += kb * r) {
+        int h = rows - i0 < r ? (int)(rows - i0) : r;
+        if (cs == 1)
+            s_pack_rows(r, h, kb, x + i0 * rs, rs, dst);
+        else
+            s_pack_cols(r, h, kb, x + i0, cs, dst);
+    }
+}
+
+/* Doubles: the same with 4 x 4 transposes, for r = 6 or 8. */
+INLINE_AVX2 void transpose4_pd(__m256d r[4])
+{
+    __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+AVX2 static void d_pack_rows(int r, int h, int64_t kb, const double *x, int64_t rs, double *dst)
+{
+    int64_t p = 0;
+    for (; p + 4 <= kb; p += 4) {
+        int i0 = 0;
+        for (; i0 + 4 <= r; i0 += 4) {
+            __m256d v[4];
+            for (int i = 0; i < 4; i++)
+                v[i] = row_pd(x, rs, i0 + i, h, p);
+            transpose4_pd(v);
+            for (int q = 0; q < 4; q++)
+                _mm256_storeu_pd(dst + (p + q) * r + i0, v[q]);
+        }
+        if (i0 < r) { /* two rows left (r == 6) */
+            __m256d a = row_pd(x, rs, i0, h, p), b = row_pd(x, rs, i0 + 1, h, p);
+            __m256d lo = _mm256_unpacklo_pd(a, b), hi = _mm256_unpackhi_pd(a, b);
+            _mm_storeu_pd(dst + p * r + i0, _mm256_castpd256_pd128(lo));
+            _mm_storeu_pd(dst + (p + 1) * r + i0, _mm256_castpd256_pd128(hi));
+            _mm_storeu_pd(dst + (p + 2) * r + i0, _mm256_extractf128_pd(lo, 1));
+            _mm_storeu_pd(dst + (p + 3) * r + i0, _mm256_extractf128_pd(hi, 1));
+        }
+    }
+    for (; p < kb; p++)
+        for (int i = 0; i < r; i++)
+            dst[p * r + i] = i < h ? x[i * rs + p] : 0.0;
+}
+
+AVX2 static void d_pack_cols(int r, int h, int64_t kb, const double *x, int64_t cs, double *dst)
+{
+    __m256i m0 = lanes_pd(h), m1 = lanes_pd(h - 4);
+    if (r == 8) {
+        for (int64_t p = 0; p < kb; p++, dst += 8) {
+            _mm256_store_pd(dst, _mm256_maskload_pd(x + p * cs, m0));
+            _mm256_store_pd(dst + 4, _mm256_maskload_pd(x + p * cs + 4, m1));
+        }
+    } else {
+        __m128i m1x = _mm256_castsi256_si128(m1);
+        for (int64_t p = 0; p < kb; p++, dst += 6) {
+            _mm256_storeu_pd(dst, _mm256_maskload_pd(x + p * cs, m0));
+            _mm_storeu_pd(dst + 4, _mm_maskload_pd(x + p * cs + 4, m1x));
+        }
+    }
+}
+
+AVX2 static void d_pack(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,
+                        int conj, void *dstv)
+{
+    const double *x = xv;
+    double *dst = dstv;
+    if ((r != 6 && r != 8) || (rs != 1 && cs != 1)) {
+        canon_pack_f64(r, rows, kb, x, rs, cs, conj, dst);
+        return;
+    }
+    for (int64_t i0 = 0; i0 < rows; i0 += r, dst += kb * r) {
+        int h = rows - i0 < r ? (int)(rows - i0) : r;
+        if (cs == 1)
+            d_pack_rows(r, h, kb, x + i0 * rs, rs, dst);
+        else
+            d_pack_cols(r, h, kb, x + i0, cs, dst);
+    }
+}
+
 /* ---- float: 6 x 16 ------------------------------------------------------ */
 
 #define S_MR 6
@@ -101,22 +296,33 @@ AVX2 static void s_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
     }
 }
 
+/* Edge tiles: the same formula, 8 lanes where a row has them. */
 AVX2 static void s_finish(int64_t rows, int64_t cols, const void *sv, void *cv, int64_t ldc,
                           const void *alphav, const void *betav)
 {
     const float *s = sv;
     float *c = cv;
     const float alpha = *(const float *)alphav, beta = *(const float *)betav;
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) {
-            float *cij = c + i * ldc + j;
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    for (int64_t i = 0; i < rows; i++, s += S_NR, c += ldc) {
+        int64_t j = 0;
+        for (; j + 8 <= cols; j += 8) {
+            __m256 v = _mm256_load_ps(s + j);
+            if (beta == 0)
+                _mm256_storeu_ps(c + j, _mm256_mul_ps(va, v));
+            else
+                _mm256_storeu_ps(c + j, _mm256_fmadd_ps(va, v,
+                                                        _mm256_mul_ps(vb, _mm256_loadu_ps(c + j))));
+        }
+        for (; j < cols; j++) {
             if (beta == 0) {
-                *cij = alpha * s[i * S_NR + j];
+                c[j] = alpha * s[j];
             } else {
-                float t = beta * *cij;
-                *cij = __builtin_fmaf(alpha, s[i * S_NR + j], t);
+                float t = beta * c[j];
+                c[j] = __builtin_fmaf(alpha, s[j], t);
             }
         }
+    }
 }
 
 /* ---- double: 6 x 8 ------------------------------------------------------ */
@@ -201,16 +407,26 @@ AVX2 static void d_finish(int64_t rows, int64_t cols, const void *sv, void *cv, 
     const double *s = sv;
     double *c = cv;
     const double alpha = *(const double *)alphav, beta = *(const double *)betav;
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) {
-            double *cij = c + i * ldc + j;
+    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
+    for (int64_t i = 0; i < rows; i++, s += D_NR, c += ldc) {
+        int64_t j = 0;
+        for (; j + 4 <= cols; j += 4) {
+            __m256d v = _mm256_load_pd(s + j);
+            if (beta == 0)
+                _mm256_storeu_pd(c + j, _mm256_mul_pd(va, v));
+            else
+                _mm256_storeu_pd(c + j, _mm256_fmadd_pd(va, v,
+                                                        _mm256_mul_pd(vb, _mm256_loadu_pd(c + j))));
+        }
+        for (; j < cols; j++) {
             if (beta == 0) {
-                *cij = alpha * s[i * D_NR + j];
+                c[j] = alpha * s[j];
             } else {
-                double t = beta * *cij;
-                *cij = __builtin_fma(alpha, s[i * D_NR + j], t);
+                double t = beta * c[j];
+                c[j] = __builtin_fma(alpha, s[j], t);
             }
         }
+    }
 }
 
 /* ---- complex ------------------------------------------------------------
@@ -502,8 +718,8 @@ AVX2 static void z_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
 const struct canon_isa_kernels canon_avx2_kernels = {
     .name = "avx2",
     .k = {
-        [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 1024, 4, 4, canon_pack_f32, canon_pack_f32),
-        [CANON_D] = KERNEL(d, D_MR, D_NR, 72, 256, 1024, 8, 8, canon_pack_f64, canon_pack_f64),
+        [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 1024, 4, 4, s_pack, s_pack),
+        [CANON_D] = KERNEL(d, D_MR, D_NR, 72, 256, 1024, 8, 8, d_pack, d_pack),
         [CANON_C] = KERNEL(c, C_MR, C_NR, 64, 256, 512, 8, 16, c_pack_a, c_pack_b),
         [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 512, 16, 32, z_pack_a, z_pack_b),
     },

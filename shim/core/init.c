@@ -17,7 +17,7 @@
 #include "detshim/lineage.h"
 #include "detshim/policy.h"
 
-struct core_config core_cfg = { .trace_frames = 4 };
+struct core_config core_cfg = { .trace_frames = 4, .blas_threads = 1 };
 
 int core_once(struct core_once *o, void (*fn)(void))
 {
@@ -81,11 +81,25 @@ static void read_policy(void)
     snprintf(core_cfg.policy_path, sizeof core_cfg.policy_path, "%s", p.path);
     snprintf(core_cfg.policy_digest, sizeof core_cfg.policy_digest, "%s", p.digest);
     core_cfg.blas_mode = p.blas_mode;
+    core_cfg.blas_threads = p.blas_threads;
     core_cfg.trace_frames = p.trace_frames;
     core_cfg.seed = p.seed;
     core_cfg.rng_pin = p.rng_pin;
     snprintf(core_cfg.rng_exempt, sizeof core_cfg.rng_exempt, "%s", p.rng_exempt);
     core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.path, p.digest);
+}
+
+static void read_isa(void)
+{
+    const char *v = getenv("DETSHIM_ISA");
+    if (!v || !*v || strcmp(v, "auto") == 0)
+        return;
+    if (strcmp(v, "scalar") != 0 && strcmp(v, "avx2") != 0 && strcmp(v, "avx512") != 0) {
+        core_fail("DETSHIM_ISA (the best path the CPU has is used)",
+                  "DETSHIM_ISA=%s is not scalar, avx2, avx512 or auto", v);
+        return;
+    }
+    snprintf(core_cfg.isa, sizeof core_cfg.isa, "%s", v);
 }
 
 static void read_seed(void)
@@ -156,6 +170,7 @@ static void init_once(void)
     read_log_level();
     read_policy();
     read_seed();
+    read_isa();
     read_trace_dir();
 }
 

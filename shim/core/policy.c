@@ -39,13 +39,28 @@ static int set_error(struct parse_state *st, const char *fmt, const char *a, con
 
 static int on_blas(struct parse_state *st, const char *key, const char *value)
 {
-    if (strcmp(key, "mode") != 0)
-        return set_error(st, "unknown key '%s' in [blas] (known: %s)", key, "mode");
-    if (strcmp(value, "passthrough") == 0) {
-        st->p->blas_mode = BLAS_MODE_PASSTHROUGH;
+    if (strcmp(key, "mode") == 0) {
+        static const char *const modes[] = { [BLAS_MODE_PASSTHROUGH] = "passthrough",
+                                             [BLAS_MODE_PINNED] = "pinned",
+                                             [BLAS_MODE_CANONICAL] = "canonical" };
+        for (int m = 0; m < 3; m++) {
+            if (strcmp(value, modes[m]) == 0) {
+                st->p->blas_mode = m;
+                return 1;
+            }
+        }
+        return set_error(st, "bad value '%s' for [blas] mode (expected: %s)", value,
+                         "passthrough, pinned or canonical");
+    }
+    if (strcmp(key, "threads") == 0) {
+        unsigned long long v;
+        if (parse_uint(value, 256, &v) != 0 || v == 0)
+            return set_error(st, "bad value '%s' for [blas] threads (%s)", value,
+                             "expected a whole number from 1 to 256");
+        st->p->blas_threads = (int)v;
         return 1;
     }
-    return set_error(st, "bad value '%s' for [blas] mode (expected: %s)", value, "passthrough");
+    return set_error(st, "unknown key '%s' in [blas] (known: %s)", key, "mode, threads");
 }
 
 static int on_trace(struct parse_state *st, const char *key, const char *value)
@@ -158,6 +173,7 @@ int policy_load(const char *path, struct policy *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->blas_mode = BLAS_MODE_PASSTHROUGH;
+    p->blas_threads = 1;
     p->trace_frames = 4;
     snprintf(p->path, sizeof p->path, "%s", path);
 

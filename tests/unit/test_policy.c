@@ -67,7 +67,7 @@ static void expect_error(const char *text, const char *want)
 static void test_unknown_key_names_file_and_line(void **state)
 {
     (void)state;
-    expect_error("[blas]\nmode = passthrough\nthreads = 4\n", "bad.policy:3: unknown key 'threads' in [blas]");
+    expect_error("[blas]\nmode = passthrough\ncores = 4\n", "bad.policy:3: unknown key 'cores' in [blas]");
 }
 
 static void test_unknown_section_names_file_and_line(void **state)
@@ -81,6 +81,7 @@ static void test_bad_values_are_errors(void **state)
 {
     (void)state;
     expect_error("[blas]\nmode = fast\n", "bad.policy:2: bad value 'fast' for [blas] mode");
+    expect_error("[blas]\nthreads = 0\n", "bad.policy:2: bad value '0' for [blas] threads");
     expect_error("[trace]\nframes = 17\n", "bad.policy:2: bad value '17' for [trace] frames");
     expect_error("[trace]\nframes = -1\n", "bad.policy:2:");
     expect_error("[rng]\nseed = 12abc\n", "bad.policy:2: bad value '12abc' for [rng] seed");

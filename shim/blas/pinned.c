@@ -1,0 +1,104 @@
+/* Pinned mode: the vendor BLAS made run-to-run deterministic through its
+ * own controls. A vendor's kernels are deterministic for a fixed thread
+ * count (they split work the same way every time); what varies is the
+ * count, which OpenBLAS, BLIS and MKL pick from the machine and the load.
+ * Before the first call in pinned or canonical mode the policy's count is
+ * applied through every control a loaded library offers, and every record
+ * carries it as a decision. The BLAS is usually loaded after our start-up
+ * (PyTorch loads it on import), so this happens at the first call, not in
+ * the constructor.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "detshim/blas.h"
+#include "detshim/canonical.h"
+#include "detshim/core.h"
+#include "detshim/policy.h"
+#include "detshim/trace.h"
+
+/* Thread-count setters by library; BLIS takes its 64-bit dim_t, the
+ * others an int. */
+static const struct {
+    const char *name;
+    int takes_int64;
+} thread_setters[] = {
+    { "openblas_set_num_threads", 0 },          /* OpenBLAS */
+    { "openblas_set_num_threads64_", 0 },       /* OpenBLAS ILP64, suffixed */
+    { "scipy_openblas_set_num_threads64_", 0 }, /* numpy 2.x's bundled OpenBLAS */
+    { "goto_set_num_threads", 0 },              /* OpenBLAS, GotoBLAS name */
+    { "bli_thread_set_num_threads", 1 },        /* BLIS */
+    { "MKL_Set_Num_Threads", 0 },               /* MKL */
+};
+
+static atomic_int pinned_state; /* 0 not yet, 1 applying, 2 done */
+static char threads_note[16] = "1";
+static char applied_note[256] = "none found";
+
+void blas_pin_vendor(void)
+{
+    if (atomic_load_explicit(&pinned_state, memory_order_acquire) == 2)
+        return;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&pinned_state, &expected, 1)) {
+        while (atomic_load_explicit(&pinned_state, memory_order_acquire) != 2)
+            ;
+        return;
+    }
+    int n = core_cfg.blas_threads;
+    /* Our kernels: the count changes no bit, the ISA path changes no bit;
+     * DETSHIM_ISA exists to prove the latter. */
+    canon_set_threads(n);
+    if (core_cfg.isa[0] && canon_set_isa(core_cfg.isa) != 0)
+        core_fail("DETSHIM_ISA (the best path the CPU has is used)",
+                  "DETSHIM_ISA=%s: this CPU or build has no such path; use scalar, avx2, "
+                  "avx512 or auto", core_cfg.isa);
+    snprintf(threads_note, sizeof threads_note, "%d", n);
+    size_t used = 0;
+    applied_note[0] = 0;
+    for (size_t i = 0; i < sizeof thread_setters / sizeof *thread_setters; i++) {
+        void *fn = resolve_real(thread_setters[i].name);
+        if (!fn)
+            continue;
+        if (thread_setters[i].takes_int64)
+            ((void (*)(int64_t))(uintptr_t)fn)(n);
+        else
+            ((void (*)(int))(uintptr_t)fn)(n);
+        used += (size_t)snprintf(applied_note + used, sizeof applied_note - used, "%s%s",
+                                 used ? "," : "", thread_setters[i].name);
+        if (used >= sizeof applied_note)
+            break;
+    }
+    /* MKL also adapts its count to the load unless told not to. */
+    void *dyn = resolve_real("MKL_Set_Dynamic");
+    if (dyn)
+        ((void (*)(int))(uintptr_t)dyn)(0);
+    if (!applied_note[0])
+        snprintf(applied_note, sizeof applied_note, "none found");
+    core_log(LOG_INFO, "BLAS pinned to %d thread%s via %s", n, n == 1 ? "" : "s", applied_note);
+    atomic_store_explicit(&pinned_state, 2, memory_order_release);
+}
+
+const char *blas_threads_note(void)
+{
+    return threads_note;
+}
+
+const char *blas_pinned_via_note(void)
+{
+    return applied_note;
+}
+
+void blas_note_run(struct trace_rec *r, int mode, int how)
+{
+    static const char *const ran[3][3] = {
+        [BLAS_MODE_PASSTHROUGH] = { "passthrough", "passthrough", "passthrough" },
+        [BLAS_MODE_PINNED] = { "pinned", "pinned", "pinned" },
+        [BLAS_MODE_CANONICAL] = { "canonical", "pinned (no canonical kernel)",
+                                  "pinned (canonical kernel declined the arguments)" },
+    };
+    trace_rec_note(r, "blas.mode", ran[mode][how]);
+    if (mode == BLAS_MODE_PINNED || (mode == BLAS_MODE_CANONICAL && how != BLAS_RAN_AS_MODE))
+        trace_rec_note(r, "blas.threads", blas_threads_note());
+}

@@ -1,0 +1,642 @@
+/* Unit tests of the canonical GEMM (shim/blas/canonical_gemm*.c): its
+ * results equal, bit for bit, a slow obvious implementation of the order
+ * documented in detshim/canonical.h, for every element type, layout,
+ * transpose, leading dimension, alpha/beta class, blocking, thread count
+ * and instruction-set path this machine has; BLAS argument rules and the
+ * alpha == 0 / beta == 0 semantics hold; padding is never written.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "detshim/canonical.h"
+#include "detshim/canonical_kernels.h"
+
+/* ---- the reference: the contract, written as plainly as possible ------ */
+
+static const size_t elem_size[CANON_NTYPES] = { 4, 8, 8, 16 };
+
+/* Element (i, j) of a rows x cols matrix stored in `order` with leading
+ * dimension ld: its index in elements. */
+static int64_t at(char order, int64_t i, int64_t j, int64_t ld)
+{
+    return order == 'C' ? i + j * ld : i * ld + j;
+}
+
+/* op(X)[i][p] of X stored in `order`, transposed when trans != 'N'. */
+static int64_t op_at(char order, char trans, int64_t i, int64_t p, int64_t ld)
+{
+    return trans == 'N' ? at(order, i, p, ld) : at(order, p, i, ld);
+}
+
+static void ref_real_s(char order, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                       float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                       float beta, float *c, int64_t ldc)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float *cij = c + at(order, i, j, ldc);
+            if (alpha == 0 || k == 0) {
+                if (beta != 1)
+                    *cij = beta == 0 ? 0.0f : beta * *cij;
+                continue;
+            }
+            float s = 0;
+            for (int64_t p = 0; p < k; p++)
+                s = fmaf(a[op_at(order, ta, i, p, lda)], b[op_at(order, tb, p, j, ldb)], s);
+            if (beta == 0) {
+                *cij = alpha * s;
+            } else {
+                float t = beta * *cij;
+                *cij = fmaf(alpha, s, t);
+            }
+        }
+}
+
+static void ref_real_d(char order, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                       double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+                       double beta, double *c, int64_t ldc)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double *cij = c + at(order, i, j, ldc);
+            if (alpha == 0 || k == 0) {
+                if (beta != 1)
+                    *cij = beta == 0 ? 0.0 : beta * *cij;
+                continue;
+            }
+            double s = 0;
+            for (int64_t p = 0; p < k; p++)
+                s = fma(a[op_at(order, ta, i, p, lda)], b[op_at(order, tb, p, j, ldb)], s);
+            if (beta == 0) {
+                *cij = alpha * s;
+            } else {
+                double t = beta * *cij;
+                *cij = fma(alpha, s, t);
+            }
+        }
+}
+
+/* Complex, in double or float through one body: T is the part type, FMA
+ * its fma. */
+#define REF_COMPLEX(name, T, FMA)                                                         \
+    static void name(char order, char ta, char tb, int64_t m, int64_t n, int64_t k,       \
+                     const T *al, const T *a, int64_t lda, const T *b, int64_t ldb,       \
+                     const T *be, T *c, int64_t ldc)                                      \
+    {                                                                                     \
+        int alpha0 = al[0] == 0 && al[1] == 0, beta0 = be[0] == 0 && be[1] == 0;          \
+        int beta1 = be[0] == 1 && be[1] == 0;                                             \
+        for (int64_t i = 0; i < m; i++)                                                   \
+            for (int64_t j = 0; j < n; j++) {                                             \
+                T *cij = c + 2 * at(order, i, j, ldc);                                    \
+                if (alpha0 || k == 0) {                                                   \
+                    if (beta1)                                                            \
+                        continue;                                                         \
+                    if (beta0) {                                                          \
+                        cij[0] = cij[1] = 0;                                              \
+                        continue;                                                         \
+                    }                                                                     \
+                    T tr = be[0] * cij[0], ti = be[0] * cij[1];                           \
+                    tr = FMA(-be[1], cij[1], tr);                                         \
+                    ti = FMA(be[1], cij[0], ti);                                          \
+                    cij[0] = tr, cij[1] = ti;                                             \
+                    continue;                                                             \
+                }                                                                         \
+                T sr = 0, si = 0;                                                         \
+                for (int64_t p = 0; p < k; p++) {                                         \
+                    const T *x = a + 2 * op_at(order, ta, i, p, lda);                     \
+                    const T *y = b + 2 * op_at(order, tb, p, j, ldb);                     \
+                    T ar = x[0], ai = ta == 'C' ? -x[1] : x[1];                           \
+                    T br = y[0], bi = tb == 'C' ? -y[1] : y[1];                           \
+                    sr = FMA(ar, br, sr);                                                 \
+                    sr = FMA(-ai, bi, sr);                                                \
+                    si = FMA(ar, bi, si);                                                 \
+                    si = FMA(ai, br, si);                                                 \
+                }                                                                         \
+                T rr, ri;                                                                 \
+                if (beta0) {                                                              \
+                    rr = al[0] * sr;                                                      \
+                    rr = FMA(-al[1], si, rr);                                             \
+                    ri = al[0] * si;                                                      \
+                    ri = FMA(al[1], sr, ri);                                              \
+                } else {                                                                  \
+                    T tr = be[0] * cij[0], ti = be[0] * cij[1];                           \
+                    tr = FMA(-be[1], cij[1], tr);                                         \
+                    ti = FMA(be[1], cij[0], ti);                                          \
+                    rr = FMA(al[0], sr, tr);                                              \
+                    rr = FMA(-al[1], si, rr);                                             \
+                    ri = FMA(al[0], si, ti);                                              \
+                    ri = FMA(al[1], sr, ri);                                              \
+                }                                                                         \
+                cij[0] = rr, cij[1] = ri;                                                 \
+            }                                                                             \
+    }
+
+REF_COMPLEX(ref_complex_c, float, fmaf)
+REF_COMPLEX(ref_complex_z, double, fma)
+
+/* alpha, beta: pointers to one element of the type (a pair for complex). */
+static void ref_gemm(enum canon_type t, char order, char ta, char tb, int64_t m, int64_t n,
+                     int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
+                     int64_t ldb, const void *beta, void *c, int64_t ldc)
+{
+    switch (t) {
+    case CANON_S:
+        ref_real_s(order, ta, tb, m, n, k, *(const float *)alpha, a, lda, b, ldb,
+                   *(const float *)beta, c, ldc);
+        break;
+    case CANON_D:
+        ref_real_d(order, ta, tb, m, n, k, *(const double *)alpha, a, lda, b, ldb,
+                   *(const double *)beta, c, ldc);
+        break;
+    case CANON_C:
+        ref_complex_c(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        break;
+    default:
+        ref_complex_z(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        break;
+    }
+}
+
+static int canon_gemm(enum canon_type t, char order, char ta, char tb, int64_t m, int64_t n,
+                      int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
+                      int64_t ldb, const void *beta, void *c, int64_t ldc)
+{
+    switch (t) {
+    case CANON_S:
+        return canon_sgemm(order, ta, tb, m, n, k, *(const float *)alpha, a, lda, b, ldb,
+                           *(const float *)beta, c, ldc);
+    case CANON_D:
+        return canon_dgemm(order, ta, tb, m, n, k, *(const double *)alpha, a, lda, b, ldb,
+                           *(const double *)beta, c, ldc);
+    case CANON_C:
+        return canon_cgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    default:
+        return canon_zgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    }
+}
+
+/* ---- operands ----------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+static double uniform(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* Fills n parts (floats or doubles) with values of full precision and
+ * mixed magnitudes, so any change of order or rounding shows in the bits. */
+static void fill(void *p, size_t parts, int dbl)
+{
+    for (size_t i = 0; i < parts; i++) {
+        double v = uniform() * ldexp(1.0, (int)(uniform() * 6));
+        if (dbl)
+            ((double *)p)[i] = v;
+        else
+            ((float *)p)[i] = (float)v;
+    }
+}
+
+static int is_double(enum canon_type t)
+{
+    return t == CANON_D || t == CANON_Z;
+}
+
+static int is_complex(enum canon_type t)
+{
+    return t == CANON_C || t == CANON_Z;
+}
+
+/* The scalars a test uses: class 0 (zero), 1 (one), 2 (minus one), 3 (other),
+ * as an element of type t (complex "other" has both parts non-zero). */
+static void scalar(enum canon_type t, int cls, void *out)
+{
+    static const double re[4] = { 0, 1, -1, 0.7071067811865476 };
+    static const double im[4] = { 0, 0, 0, -0.3333333333333333 };
+    if (is_double(t)) {
+        ((double *)out)[0] = re[cls];
+        if (is_complex(t))
+            ((double *)out)[1] = im[cls];
+    } else {
+        ((float *)out)[0] = (float)re[cls];
+        if (is_complex(t))
+            ((float *)out)[1] = (float)im[cls];
+    }
+}
+
+/* One problem: operands with padded leading dimensions, run through the
+ * canonical kernel and the reference from the same starting C; returns 1
+ * when the whole C buffers, padding included, are the same bits. */
+struct problem {
+    enum canon_type t;
+    char order, ta, tb;
+    int64_t m, n, k;
+    int alpha_cls, beta_cls;
+    int nan_c; /* fill C with NaN */
+};
+
+static int64_t stored_rows(char order, char trans, int64_t rows, int64_t cols)
+{
+    /* Runs (columns for 'C', rows for 'R') and their length. */
+    int64_t r = trans == 'N' ? rows : cols, c = trans == 'N' ? cols : rows;
+    return order == 'C' ? c : r;
+}
+
+static int64_t run_length(char order, char trans, int64_t rows, int64_t cols)
+{
+    int64_t r = trans == 'N' ? rows : cols, c = trans == 'N' ? cols : rows;
+    return order == 'C' ? r : c;
+}
+
+static int check_problem(const struct problem *pr)
+{
+    const size_t es = elem_size[pr->t];
+    const int dbl = is_double(pr->t), parts_per = is_complex(pr->t) ? 2 : 1;
+    int64_t lda = run_length(pr->order, pr->ta, pr->m, pr->k) + 3;
+    int64_t ldb = run_length(pr->order, pr->tb, pr->k, pr->n) + 2;
+    int64_t ldc = run_length(pr->order, 'N', pr->m, pr->n) + 1;
+    size_t na = (size_t)(lda * (stored_rows(pr->order, pr->ta, pr->m, pr->k) + 1));
+    size_t nb = (size_t)(ldb * (stored_rows(pr->order, pr->tb, pr->k, pr->n) + 1));
+    size_t nc = (size_t)(ldc * (stored_rows(pr->order, 'N', pr->m, pr->n) + 1));
+    void *a = malloc(na * es), *b = malloc(nb * es), *c = malloc(nc * es), *r = malloc(nc * es);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    assert_non_null(r);
+    fill(a, na * parts_per, dbl);
+    fill(b, nb * parts_per, dbl);
+    fill(c, nc * parts_per, dbl);
+    if (pr->nan_c)
+        for (size_t i = 0; i < nc * parts_per; i++) {
+            if (dbl)
+                ((double *)c)[i] = NAN;
+            else
+                ((float *)c)[i] = NAN;
+        }
+    memcpy(r, c, nc * es);
+    double alpha[2], beta[2];
+    scalar(pr->t, pr->alpha_cls, alpha);
+    scalar(pr->t, pr->beta_cls, beta);
+
+    int rc = canon_gemm(pr->t, pr->order, pr->ta, pr->tb, pr->m, pr->n, pr->k, alpha, a, lda, b,
+                        ldb, beta, c, ldc);
+    ref_gemm(pr->t, pr->order, pr->ta, pr->tb, pr->m, pr->n, pr->k, alpha, a, lda, b, ldb, beta,
+             r, ldc);
+    int same = rc == 0 && memcmp(c, r, nc * es) == 0;
+    if (!same)
+        print_message("differs: type %d %c%c%c m=%lld n=%lld k=%lld alpha %d beta %d isa %s "
+                      "threads %d rc %d\n",
+                      pr->t, pr->order, pr->ta, pr->tb, (long long)pr->m, (long long)pr->n,
+                      (long long)pr->k, pr->alpha_cls, pr->beta_cls, canon_isa(),
+                      canon_threads(), rc);
+    free(a);
+    free(b);
+    free(c);
+    free(r);
+    return same;
+}
+
+/* ---- the paths under test ----------------------------------------------- */
+
+static const char *const isas[] = { "scalar", "avx2", "avx512" };
+
+/* Runs fn once per ISA path this machine supports; returns how many. */
+static int for_each_isa(void (*fn)(void *), void *arg)
+{
+    int ran = 0;
+    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
+        if (canon_set_isa(isas[i]) != 0)
+            continue;
+        fn(arg);
+        ran++;
+    }
+    assert_int_equal(canon_set_isa(NULL), 0);
+    return ran;
+}
+
+static const int64_t shapes[][3] = {
+    { 0, 5, 3 },   { 5, 0, 3 },    { 4, 5, 0 },    { 1, 1, 1 },    { 1, 7, 3 },
+    { 7, 1, 5 },   { 6, 16, 8 },   { 13, 17, 19 }, { 23, 37, 29 }, { 40, 33, 70 },
+    { 31, 2, 41 }, { 3, 61, 12 },
+};
+
+/* Every shape, order and transpose pair, with alpha/beta classes cycling so
+ * each class pair meets many shapes; in one type. */
+static void all_shapes(void *arg)
+{
+    enum canon_type t = *(enum canon_type *)arg;
+    static const char orders[] = "CR", trans[] = "NTC";
+    int combo = 0, bad = 0, runs = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int o = 0; o < 2; o++)
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++) {
+                    struct problem pr = { t, orders[o], trans[x], trans[y], shapes[s][0],
+                                          shapes[s][1], shapes[s][2], combo % 4,
+                                          (combo / 4) % 4, 0 };
+                    combo += 3; /* steps through all 16 pairs, coprime to 16 */
+                    bad += !check_problem(&pr);
+                    runs++;
+                }
+    assert_int_equal(bad, 0);
+    assert_int_equal(runs, 12 * 18);
+}
+
+static void each_type_all_shapes(void)
+{
+    for (int t = 0; t < CANON_NTYPES; t++) {
+        enum canon_type type = (enum canon_type)t;
+        assert_true(for_each_isa(all_shapes, &type) >= 1);
+    }
+}
+
+static void test_gemm_canonical_equals_reference_order_default_blocking(void **state)
+{
+    (void)state;
+    canon_set_threads(1);
+    canon_set_blocking(0, 0, 0);
+    each_type_all_shapes();
+}
+
+/* Blocks far smaller than the shapes: many K slices (partial sums stored
+ * and reloaded), several row and column blocks, edge tiles everywhere. */
+static void test_gemm_canonical_equals_reference_order_small_blocks(void **state)
+{
+    (void)state;
+    canon_set_threads(1);
+    canon_set_blocking(8, 5, 20);
+    each_type_all_shapes();
+    canon_set_blocking(1, 1, 1);
+    each_type_all_shapes();
+    canon_set_blocking(0, 0, 0);
+}
+
+/* Shapes beyond the default blocks (mc up to 144 rows, kc 256, nc 1024). */
+static void big_shapes(void *arg)
+{
+    (void)arg;
+    static const struct problem prs[] = {
+        { CANON_S, 'C', 'N', 'N', 150, 40, 300, 1, 0, 0 },
+        { CANON_S, 'R', 'T', 'N', 7, 1100, 270, 3, 3, 0 },
+        { CANON_D, 'C', 'T', 'T', 80, 30, 520, 2, 1, 0 },
+        { CANON_D, 'R', 'N', 'T', 5, 1030, 260, 3, 2, 0 },
+        { CANON_C, 'C', 'C', 'N', 70, 20, 300, 3, 3, 0 },
+        { CANON_Z, 'R', 'N', 'C', 66, 21, 270, 3, 1, 0 },
+        /* so long a K that packed B would pass its budget: nc shrinks */
+        { CANON_S, 'C', 'N', 'N', 3, 64, 70000, 3, 3, 0 },
+    };
+    for (size_t i = 0; i < sizeof prs / sizeof *prs; i++)
+        assert_true(check_problem(&prs[i]));
+}
+
+static void test_gemm_canonical_equals_reference_beyond_default_blocks(void **state)
+{
+    (void)state;
+    canon_set_threads(1);
+    canon_set_blocking(0, 0, 0);
+    assert_true(for_each_isa(big_shapes, NULL) >= 1);
+}
+
+/* ---- same bits for any thread count ------------------------------------- */
+
+static void thread_counts(void *arg)
+{
+    (void)arg;
+    static const struct problem prs[] = {
+        { CANON_S, 'C', 'N', 'N', 96, 100, 64, 1, 0, 0 },
+        { CANON_S, 'R', 'T', 'N', 130, 41, 70, 3, 3, 0 },
+        { CANON_D, 'C', 'N', 'T', 45, 140, 64, 3, 1, 0 },
+        { CANON_C, 'R', 'C', 'T', 50, 50, 40, 3, 3, 0 },
+        { CANON_Z, 'C', 'N', 'C', 64, 33, 40, 2, 3, 0 },
+    };
+    static const int counts[] = { 1, 2, 3, 8 };
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        canon_set_threads(counts[c]);
+        assert_int_equal(canon_threads(), counts[c]);
+        for (size_t i = 0; i < sizeof prs / sizeof *prs; i++)
+            assert_true(check_problem(&prs[i]));
+    }
+}
+
+static void test_gemm_canonical_same_bits_any_thread_count(void **state)
+{
+    (void)state;
+    canon_set_blocking(0, 0, 0);
+    assert_true(for_each_isa(thread_counts, NULL) >= 1);
+    canon_set_blocking(16, 7, 32);
+    assert_true(for_each_isa(thread_counts, NULL) >= 1);
+    canon_set_blocking(0, 0, 0);
+    canon_set_threads(1);
+}
+
+struct caller {
+    enum canon_type t;
+    int ok;
+};
+
+static void *concurrent_caller(void *v)
+{
+    struct caller *cl = v;
+    struct problem pr = { cl->t, 'C', 'N', 'T', 120, 90, 80, 3, 3, 0 };
+    cl->ok = 1;
+    for (int i = 0; i < 5; i++)
+        cl->ok &= check_problem(&pr);
+    return NULL;
+}
+
+/* Two program threads at once while the pool has workers: one gets the
+ * pool, the other runs alone; both are right. */
+static void test_gemm_canonical_concurrent_callers_both_exact(void **state)
+{
+    (void)state;
+    canon_set_threads(2);
+    struct caller cl[2] = { { CANON_S, 0 }, { CANON_D, 0 } };
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, concurrent_caller, &cl[0]), 0);
+    concurrent_caller(&cl[1]);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_true(cl[0].ok);
+    assert_true(cl[1].ok);
+    canon_set_threads(1);
+}
+
+/* A forked child has no workers of the parent's pool; it must start its
+ * own, not wait for threads that do not exist. */
+static void test_gemm_canonical_threads_work_after_fork(void **state)
+{
+    (void)state;
+    canon_set_threads(2);
+    struct problem pr = { CANON_S, 'C', 'N', 'N', 100, 100, 100, 3, 3, 0 };
+    assert_true(check_problem(&pr)); /* the parent's pool exists now */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        _exit(check_problem(&pr) ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    canon_set_threads(1);
+}
+
+/* ---- BLAS semantics ----------------------------------------------------- */
+
+/* beta == 0: C is never read, so NaN there does not reach the result. */
+static void nan_c(void *arg)
+{
+    (void)arg;
+    for (int t = 0; t < CANON_NTYPES; t++)
+        for (int a = 1; a < 4; a++) {
+            struct problem pr = { (enum canon_type)t, 'C', 'N', 'N', 9, 18, 7, a, 0, 1 };
+            assert_true(check_problem(&pr));
+        }
+}
+
+static void test_gemm_canonical_beta_zero_ignores_nan_in_c(void **state)
+{
+    (void)state;
+    canon_set_threads(1);
+    assert_true(for_each_isa(nan_c, NULL) >= 1);
+    float a[4] = { 1, 2, 3, 4 }, b[4] = { 1, 0, 0, 1 }, c[4] = { NAN, NAN, NAN, NAN };
+    assert_int_equal(canon_sgemm('C', 'N', 'N', 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2), 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(c[i] == a[i]);
+}
+
+/* alpha == 0 or k == 0: A and B are not read (NULL here), C = beta*C,
+ * beta == 0 stores +0, and beta == 1 leaves C exactly as it was. */
+static void test_gemm_canonical_alpha_zero_skips_a_and_b(void **state)
+{
+    (void)state;
+    float c[6] = { 1, -0.0f, NAN, 4, 5, 6 }, keep[6];
+    memcpy(keep, c, sizeof c);
+    assert_int_equal(canon_sgemm('C', 'N', 'N', 2, 3, 4, 0.0f, NULL, 2, NULL, 4, 1.0f, c, 2), 0);
+    assert_memory_equal(c, keep, sizeof c);
+    assert_int_equal(canon_sgemm('R', 'T', 'N', 2, 3, 0, 5.0f, NULL, 2, NULL, 3, 1.0f, c, 3), 0);
+    assert_memory_equal(c, keep, sizeof c);
+
+    assert_int_equal(canon_sgemm('C', 'N', 'N', 2, 3, 4, -0.0f, NULL, 2, NULL, 4, 2.0f, c, 2), 0);
+    assert_true(c[0] == 2 && c[3] == 8 && c[5] == 12 && isnan(c[2]));
+    assert_true(c[1] == 0 && signbit(c[1]));
+    assert_int_equal(canon_sgemm('C', 'N', 'N', 2, 3, 0, 1.0f, NULL, 2, NULL, 1, 0.0f, c, 2), 0);
+    for (int i = 0; i < 6; i++)
+        assert_true(c[i] == 0 && !signbit(c[i]));
+
+    double z[4] = { 1, 2, NAN, 4 }, alpha0[2] = { 0, -0.0 }, beta0[2] = { 0, 0 };
+    assert_int_equal(canon_zgemm('C', 'C', 'N', 1, 2, 3, alpha0, NULL, 3, NULL, 3, beta0, z, 1),
+                     0);
+    for (int i = 0; i < 4; i++)
+        assert_true(z[i] == 0 && !signbit(z[i]));
+}
+
+/* What the BLAS rejects, we reject, leaving C alone: bad characters,
+ * negative sizes, leading dimensions shorter than a stored run. */
+static void test_gemm_canonical_rejects_what_blas_rejects(void **state)
+{
+    (void)state;
+    float a[64] = { 0 }, b[64] = { 0 }, c[64], keep[64];
+    for (int i = 0; i < 64; i++)
+        c[i] = (float)i;
+    memcpy(keep, c, sizeof c);
+    struct {
+        char o, ta, tb;
+        int64_t m, n, k, lda, ldb, ldc;
+    } bad[] = {
+        { 'X', 'N', 'N', 2, 2, 2, 2, 2, 2 }, { 'C', 'Q', 'N', 2, 2, 2, 2, 2, 2 },
+        { 'C', 'N', 0, 2, 2, 2, 2, 2, 2 },   { 'C', 'N', 'N', -1, 2, 2, 2, 2, 2 },
+        { 'C', 'N', 'N', 2, -1, 2, 2, 2, 2 }, { 'C', 'N', 'N', 2, 2, -1, 2, 2, 2 },
+        { 'C', 'N', 'N', 3, 2, 2, 2, 2, 3 }, /* lda < m */
+        { 'C', 'T', 'N', 2, 2, 3, 2, 3, 2 }, /* transposed A: lda < k */
+        { 'C', 'N', 'N', 2, 2, 3, 2, 2, 2 }, /* ldb < k */
+        { 'C', 'N', 'T', 2, 3, 2, 2, 2, 2 }, /* transposed B: ldb < n */
+        { 'C', 'N', 'N', 3, 2, 2, 3, 2, 2 }, /* ldc < m */
+        { 'R', 'N', 'N', 2, 2, 3, 2, 2, 2 }, /* row-major A: lda < k */
+        { 'R', 'N', 'N', 2, 3, 2, 2, 2, 2 }, /* row-major B: ldb < n */
+        { 'R', 'N', 'N', 2, 3, 2, 2, 3, 2 }, /* row-major C: ldc < n */
+        { 'C', 'N', 'N', 0, 2, 2, 0, 2, 1 }, /* ld 0 is short even when empty */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(canon_sgemm(bad[i].o, bad[i].ta, bad[i].tb, bad[i].m, bad[i].n,
+                                     bad[i].k, 1.0f, a, bad[i].lda, b, bad[i].ldb, 0.0f, c,
+                                     bad[i].ldc),
+                         -1);
+        assert_memory_equal(c, keep, sizeof c);
+    }
+    /* lower case is what Fortran callers pass; accepted */
+    assert_int_equal(canon_sgemm('c', 'n', 't', 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2), 0);
+}
+
+/* The reference would be worthless if a plain multiply-then-add gave the
+ * same bits: show that for these operands it does not. */
+static void test_gemm_canonical_reference_tells_fused_from_unfused(void **state)
+{
+    (void)state;
+    enum { N = 32 };
+    float a[N * N], b[N * N], c[N * N], naive[N * N];
+    fill(a, N * N, 0);
+    fill(b, N * N, 0);
+    assert_int_equal(canon_sgemm('C', 'N', 'N', N, N, N, 1.0f, a, N, b, N, 0.0f, c, N), 0);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            volatile float s = 0;
+            for (int p = 0; p < N; p++) {
+                volatile float prod = a[i + p * N] * b[p + j * N];
+                s = s + prod;
+            }
+            naive[i + j * N] = s;
+        }
+    assert_true(memcmp(c, naive, sizeof c) != 0);
+}
+
+static void test_gemm_canonical_isa_choice(void **state)
+{
+    (void)state;
+    const char *best = canon_isa();
+    assert_int_equal(canon_set_isa("no-such-isa"), -1);
+    assert_string_equal(canon_isa(), best);
+    assert_int_equal(canon_set_isa("scalar"), 0);
+    assert_string_equal(canon_isa(), "scalar");
+    assert_int_equal(canon_set_isa("auto"), 0);
+    assert_string_equal(canon_isa(), best);
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        assert_string_equal(best, "avx2");
+    else
+        assert_int_equal(canon_set_isa("avx2"), -1);
+    /* No AVX-512 kernel is built yet: refused whatever the CPU has. */
+    assert_int_equal(canon_set_isa("avx512"), -1);
+    assert_string_equal(canon_isa(), best);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm_canonical_equals_reference_order_default_blocking),
+        cmocka_unit_test(test_gemm_canonical_equals_reference_order_small_blocks),
+        cmocka_unit_test(test_gemm_canonical_equals_reference_beyond_default_blocks),
+        cmocka_unit_test(test_gemm_canonical_same_bits_any_thread_count),
+        cmocka_unit_test(test_gemm_canonical_concurrent_callers_both_exact),
+        cmocka_unit_test(test_gemm_canonical_threads_work_after_fork),
+        cmocka_unit_test(test_gemm_canonical_beta_zero_ignores_nan_in_c),
+        cmocka_unit_test(test_gemm_canonical_alpha_zero_skips_a_and_b),
+        cmocka_unit_test(test_gemm_canonical_rejects_what_blas_rejects),
+        cmocka_unit_test(test_gemm_canonical_reference_tells_fused_from_unfused),
+        cmocka_unit_test(test_gemm_canonical_isa_choice),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
