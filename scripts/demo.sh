@@ -4,9 +4,10 @@
 # tracing every BLAS call to its own fresh folder under build/demo/, then
 # diffs the two traces with detdiff and prints the run's root hash, the
 # commitment a lab would publish next to its weights. Ends with one verdict
-# line. Then a third run with another BLAS kernel shows what detdiff says
-# when runs part (the default policy passes BLAS through unpinned until
-# issue #3). Exit 0: A and B reproduce; 1: they differ; 2: the demo failed.
+# line. Then run C picks another OpenBLAS kernel and thread count and still
+# gets the same bits (the default policy runs BLAS canonical), and two runs
+# with the BLAS passed through show what detdiff says when runs part.
+# Exit 0: A, B and C reproduce; 1: they differ; 2: the demo failed.
 # DETSHIM_POLICY, if set, is honoured (default: the `default` policy).
 set -eu
 cd "$(dirname "$0")/.."
@@ -20,6 +21,8 @@ OUT=build/demo
 RUN_A=$OUT/run-a
 RUN_B=$OUT/run-b
 RUN_C=$OUT/run-c
+RUN_D=$OUT/run-d
+RUN_E=$OUT/run-e
 
 say() {
     echo "demo: $*"
@@ -64,16 +67,16 @@ traced_run() {
 say "the same seeded PyTorch training ($STEPS SGD steps, hidden width $HIDDEN), run twice"
 say "under detshim with every BLAS call traced; then the two traces are compared."
 say "policy: ${DETSHIM_POLICY:-default}"
-rm -rf "$RUN_A" "$RUN_B" "$RUN_C"
+rm -rf "$RUN_A" "$RUN_B" "$RUN_C" "$RUN_D" "$RUN_E"
 mkdir -p "$OUT"
 EXTRA_ENV=""
 
-traced_run "[1/5]" "run A" "$RUN_A"
+traced_run "[1/6]" "run A" "$RUN_A"
 weights_a=$weights
-traced_run "[2/5]" "run B" "$RUN_B"
+traced_run "[2/6]" "run B" "$RUN_B"
 weights_b=$weights
 
-say "[3/5] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
+say "[3/6] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
 say "      and its parameters | each operand as name:in/out:elements x bytes:digest |"
 say "      how the shim ran it | the call site (module+offset, symbol)"
 "$DETDIFF" --show "$RUN_A" > "$OUT/run-a.txt" || trouble "detdiff --show $RUN_A failed"
@@ -82,7 +85,7 @@ record=$(grep -E '^ +[0-9]+ sgemm_ ' "$OUT/run-a.txt" | head -n 1)
 echo "$record" | sed 's/^ *//' | indent
 say "      (the whole trace, readably: $OUT/run-a.txt)"
 
-say "[4/5] detdiff $RUN_A $RUN_B"
+say "[4/6] detdiff $RUN_A $RUN_B"
 status=0
 "$DETDIFF" "$RUN_A" "$RUN_B" > "$OUT/detdiff.txt" 2>&1 || status=$?
 indent < "$OUT/detdiff.txt"
@@ -107,17 +110,31 @@ root_b=$("$DETDIFF" --root "$RUN_B") || trouble "detdiff --root $RUN_B failed"
 say "run root (detdiff --root $RUN_A), the same for both runs:"
 echo "$root_a" | indent
 
-say "[5/5] what detdiff says when runs part: run C picks another OpenBLAS kernel."
-say "      The default policy passes BLAS through unpinned (pinning is issue #3),"
-say "      so the kernel a CPU gets changes the bits:"
-EXTRA_ENV="OPENBLAS_CORETYPE=Prescott"
+say "[5/6] run C: another OpenBLAS kernel and thread count, same default policy."
+say "      Canonical BLAS has one evaluation order whatever the kernel or threads:"
+EXTRA_ENV="OPENBLAS_CORETYPE=Prescott OMP_NUM_THREADS=2"
 traced_run "     " "run C" "$RUN_C"
+weights_c=$weights
 status=0
 "$DETDIFF" "$RUN_A" "$RUN_C" > "$OUT/detdiff-c.txt" 2>&1 || status=$?
-head -n 12 "$OUT/detdiff-c.txt" | indent
+indent < "$OUT/detdiff-c.txt"
+if [ "$status" -ne 0 ] || [ "$weights_c" != "$weights_a" ]; then
+    say "NOT reproducible across BLAS kernels: weights A $weights_a, C $weights_c"
+    exit 1
+fi
+
+say "[6/6] what that removes: runs D and E pass the BLAS through (DETSHIM_POLICY=passthrough)"
+say "      with the two kernels; detdiff names the first call whose bits differ:"
+EXTRA_ENV="DETSHIM_POLICY=passthrough OPENBLAS_CORETYPE=Haswell"
+traced_run "     " "run D" "$RUN_D"
+EXTRA_ENV="DETSHIM_POLICY=passthrough OPENBLAS_CORETYPE=Prescott"
+traced_run "     " "run E" "$RUN_E"
+status=0
+"$DETDIFF" "$RUN_D" "$RUN_E" > "$OUT/detdiff-de.txt" 2>&1 || status=$?
+head -n 12 "$OUT/detdiff-de.txt" | indent
 case $status in
-0) say "      (run C matched run A here: this CPU gave both the same kernel)" ;;
-1) say "      (the whole report: $OUT/detdiff-c.txt)" ;;
-*) trouble "detdiff could not compare runs A and C (exit status $status)" ;;
+0) say "      (D and E matched: this CPU gave both kernels the same bits)" ;;
+1) say "      (the whole report: $OUT/detdiff-de.txt)" ;;
+*) trouble "detdiff could not compare runs D and E (exit status $status)" ;;
 esac
-say "reproducible run to run on this machine and settings: weights $weights_a, trace root $root_a"
+say "reproducible: weights $weights_a, trace root $root_a"

@@ -12,27 +12,44 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Packed layouts. A block of `rows` x kb elements (row i, column p at
- * x[i*rs + p*cs], conjugated when conj is set) is packed into
- * ceil(rows / r) strips; strip t holds rows t*r .. t*r+r-1 as kb groups of
- * r elements (group p = column p), rows past `rows` zero. A (mr strips)
- * and B^T (nr strips) are packed alike. Complex kernels may use another
- * layout inside a strip; only their own tile functions read it.
+/* Packed layouts (real types). A block of `rows` x kb elements (row i,
+ * column p at x[i*rs + p*cs]) is packed into ceil(rows / r) strips; strip t
+ * holds rows t*r .. t*r+r-1 as kb groups of r elements (group p = column
+ * p), rows past `rows` zero. A (mr strips) and B^T (nr strips) are packed
+ * alike.
+ *
+ * Complex types: every product term is a lane-wise fma of a pair from A
+ * and a pair from B, two steps per p:
+ *   s = fma(P1, Q1, s);  s = fma(P2, Q2, s)     (pairs {re, im}, per part)
+ * Packed A holds {P1, P2} (4 parts) per element, packed B holds per p the
+ * r pairs Q1 and then the r pairs Q2. Straight (op(A) packed as A):
+ *   P1 = {a.re, a.re}, P2 = {-a.im, a.im}, Q1 = {b.re, b.im}, Q2 = {b.im, b.re}
+ * which is the contract's order. When the driver has swapped the operands
+ * (a column-major C computed as C^T = op(B)^T op(A)^T, so the packed "A"
+ * holds b and the packed "B" holds a), the contract's order for the
+ * imaginary part is not symmetric, and the packers are told (CANON_SWAP):
+ *   P1 = {a.re, a.im}, P2 = {-a.im, a.re}, Q1 = {b.re, b.re}, Q2 = {b.im, b.im}
+ * which with a = op(B) and b = op(A) gives s.re: a.re*b.re then -a.im*b.im,
+ * s.im: a.im*b.re then a.re*b.im, exactly the contract's terms and order.
+ * Conjugation (CANON_CONJ) negates the imaginary part first (exact).
  *
  * Accumulator tiles: mr x nr elements, row-major, contiguous (the partial
  * sums s between K blocks, or a tile kept apart for an edge of C).
  */
+enum { CANON_CONJ = 1, CANON_SWAP = 2 };
+
 struct canon_kernel {
     int mr, nr;            /* register tile */
     int64_t mc, kc, nc;    /* default cache blocking */
     size_t elem;           /* bytes per element */
     size_t packed;         /* bytes per element in a packed strip */
     /* Pack a rows x kb block of op(A) into strips of mr rows, and of
-     * op(B)^T into strips of nr rows (called with r = mr or nr). */
+     * op(B)^T into strips of nr rows (called with r = mr or nr); flags:
+     * CANON_CONJ, CANON_SWAP (complex only). */
     void (*pack_a)(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
-                   int conj, void *dst);
+                   int flags, void *dst);
     void (*pack_b)(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
-                   int conj, void *dst);
+                   int flags, void *dst);
     /* Accumulates kb products into a tile: starts from acc (a tile) or from
      * zero when acc is NULL, stores the sums to out (a tile; may be acc). */
     void (*tile)(int64_t kb, const void *ap, const void *bp, const void *acc, void *out);
@@ -62,16 +79,19 @@ extern const struct canon_isa_kernels canon_avx2_kernels;
  * calls; for tests only. */
 void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc);
 
-/* Generic packers, shared by the kernel tables (float/double and their
- * complex pairs, which are packed as interleaved {re, im}). */
+/* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
-                    int conj, void *dst);
+                    int flags, void *dst);
 void canon_pack_f64(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
-                    int conj, void *dst);
-void canon_pack_c64(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
-                    int conj, void *dst);
-void canon_pack_c128(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
-                     int conj, void *dst);
+                    int flags, void *dst);
+void canon_pack_c64_a(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                      int flags, void *dst);
+void canon_pack_c64_b(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                      int flags, void *dst);
+void canon_pack_c128_a(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                       int flags, void *dst);
+void canon_pack_c128_b(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
+                       int flags, void *dst);
 
 /* Runs fn(arg, part, nparts, ws) for part = 0 .. nparts-1, part 0 on the
  * calling thread and the others on the pool's workers, and returns when

@@ -108,7 +108,7 @@ struct job {
     int64_t rsa, csa;
     const char *b;
     int64_t rsb, csb;
-    int conja, conjb;
+    int flags_a, flags_b; /* CANON_CONJ, CANON_SWAP for the packers */
     char *c;
     int64_t ldc;
     const void *alpha, *beta;
@@ -160,7 +160,7 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
         const int64_t nb = min64(J->nc, n - jc), nbp = round_up(nb, nr);
         for (int64_t pc = 0; pc < k; pc += kc) {
             const char *src = J->b + (pc * J->rsb + (j0 + jc) * J->csb) * (int64_t)es;
-            K->pack_b(K->nr, nb, min64(kc, k - pc), src, J->csb, J->rsb, J->conjb,
+            K->pack_b(K->nr, nb, min64(kc, k - pc), src, J->csb, J->rsb, J->flags_b,
                       bp + (size_t)(pc * nbp) * ps);
         }
         for (int64_t ic = 0; ic < m; ic += J->mc) {
@@ -169,7 +169,7 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                 const int64_t kb = min64(kc, k - pc);
                 const int first = pc == 0, last = pc + kb == k;
                 const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
-                K->pack_a(K->mr, mb, kb, src, J->rsa, J->csa, J->conja, ap);
+                K->pack_a(K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, ap);
                 for (int64_t js = 0; js * nr < nb; js++) {
                     const char *bs = bp + (size_t)(pc * nbp + js * kb * nr) * ps;
                     const int64_t cols = min64(nr, nb - js * nr);
@@ -330,12 +330,12 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     };
     if (!col) {
         J.m = m, J.n = n;
-        J.a = a, J.rsa = rsa, J.csa = csa, J.conja = transa == 'C';
-        J.b = b, J.rsb = rsb, J.csb = csb, J.conjb = transb == 'C';
+        J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = transa == 'C' ? CANON_CONJ : 0;
+        J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = transb == 'C' ? CANON_CONJ : 0;
     } else {
         J.m = n, J.n = m;
-        J.a = b, J.rsa = csb, J.csa = rsb, J.conja = transb == 'C';
-        J.b = a, J.rsb = csa, J.csb = rsa, J.conjb = transa == 'C';
+        J.a = b, J.rsa = csb, J.csa = rsb, J.flags_a = CANON_SWAP | (transb == 'C' ? CANON_CONJ : 0);
+        J.b = a, J.rsb = csa, J.csb = rsa, J.flags_b = CANON_SWAP | (transa == 'C' ? CANON_CONJ : 0);
     }
 
     const struct canon_kernel *K = J.kern;

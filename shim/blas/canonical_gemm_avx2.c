@@ -121,12 +121,12 @@ AVX2 static void s_pack_cols(int r, int h, int64_t kb, const float *x, int64_t c
 }
 
 AVX2 static void s_pack(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,
-                        int conj, void *dstv)
+                        int flags, void *dstv)
 {
     const float *x = xv;
     float *dst = dstv;
     if ((r != 6 && r != 16) || (rs != 1 && cs != 1)) {
-        canon_pack_f32(r, rows, kb, x, rs, cs, conj, dst);
+        canon_pack_f32(r, rows, kb, x, rs, cs, flags, dst);
         return;
     }
     for (int64_t i0 = 0; i0 < rows; i0 += r, dst += kb * r) {
@@ -194,12 +194,12 @@ AVX2 static void d_pack_cols(int r, int h, int64_t kb, const double *x, int64_t 
 }
 
 AVX2 static void d_pack(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,
-                        int conj, void *dstv)
+                        int flags, void *dstv)
 {
     const double *x = xv;
     double *dst = dstv;
     if ((r != 6 && r != 8) || (rs != 1 && cs != 1)) {
-        canon_pack_f64(r, rows, kb, x, rs, cs, conj, dst);
+        canon_pack_f64(r, rows, kb, x, rs, cs, flags, dst);
         return;
     }
     for (int64_t i0 = 0; i0 < rows; i0 += r, dst += kb * r) {
@@ -430,77 +430,16 @@ AVX2 static void d_finish(int64_t rows, int64_t cols, const void *sv, void *cv, 
 }
 
 /* ---- complex ------------------------------------------------------------
- * Accumulators hold interleaved {re, im} lanes. With a = op(A)[i][p] and a
- * vector b of {b.re, b.im} pairs, one p is two vfmadd per accumulator:
- *   s = fma({a.re, a.re}, {b.re, b.im}, s)   re: fma( a.re, b.re, s.re)
- *                                            im: fma( a.re, b.im, s.im)
- *   s = fma({-a.im, a.im}, {b.im, b.re}, s)  re: fma(-a.im, b.im, s.re)
- *                                            im: fma( a.im, b.re, s.im)
- * which is the contract's order for each part. To make both steps plain
- * loads, packed A holds {a.re, a.re, -a.im, a.im} per element and packed B
- * holds each row twice: as stored, then with the parts of each pair
- * swapped. Conjugation is applied while packing (negating is exact). */
+ * Accumulators hold interleaved {re, im} lanes, and one p is two vfmadd per
+ * accumulator: s = fma(P1, Q1, s); s = fma(P2, Q2, s), with P1 and P2
+ * broadcast pairs from packed A and Q1, Q2 vectors of pairs from packed B
+ * (the generic complex layout of canonical_kernels.h, which puts the
+ * contract's terms, in its order, into each lane). */
 
 #define C_MR 4
 #define C_NR 8
 #define Z_MR 4
 #define Z_NR 4
-
-/* Packs rows x kb complex elements of A into strips of r rows, 4 values
- * per element (see above), rows past `rows` zero. */
-#define DEFINE_PACK_A(name, T)                                                            \
-    static void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs,         \
-                     int64_t cs, int conj, void *dstv)                                    \
-    {                                                                                     \
-        const T *x = xv;                                                                  \
-        T *dst = dstv;                                                                    \
-        for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
-            int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
-            if (h < r)                                                                    \
-                memset(dst, 0, (size_t)(4 * kb * r) * sizeof(T));                         \
-            for (int64_t p = 0; p < kb; p++)                                              \
-                for (int64_t i = 0; i < h; i++) {                                         \
-                    const T *e = x + 2 * ((i0 + i) * rs + p * cs);                        \
-                    T *d = dst + 4 * (p * r + i);                                         \
-                    T im = conj ? -e[1] : e[1];                                           \
-                    d[0] = d[1] = e[0];                                                   \
-                    d[2] = -im;                                                           \
-                    d[3] = im;                                                            \
-                }                                                                         \
-            dst += 4 * kb * r;                                                            \
-        }                                                                                 \
-    }
-
-/* Packs B^T (rows = columns of op(B)) into strips of r: per p, r pairs as
- * stored, then the same r pairs swapped. */
-#define DEFINE_PACK_B(name, T)                                                            \
-    static void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs,         \
-                     int64_t cs, int conj, void *dstv)                                    \
-    {                                                                                     \
-        const T *x = xv;                                                                  \
-        T *dst = dstv;                                                                    \
-        for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
-            int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
-            if (h < r)                                                                    \
-                memset(dst, 0, (size_t)(4 * kb * r) * sizeof(T));                         \
-            for (int64_t p = 0; p < kb; p++)                                              \
-                for (int64_t i = 0; i < h; i++) {                                         \
-                    const T *e = x + 2 * ((i0 + i) * rs + p * cs);                        \
-                    T *d = dst + 4 * p * r + 2 * i;                                       \
-                    T im = conj ? -e[1] : e[1];                                           \
-                    d[0] = e[0];                                                          \
-                    d[1] = im;                                                            \
-                    d[2 * r] = im;                                                        \
-                    d[2 * r + 1] = e[0];                                                  \
-                }                                                                         \
-            dst += 4 * kb * r;                                                            \
-        }                                                                                 \
-    }
-
-DEFINE_PACK_A(c_pack_a, float)
-DEFINE_PACK_B(c_pack_b, float)
-DEFINE_PACK_A(z_pack_a, double)
-DEFINE_PACK_B(z_pack_b, double)
 
 /* Edge tiles: the contract's alpha/beta step for complex, one element at
  * a time (same formula as the vector code below). */
@@ -548,7 +487,7 @@ DEFINE_COMPLEX_FINISH(z_finish, double, Z_NR, __builtin_fma)
     _mm256_store_ps(out + (i) * 2 * C_NR, c##i##0);                                       \
     _mm256_store_ps(out + (i) * 2 * C_NR + 8, c##i##1);
 #define C_ROW1(i)                                                                         \
-    t = _mm256_broadcast_ss(a + 4 * (i));                                                 \
+    t = _mm256_castpd_ps(_mm256_broadcast_sd((const double *)(a + 4 * (i))));             \
     c##i##0 = _mm256_fmadd_ps(t, b0, c##i##0);                                            \
     c##i##1 = _mm256_fmadd_ps(t, b1, c##i##1);
 #define C_ROW2(i)                                                                         \
@@ -633,7 +572,7 @@ AVX2 static void c_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
     _mm256_store_pd(out + (i) * 2 * Z_NR, c##i##0);                                       \
     _mm256_store_pd(out + (i) * 2 * Z_NR + 4, c##i##1);
 #define Z_ROW1(i)                                                                         \
-    t = _mm256_broadcast_sd(a + 4 * (i));                                                 \
+    t = _mm256_broadcast_pd((const __m128d *)(a + 4 * (i)));                              \
     c##i##0 = _mm256_fmadd_pd(t, b0, c##i##0);                                            \
     c##i##1 = _mm256_fmadd_pd(t, b1, c##i##1);
 #define Z_ROW2(i)                                                                         \
@@ -720,7 +659,7 @@ const struct canon_isa_kernels canon_avx2_kernels = {
     .k = {
         [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 1024, 4, 4, s_pack, s_pack),
         [CANON_D] = KERNEL(d, D_MR, D_NR, 72, 256, 1024, 8, 8, d_pack, d_pack),
-        [CANON_C] = KERNEL(c, C_MR, C_NR, 64, 256, 512, 8, 16, c_pack_a, c_pack_b),
-        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 512, 16, 32, z_pack_a, z_pack_b),
+        [CANON_C] = KERNEL(c, C_MR, C_NR, 64, 256, 512, 8, 16, canon_pack_c64_a, canon_pack_c64_b),
+        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 512, 16, 32, canon_pack_c128_a, canon_pack_c128_b),
     },
 };

@@ -18,11 +18,11 @@
  * 1: a row is contiguous) so the compiler can keep them simple. */
 #define DEFINE_PACK(name, T)                                                              \
     void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,    \
-              int conj, void *dstv)                                                       \
+              int flags, void *dstv)                                                      \
     {                                                                                     \
         const T *x = xv;                                                                  \
         T *dst = dstv;                                                                    \
-        (void)conj;                                                                       \
+        (void)flags;                                                                      \
         for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
             int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
             const T *xs = x + i0 * rs;                                                    \
@@ -49,31 +49,57 @@
 DEFINE_PACK(canon_pack_f32, float)
 DEFINE_PACK(canon_pack_f64, double)
 
-/* Complex: strides count whole {re, im} elements; conj negates im, which
- * is exact. */
-#define DEFINE_PACK_COMPLEX(name, T)                                                      \
-    void name(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,    \
-              int conj, void *dstv)                                                       \
+/* Complex (see canonical_kernels.h for the {P1, P2} / {Q1, Q2} layout):
+ * strides count whole {re, im} elements. */
+#define DEFINE_PACK_COMPLEX(name_a, name_b, T)                                            \
+    void name_a(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,  \
+                int flags, void *dstv)                                                    \
     {                                                                                     \
         const T *x = xv;                                                                  \
         T *dst = dstv;                                                                    \
-        for (int64_t i0 = 0; i0 < rows; i0 += r) {                                        \
+        const int swap = flags & CANON_SWAP;                                              \
+        for (int64_t i0 = 0; i0 < rows; i0 += r, dst += 4 * kb * r) {                     \
             int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
-            const T *xs = x + 2 * i0 * rs;                                                \
             if (h < r)                                                                    \
-                memset(dst, 0, (size_t)(2 * kb * r) * sizeof(T));                         \
+                memset(dst, 0, (size_t)(4 * kb * r) * sizeof(T));                         \
             for (int64_t p = 0; p < kb; p++)                                              \
                 for (int64_t i = 0; i < h; i++) {                                         \
-                    const T *e = xs + 2 * (i * rs + p * cs);                              \
-                    dst[2 * (p * r + i)] = e[0];                                          \
-                    dst[2 * (p * r + i) + 1] = conj ? -e[1] : e[1];                       \
+                    const T *e = x + 2 * ((i0 + i) * rs + p * cs);                        \
+                    T re = e[0], im = flags & CANON_CONJ ? -e[1] : e[1];                  \
+                    T *d = dst + 4 * (p * r + i);                                         \
+                    d[0] = re;                                                            \
+                    d[1] = swap ? im : re;                                                \
+                    d[2] = -im;                                                           \
+                    d[3] = swap ? re : im;                                                \
                 }                                                                         \
-            dst += 2 * kb * r;                                                            \
+        }                                                                                 \
+    }                                                                                     \
+                                                                                          \
+    void name_b(int r, int64_t rows, int64_t kb, const void *xv, int64_t rs, int64_t cs,  \
+                int flags, void *dstv)                                                    \
+    {                                                                                     \
+        const T *x = xv;                                                                  \
+        T *dst = dstv;                                                                    \
+        const int swap = flags & CANON_SWAP;                                              \
+        for (int64_t i0 = 0; i0 < rows; i0 += r, dst += 4 * kb * r) {                     \
+            int64_t h = rows - i0 < r ? rows - i0 : r;                                    \
+            if (h < r)                                                                    \
+                memset(dst, 0, (size_t)(4 * kb * r) * sizeof(T));                         \
+            for (int64_t p = 0; p < kb; p++)                                              \
+                for (int64_t i = 0; i < h; i++) {                                         \
+                    const T *e = x + 2 * ((i0 + i) * rs + p * cs);                        \
+                    T re = e[0], im = flags & CANON_CONJ ? -e[1] : e[1];                  \
+                    T *q1 = dst + 4 * p * r + 2 * i, *q2 = q1 + 2 * r;                    \
+                    q1[0] = re;                                                           \
+                    q1[1] = swap ? re : im;                                               \
+                    q2[0] = im;                                                           \
+                    q2[1] = swap ? im : re;                                               \
+                }                                                                         \
         }                                                                                 \
     }
 
-DEFINE_PACK_COMPLEX(canon_pack_c64, float)
-DEFINE_PACK_COMPLEX(canon_pack_c128, double)
+DEFINE_PACK_COMPLEX(canon_pack_c64_a, canon_pack_c64_b, float)
+DEFINE_PACK_COMPLEX(canon_pack_c128_a, canon_pack_c128_b, double)
 
 /* ---- real tiles ------------------------------------------------------ */
 
@@ -133,8 +159,8 @@ DEFINE_REAL(d, double, fma)
 #define Z_MR 2
 #define Z_NR 2
 
-/* Complex tiles keep s as interleaved {re, im}; packed strips are the
- * generic interleaved layout. */
+/* Complex tiles keep s as interleaved {re, im}: per p, each part takes
+ * fma(P1, Q1) and then fma(P2, Q2) from the packed pairs. */
 #define DEFINE_COMPLEX(pre, T, FMA)                                                       \
     static void pre##_tile(int64_t kb, const void *apv, const void *bpv, const void *acc, \
                            void *out)                                                     \
@@ -146,16 +172,15 @@ DEFINE_REAL(d, double, fma)
         else                                                                              \
             for (int e = 0; e < 2 * Z_MR * Z_NR; e++)                                     \
                 s[e] = 0;                                                                 \
-        for (int64_t p = 0; p < kb; p++, ap += 2 * Z_MR, bp += 2 * Z_NR)                  \
+        for (int64_t p = 0; p < kb; p++, ap += 4 * Z_MR, bp += 4 * Z_NR)                  \
             for (int i = 0; i < Z_MR; i++)                                                \
                 for (int j = 0; j < Z_NR; j++) {                                          \
-                    T ar = ap[2 * i], ai = ap[2 * i + 1];                                 \
-                    T br = bp[2 * j], bi = bp[2 * j + 1];                                 \
+                    const T *pa = ap + 4 * i, *q1 = bp + 2 * j, *q2 = q1 + 2 * Z_NR;      \
                     T *e = s + 2 * (i * Z_NR + j);                                        \
-                    e[0] = FMA(ar, br, e[0]);                                             \
-                    e[0] = FMA(-ai, bi, e[0]);                                            \
-                    e[1] = FMA(ar, bi, e[1]);                                             \
-                    e[1] = FMA(ai, br, e[1]);                                             \
+                    e[0] = FMA(pa[0], q1[0], e[0]);                                       \
+                    e[0] = FMA(pa[2], q2[0], e[0]);                                       \
+                    e[1] = FMA(pa[1], q1[1], e[1]);                                       \
+                    e[1] = FMA(pa[3], q2[1], e[1]);                                       \
                 }                                                                         \
         memcpy(out, s, sizeof s);                                                         \
     }                                                                                     \
@@ -198,11 +223,11 @@ DEFINE_REAL(d, double, fma)
 DEFINE_COMPLEX(c, float, fmaf)
 DEFINE_COMPLEX(z, double, fma)
 
-#define KERNEL(pre, MR, NR, MC, KC, NC, T, PACK)                                          \
+#define KERNEL(pre, MR, NR, MC, KC, NC, T, PACKED, PACK_A, PACK_B)                        \
     {                                                                                     \
         .mr = MR, .nr = NR, .mc = MC, .kc = KC, .nc = NC, .elem = sizeof(T),              \
-        .packed = sizeof(T), .pack_a = PACK, .pack_b = PACK, .tile = pre##_tile,          \
-        .tile_c = pre##_tile_c, .finish = pre##_finish,                                   \
+        .packed = PACKED * sizeof(T), .pack_a = PACK_A, .pack_b = PACK_B,                 \
+        .tile = pre##_tile, .tile_c = pre##_tile_c, .finish = pre##_finish,               \
     }
 
 typedef float complex_float[2];
@@ -211,9 +236,13 @@ typedef double complex_double[2];
 const struct canon_isa_kernels canon_scalar_kernels = {
     .name = "scalar",
     .k = {
-        [CANON_S] = KERNEL(s, R_MR, R_NR, 64, 256, 512, float, canon_pack_f32),
-        [CANON_D] = KERNEL(d, R_MR, R_NR, 64, 256, 512, double, canon_pack_f64),
-        [CANON_C] = KERNEL(c, Z_MR, Z_NR, 64, 256, 256, complex_float, canon_pack_c64),
-        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 256, complex_double, canon_pack_c128),
+        [CANON_S] = KERNEL(s, R_MR, R_NR, 64, 256, 512, float, 1, canon_pack_f32,
+                           canon_pack_f32),
+        [CANON_D] = KERNEL(d, R_MR, R_NR, 64, 256, 512, double, 1, canon_pack_f64,
+                           canon_pack_f64),
+        [CANON_C] = KERNEL(c, Z_MR, Z_NR, 64, 256, 256, complex_float, 2, canon_pack_c64_a,
+                           canon_pack_c64_b),
+        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 256, complex_double, 2, canon_pack_c128_a,
+                           canon_pack_c128_b),
     },
 };

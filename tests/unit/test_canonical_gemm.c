@@ -623,20 +623,33 @@ static void test_gemm_canonical_isa_choice(void **state)
     assert_string_equal(canon_isa(), best);
 }
 
+/* Every test starts and ends on the defaults: best ISA, 1 thread, default
+ * blocking, whatever an earlier failure left behind. */
+static int defaults(void **state)
+{
+    (void)state;
+    canon_set_isa(NULL);
+    canon_set_threads(1);
+    canon_set_blocking(0, 0, 0);
+    return 0;
+}
+
+#define TEST(fn) cmocka_unit_test_setup_teardown(fn, defaults, defaults)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gemm_canonical_equals_reference_order_default_blocking),
-        cmocka_unit_test(test_gemm_canonical_equals_reference_order_small_blocks),
-        cmocka_unit_test(test_gemm_canonical_equals_reference_beyond_default_blocks),
-        cmocka_unit_test(test_gemm_canonical_same_bits_any_thread_count),
-        cmocka_unit_test(test_gemm_canonical_concurrent_callers_both_exact),
-        cmocka_unit_test(test_gemm_canonical_threads_work_after_fork),
-        cmocka_unit_test(test_gemm_canonical_beta_zero_ignores_nan_in_c),
-        cmocka_unit_test(test_gemm_canonical_alpha_zero_skips_a_and_b),
-        cmocka_unit_test(test_gemm_canonical_rejects_what_blas_rejects),
-        cmocka_unit_test(test_gemm_canonical_reference_tells_fused_from_unfused),
-        cmocka_unit_test(test_gemm_canonical_isa_choice),
+        TEST(test_gemm_canonical_equals_reference_order_default_blocking),
+        TEST(test_gemm_canonical_equals_reference_order_small_blocks),
+        TEST(test_gemm_canonical_equals_reference_beyond_default_blocks),
+        TEST(test_gemm_canonical_same_bits_any_thread_count),
+        TEST(test_gemm_canonical_concurrent_callers_both_exact),
+        TEST(test_gemm_canonical_threads_work_after_fork),
+        TEST(test_gemm_canonical_beta_zero_ignores_nan_in_c),
+        TEST(test_gemm_canonical_alpha_zero_skips_a_and_b),
+        TEST(test_gemm_canonical_rejects_what_blas_rejects),
+        TEST(test_gemm_canonical_reference_tells_fused_from_unfused),
+        TEST(test_gemm_canonical_isa_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

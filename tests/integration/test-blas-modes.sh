@@ -1,0 +1,69 @@
+#!/bin/sh
+# Deterministic BLAS. Canonical mode (the default policy): the issue's
+# seeded PyTorch MLP ends with one weights hash and identical traces across
+# OPENBLAS_CORETYPE x OMP_NUM_THREADS, where without the shim the hashes
+# differ; every kernel path gives the same bits. Pinned mode: runs repeat
+# and the trace shows the pinned thread count.
+. "$(dirname "$0")/lib.sh"
+MLP=$TOP/tests/programs/torch_mlp.py
+P=$PROGS/blas_prog
+
+plain_hashes=""
+first=""
+for coretype in Haswell Sandybridge Prescott; do
+    for threads in 1 2; do
+        cfg="$coretype-$threads"
+        plain=$(OPENBLAS_CORETYPE=$coretype OMP_NUM_THREADS=$threads $PY "$MLP")
+        plain_hashes="$plain_hashes $plain"
+        canon=$(OPENBLAS_CORETYPE=$coretype OMP_NUM_THREADS=$threads shim "$WORK/$cfg" $PY "$MLP")
+        if [ -z "$first" ]; then
+            first=$canon
+            first_cfg=$cfg
+        else
+            expect_eq "canonical weights, $cfg vs $first_cfg" "$first" "$canon"
+            $DETDIFF "$WORK/$first_cfg" "$WORK/$cfg" > "$WORK/$cfg.diff"
+            expect_eq "canonical traces, $cfg vs $first_cfg: detdiff exit" 0 $?
+        fi
+    done
+done
+distinct=$(echo $plain_hashes | tr ' ' '\n' | sort -u | wc -l)
+if [ "$distinct" -gt 1 ]; then pass; else
+    fail "without the shim all 6 configurations gave one hash: this test proves nothing here"
+fi
+echo "   (without the shim: $distinct distinct weight hashes over 6 configurations)"
+$DETDIFF --show "$WORK/$first_cfg" > "$WORK/show.out"
+expect_grep "PyTorch's sgemm_ ran canonical" " sgemm_ .*blas.mode=canonical" "$WORK/show.out"
+
+# Every instruction-set path gives the same bits (the C program's GEMMs
+# are canonical; its other routines fall back to pinned).
+ref=$(LD_PRELOAD=$SHIM DETSHIM_ISA=scalar $P)
+for isa in avx2 avx512; do
+    if grep -qw "$(echo $isa | sed 's/avx512/avx512f/')" /proc/cpuinfo; then
+        expect_eq "canonical results, DETSHIM_ISA=$isa vs scalar" "$ref" "$(LD_PRELOAD=$SHIM DETSHIM_ISA=$isa $P)"
+    else
+        echo "   (this CPU has no $isa: that path is not compared here)"
+    fi
+done
+LD_PRELOAD=$SHIM DETSHIM_ISA=mmx $P > /dev/null 2> "$WORK/isa.err"
+expect_eq "DETSHIM_ISA=mmx: exit" 2 $?
+expect_grep "DETSHIM_ISA=mmx: message" "^detshim: DETSHIM_ISA=mmx is not scalar, avx2, avx512 or auto" "$WORK/isa.err"
+
+# Canonical mode says, per call, which routines fell back to pinned.
+shim "$WORK/fallback" $P > /dev/null
+$DETDIFF --show "$WORK/fallback" > "$WORK/fallback.out"
+expect_grep "cblas_dgemm canonical" " cblas_dgemm .*blas.mode=canonical" "$WORK/fallback.out"
+expect_grep "a routine without a kernel says so" \
+    " cblas_idamax .*blas.mode=pinned \\(no canonical kernel\\) blas.threads=1" "$WORK/fallback.out"
+
+# Pinned mode: the vendor BLAS with a fixed thread count, recorded.
+printf '[blas]\nmode = pinned\nthreads = 2\n' > "$WORK/pinned.policy"
+DETSHIM_POLICY=$WORK/pinned.policy shim "$WORK/pin-a" $P > /dev/null
+DETSHIM_POLICY=$WORK/pinned.policy shim "$WORK/pin-b" $P > /dev/null
+$DETDIFF "$WORK/pin-a" "$WORK/pin-b" > "$WORK/pin.diff"
+expect_eq "pinned: two runs diff identical" 0 $?
+$DETDIFF --show "$WORK/pin-a" > "$WORK/pin.show"
+expect_grep "pinned: the thread count is in every record" " cblas_dgemm .*blas.mode=pinned blas.threads=2" "$WORK/pin.show"
+DETSHIM_LOG=info DETSHIM_POLICY=$WORK/pinned.policy LD_PRELOAD=$SHIM $P > /dev/null 2> "$WORK/pin.log"
+expect_grep "pinned: applied through OpenBLAS's own control" \
+    "BLAS pinned to 2 threads via openblas_set_num_threads" "$WORK/pin.log"
+finish
