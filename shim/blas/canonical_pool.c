@@ -16,11 +16,6 @@
 #include "detshim/canonical.h"
 #include "detshim/canonical_kernels.h"
 
-/* Pause iterations a worker (or the waiting caller) spins before it sleeps:
- * about 100 us on this machine, longer than the gap between the GEMMs of
- * one layer, short enough not to steal a core from an idle program. */
-#define SPIN_ITERS 4096
-
 struct workspace {
     void *p;
     size_t cap;
@@ -77,18 +72,26 @@ static void *ws_local(size_t bytes)
 
 typedef void (*part_fn)(void *arg, int part, int nparts, void *ws);
 
+/* Parts are claimed, not assigned: the caller and the workers take the next
+ * unclaimed part from `claim` until none is left, so a worker that wakes
+ * late (or never, on a busy machine) only means the caller does more. The
+ * caller returns when every part is done; a worker reads the job only
+ * after claiming one of its parts, which cannot happen once all are
+ * claimed, so the caller's job may then go out of scope. */
 static struct {
     pthread_mutex_t busy; /* held by the one caller using the workers */
     pthread_mutex_t m;    /* with the conditions, for sleeping only */
     pthread_cond_t wake, done;
     int nworkers;         /* started: workers 1 .. nworkers */
     struct workspace ws[CANON_MAX_THREADS];
-    part_fn fn;
+    part_fn fn;           /* the job, written before `claim` is published */
     void *arg;
     int nparts;
-    atomic_uint gen;      /* bumped once per job */
-    atomic_int remaining; /* workers yet to finish the current job */
-    atomic_int sleepers;  /* workers asleep on `wake` */
+    atomic_uint gen;            /* bumped once per job; idle workers watch it */
+    atomic_uint_least64_t claim; /* job's gen << 32 | next unclaimed part */
+    atomic_int done;            /* parts of the current job finished */
+    atomic_int sleepers;        /* workers asleep on `wake` */
+    atomic_int caller_asleep;   /* the caller asleep on `done` */
 } pool = {
     .busy = PTHREAD_MUTEX_INITIALIZER,
     .m = PTHREAD_MUTEX_INITIALIZER,
@@ -109,8 +112,10 @@ static void pool_after_fork_child(void)
     pthread_cond_init(&pool.done, NULL);
     pool.nworkers = 0;
     atomic_store(&pool.gen, 0);
-    atomic_store(&pool.remaining, 0);
+    atomic_store(&pool.claim, 0);
+    atomic_store(&pool.done, 0);
     atomic_store(&pool.sleepers, 0);
+    atomic_store(&pool.caller_asleep, 0);
 }
 
 static void pool_register_atfork(void)
@@ -118,9 +123,49 @@ static void pool_register_atfork(void)
     (void)pthread_atfork(NULL, NULL, pool_after_fork_child);
 }
 
-static inline void cpu_relax(void)
+/* Spins until pred(arg) holds or about SPIN_TICKS time-stamp ticks pass
+ * (some 20 us here); returns whether it holds. */
+#define SPIN_TICKS 50000u
+
+static int spin_until(int (*pred)(unsigned), unsigned arg)
 {
-    __builtin_ia32_pause();
+    uint64_t t0 = __builtin_ia32_rdtsc();
+    while (!pred(arg)) {
+        for (int i = 0; i < 16; i++)
+            __builtin_ia32_pause();
+        if (__builtin_ia32_rdtsc() - t0 > SPIN_TICKS)
+            return pred(arg);
+    }
+    return 1;
+}
+
+static int gen_moved(unsigned seen)
+{
+    return atomic_load(&pool.gen) != seen;
+}
+
+static int all_done(unsigned nparts)
+{
+    return atomic_load(&pool.done) >= (int)nparts;
+}
+
+/* Claims and runs parts of job `gen` until none is left. */
+static void run_claimed(unsigned gen, void *ws)
+{
+    for (;;) {
+        uint_least64_t c = atomic_load(&pool.claim);
+        int nparts = pool.nparts;
+        if ((unsigned)(c >> 32) != gen || (int)(c & 0xffffffffu) >= nparts)
+            return;
+        if (!atomic_compare_exchange_weak(&pool.claim, &c, c + 1))
+            continue;
+        pool.fn(pool.arg, (int)(c & 0xffffffffu), nparts, ws);
+        if (atomic_fetch_add(&pool.done, 1) + 1 == nparts && atomic_load(&pool.caller_asleep)) {
+            pthread_mutex_lock(&pool.m);
+            pthread_cond_signal(&pool.done);
+            pthread_mutex_unlock(&pool.m);
+        }
+    }
 }
 
 struct worker_start {
@@ -132,30 +177,18 @@ static void *worker_main(void *v)
 {
     struct worker_start start = *(struct worker_start *)v;
     free(v);
-    int me = start.me;
     unsigned seen = start.seen;
     for (;;) {
-        unsigned g = atomic_load(&pool.gen);
-        for (int i = 0; g == seen && i < SPIN_ITERS; i++) {
-            cpu_relax();
-            g = atomic_load(&pool.gen);
-        }
-        if (g == seen) {
+        if (!spin_until(gen_moved, seen)) {
             pthread_mutex_lock(&pool.m);
             atomic_fetch_add(&pool.sleepers, 1);
-            while ((g = atomic_load(&pool.gen)) == seen)
+            while (!gen_moved(seen))
                 pthread_cond_wait(&pool.wake, &pool.m);
             atomic_fetch_sub(&pool.sleepers, 1);
             pthread_mutex_unlock(&pool.m);
         }
-        seen = g;
-        if (me < pool.nparts)
-            pool.fn(pool.arg, me, pool.nparts, pool.ws[me].p);
-        if (atomic_fetch_sub(&pool.remaining, 1) == 1) {
-            pthread_mutex_lock(&pool.m);
-            pthread_cond_signal(&pool.done);
-            pthread_mutex_unlock(&pool.m);
-        }
+        seen = atomic_load(&pool.gen);
+        run_claimed(seen, pool.ws[start.me].p);
     }
     return NULL;
 }
@@ -204,33 +237,37 @@ int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
     if (pthread_mutex_trylock(&pool.busy) != 0)
         return run_here(fn, arg, nparts, ws_bytes);
     void *mine = ws_local(ws_bytes);
-    int ok = mine != NULL && pool_grow(nparts - 1) >= nparts - 1;
-    for (int w = 1; ok && w < nparts; w++)
-        ok = ws_reserve(&pool.ws[w], ws_bytes ? ws_bytes : 64) == 0;
-    if (!ok) {
+    if (!mine) {
         pthread_mutex_unlock(&pool.busy);
-        return run_here(fn, arg, nparts, ws_bytes);
+        return -1;
     }
+    /* Workers whose workspace cannot grow simply stay out of this job. */
+    int helpers = pool_grow(nparts - 1);
+    for (int w = 1; w <= helpers; w++)
+        if (ws_reserve(&pool.ws[w], ws_bytes ? ws_bytes : 64) != 0)
+            helpers = w - 1;
 
     pool.fn = fn;
     pool.arg = arg;
     pool.nparts = nparts;
-    atomic_store(&pool.remaining, pool.nworkers);
-    atomic_fetch_add(&pool.gen, 1);
-    if (atomic_load(&pool.sleepers) > 0) {
-        pthread_mutex_lock(&pool.m);
-        pthread_cond_broadcast(&pool.wake);
-        pthread_mutex_unlock(&pool.m);
+    atomic_store(&pool.done, 0);
+    unsigned gen = atomic_load(&pool.gen) + 1;
+    atomic_store(&pool.claim, (uint_least64_t)gen << 32);
+    if (helpers > 0) {
+        atomic_store(&pool.gen, gen);
+        if (atomic_load(&pool.sleepers) > 0) {
+            pthread_mutex_lock(&pool.m);
+            pthread_cond_broadcast(&pool.wake);
+            pthread_mutex_unlock(&pool.m);
+        }
     }
-
-    fn(arg, 0, nparts, mine);
-
-    for (int i = 0; atomic_load(&pool.remaining) > 0 && i < SPIN_ITERS; i++)
-        cpu_relax();
-    if (atomic_load(&pool.remaining) > 0) {
+    run_claimed(gen, mine);
+    if (!spin_until(all_done, (unsigned)nparts)) {
         pthread_mutex_lock(&pool.m);
-        while (atomic_load(&pool.remaining) > 0)
+        atomic_store(&pool.caller_asleep, 1);
+        while (!all_done((unsigned)nparts))
             pthread_cond_wait(&pool.done, &pool.m);
+        atomic_store(&pool.caller_asleep, 0);
         pthread_mutex_unlock(&pool.m);
     }
     pthread_mutex_unlock(&pool.busy);
