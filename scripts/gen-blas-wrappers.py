@@ -450,17 +450,21 @@ def emit(w):
     out += ['    ' + line for line in (record_param(w, p) for p in w.params) if line]
     out += ['    ' + line for line in emit_inputs(w)]
     out.append('    }')
-    out += ['    if (mode != BLAS_MODE_PASSTHROUGH)',
-            '        blas_pin_vendor();']
     if canon:
         out += ['    int how = BLAS_RAN_AS_MODE;',
+                '    if (mode == BLAS_MODE_CANONICAL)',
+                '        blas_canon_prepare();',
                 f'    if (mode != BLAS_MODE_CANONICAL || ({canon}) != 0) {{',
+                '        if (mode != BLAS_MODE_PASSTHROUGH)',
+                '            blas_pin_vendor();',
                 f'        {call_real}',
                 '        if (mode == BLAS_MODE_CANONICAL)',
                 '            how = BLAS_RAN_DECLINED;',
                 '    }']
     else:
-        out += [f'    {call_real}',
+        out += ['    if (mode != BLAS_MODE_PASSTHROUGH)',
+                '        blas_pin_vendor();',
+                f'    {call_real}',
                 '    int how = mode == BLAS_MODE_CANONICAL ? BLAS_RAN_NO_KERNEL : BLAS_RAN_AS_MODE;']
     out += ['    if (traced) {']
     out += ['    ' + record_operand(w, op, 'TRACE_ROLE_OUT', '    ') for op in w.operands if op.writes]

@@ -70,8 +70,12 @@ struct blas_digest blas_digest_value(const void *v, int size);
 void blas_rec_operand(struct trace_rec *r, const char *name, int role, struct blas_digest d);
 
 /* Pinned mode (pinned.c): applies the policy's thread count through every
- * vendor control found, once; safe to call before every vendor call. */
+ * vendor control found; again when libraries were loaded since. Called
+ * before every vendor call in pinned and canonical mode. */
 void blas_pin_vendor(void);
+/* Canonical mode: applies [blas] threads and DETSHIM_ISA to our kernels,
+ * once. */
+void blas_canon_prepare(void);
 /* The count applied and the controls used, as trace notes. */
 const char *blas_threads_note(void);
 const char *blas_pinned_via_note(void);

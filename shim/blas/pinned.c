@@ -5,9 +5,11 @@
  * Before the first call in pinned or canonical mode the policy's count is
  * applied through every control a loaded library offers, and every record
  * carries it as a decision. The BLAS is usually loaded after our start-up
- * (PyTorch loads it on import), so this happens at the first call, not in
+ * (PyTorch loads it on import), so this happens before vendor calls, not in
  * the constructor.
  */
+#include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,28 +34,23 @@ static const struct {
     { "MKL_Set_Num_Threads", 0 },               /* MKL */
 };
 
-static atomic_int pinned_state; /* 0 not yet, 1 applying, 2 done */
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned long long pinned_generation; /* loads+unloads seen, 0: never */
 static char threads_note[16] = "1";
 static char applied_note[256] = "none found";
+static pthread_once_t canon_once = PTHREAD_ONCE_INIT;
 
-void blas_pin_vendor(void)
+static int count_objects(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    if (atomic_load_explicit(&pinned_state, memory_order_acquire) == 2)
-        return;
-    int expected = 0;
-    if (!atomic_compare_exchange_strong(&pinned_state, &expected, 1)) {
-        while (atomic_load_explicit(&pinned_state, memory_order_acquire) != 2)
-            ;
-        return;
-    }
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_adds + info->dlpi_subs;
+    return 1; /* the counters are global: the first object is enough */
+}
+
+/* Applies the count through every control found; caller holds pin_lock. */
+static void apply_thread_count(void)
+{
     int n = core_cfg.blas_threads;
-    /* Our kernels: the count changes no bit, the ISA path changes no bit;
-     * DETSHIM_ISA exists to prove the latter. */
-    canon_set_threads(n);
-    if (core_cfg.isa[0] && canon_set_isa(core_cfg.isa) != 0)
-        core_fail("DETSHIM_ISA (the best path the CPU has is used)",
-                  "DETSHIM_ISA=%s: this CPU or build has no such path; use scalar, avx2, "
-                  "avx512 or auto", core_cfg.isa);
     snprintf(threads_note, sizeof threads_note, "%d", n);
     size_t used = 0;
     applied_note[0] = 0;
@@ -77,7 +74,39 @@ void blas_pin_vendor(void)
     if (!applied_note[0])
         snprintf(applied_note, sizeof applied_note, "none found");
     core_log(LOG_INFO, "BLAS pinned to %d thread%s via %s", n, n == 1 ? "" : "s", applied_note);
-    atomic_store_explicit(&pinned_state, 2, memory_order_release);
+}
+
+void blas_pin_vendor(void)
+{
+    /* A process may load a second BLAS after the first call (numpy's, then
+     * PyTorch's): apply again whenever libraries were loaded since. */
+    unsigned long long gen = 0;
+    dl_iterate_phdr(count_objects, &gen);
+    gen++; /* never 0 */
+    if (atomic_load_explicit(&pinned_generation, memory_order_acquire) == gen)
+        return;
+    pthread_mutex_lock(&pin_lock);
+    if (atomic_load_explicit(&pinned_generation, memory_order_relaxed) != gen) {
+        apply_thread_count();
+        atomic_store_explicit(&pinned_generation, gen, memory_order_release);
+    }
+    pthread_mutex_unlock(&pin_lock);
+}
+
+static void canon_prepare_once(void)
+{
+    /* The count and the ISA path change no bit; DETSHIM_ISA exists to prove
+     * the latter. */
+    canon_set_threads(core_cfg.blas_threads);
+    if (core_cfg.isa[0] && canon_set_isa(core_cfg.isa) != 0)
+        core_fail("DETSHIM_ISA (the best path the CPU has is used)",
+                  "DETSHIM_ISA=%s: this CPU or build has no such path; use scalar, avx2, "
+                  "avx512 or auto", core_cfg.isa);
+}
+
+void blas_canon_prepare(void)
+{
+    pthread_once(&canon_once, canon_prepare_once);
 }
 
 const char *blas_threads_note(void)
