@@ -19,7 +19,7 @@ PYTHON ?= /usr/bin/python3
 # without starting a shim inside the test program.
 CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
 TRACE_SRC := $(wildcard shim/trace/*.c)
-BLAS_SRC := $(filter-out shim/blas/canonical_l%,$(wildcard shim/blas/*.c))
+BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 DETDIFF_SRC := $(wildcard shim/detdiff/*.c)
 GEN_BLAS := $(B)/gen/blas_wrappers.c
@@ -32,7 +32,7 @@ READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chai
     shim/trace/frame.c shim/trace/xxh3_sse2.c shim/trace/xxh3_avx2.c)
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
-UNIT_SRC := $(filter-out tests/unit/test_canonical%,$(wildcard tests/unit/test_*.c))
+UNIT_SRC := $(filter-out tests/unit/test_canonical_gemm%,$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 FAKE_SRC := $(wildcard tests/fakes/*.c)
 FAKE_LIB := $(patsubst tests/fakes/%.c,$(B)/fakes/lib%.so,$(FAKE_SRC))

@@ -245,6 +245,7 @@ ROUTINES = (
 @dataclass
 class Wrapper:
     base: str           # routine without precision: 'gemm', 'dotc', 'scal'...
+    name: str           # the routine as the reference BLAS names it: 'cgemm'
     symbol: str
     fortran: bool
     prec: Prec
@@ -280,14 +281,14 @@ def expand():
                 params = parse_params(routine.params)
                 f77_params = [q for q in params if q.name != 'order']
                 base = routine.base
-                wrappers.append(Wrapper(base, variant.cblas(name), False, prec, p, variant, params,
+                wrappers.append(Wrapper(base, name, variant.cblas(name), False, prec, p, variant, params,
                                         routine.operands,
                                         return_type(routine, prec, variant, False)))
                 if routine.cblas_sub:
-                    wrappers.append(Wrapper(base, variant.cblas(name + '_sub'), False, prec, p, variant,
+                    wrappers.append(Wrapper(base, name, variant.cblas(name + '_sub'), False, prec, p, variant,
                                             params + [Param('ret', 'out', True)],
                                             routine.operands, '', result_by_pointer=True))
-                wrappers.append(Wrapper(base, variant.f77(name), True, prec, p, variant, f77_params,
+                wrappers.append(Wrapper(base, name, variant.f77(name), True, prec, p, variant, f77_params,
                                         routine.operands,
                                         return_type(routine, prec, variant, True)))
     return wrappers
@@ -406,9 +407,27 @@ def emit_inputs(w):
 # goes). Every kernel returns 0, or nonzero when it declines the arguments
 # (the vendor BLAS then runs and reports the error). A routine absent here
 # falls back to pinned in canonical mode, and its records say so.
+GER_CANON = '{fn}({order}, {m}, {n}, {alpha}, x, {incx}, y, {incy}, a, {lda})'
+DOT_CANON = '{fn}({n}, x, {incx}, y, {incy}, {result})'
+REDUCE_CANON = '{fn}({n}, x, {incx}, {result})'
+SCAL_CANON = '{fn}({n}, {alpha}, x, {incx})'
+TRV_CANON = '{fn}({order}, {uplo}, {trans}, {diag}, {n}, a, {lda}, x, {incx})'
+TRM_CANON = ('{fn}({order}, {side}, {uplo}, {transa}, {diag}, {m}, {n}, {alpha}, a, {lda}, '
+             'b, {ldb})')
 CANONICAL = {
-    'gemm': 'canon_{p}gemm({order}, {transa}, {transb}, {m}, {n}, {k}, {alpha}, a, {lda}, '
+    'gemm': '{fn}({order}, {transa}, {transb}, {m}, {n}, {k}, {alpha}, a, {lda}, '
             'b, {ldb}, {beta}, c, {ldc})',
+    'gemv': '{fn}({order}, {trans}, {m}, {n}, {alpha}, a, {lda}, x, {incx}, {beta}, y, {incy})',
+    'ger': GER_CANON, 'geru': GER_CANON, 'gerc': GER_CANON,
+    'dot': DOT_CANON, 'dotu': DOT_CANON, 'dotc': DOT_CANON,
+    'nrm2': REDUCE_CANON, 'asum': REDUCE_CANON,
+    'axpy': '{fn}({n}, {alpha}, x, {incx}, y, {incy})',
+    'scal': SCAL_CANON, 'csscal/zdscal': SCAL_CANON,
+    'trmv': TRV_CANON, 'trsv': TRV_CANON,
+    'syrk': '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, a, {lda}, {beta}, c, {ldc})',
+    'symm': '{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, a, {lda}, b, {ldb}, {beta}, '
+            'c, {ldc})',
+    'trmm': TRM_CANON, 'trsm': TRM_CANON,
 }
 
 
@@ -416,7 +435,8 @@ def canonical_call(w, base):
     template = CANONICAL.get(base)
     if not template:
         return None
-    env = dict(w.env, p=w.pletter, result='ret' if w.result_by_pointer else '&ret')
+    env = dict(w.env, fn=f'canon_{w.name}',
+               result='ret' if w.result_by_pointer else '&ret')
     return template.format(**env)
 
 
@@ -500,6 +520,7 @@ HEADER = '''\
 
 #include "detshim/blas.h"
 #include "detshim/canonical.h"
+#include "detshim/canonical_blas.h"
 #include "detshim/core.h"
 #include "detshim/policy.h"
 #include "detshim/trace.h"

@@ -9,8 +9,11 @@
  * Notation: C is m x n, op(A) is m x k, op(B) is k x n, where op(X) is X
  * ('N'), X transposed ('T') or X conjugate-transposed ('C'; the same as
  * 'T' for real types). fma(x, y, z) is x*y + z rounded once, in the output
- * precision (float for s/c, double for d/z). Round to nearest even, no
- * flush-to-zero (the caller's MXCSR is used as it is).
+ * precision (float for s/c, double for d/z). The bits stated are those of
+ * the default floating-point environment (round to nearest even, no
+ * flush-to-zero). The caller's MXCSR is used as it is, on every thread of
+ * the call, so a program that sets another rounding mode or FTZ/DAZ still
+ * gets the same bits for any thread count.
  *
  * Real (s, d). For each output element (i, j), independently:
  *   1. If alpha == 0 or k == 0: no product is formed (A and B are not
@@ -26,7 +29,9 @@
  *                    (beta * C[i][j] rounded first, then one fma).
  * A zero test (alpha == 0, beta == 0) is true for +0 and -0 alike. NaN and
  * Inf in A, B, alpha and beta propagate as IEEE arithmetic in this order
- * makes them. m == 0 or n == 0 does nothing.
+ * makes them. m == 0 or n == 0 does nothing. (k == 0 is case 1, as in the
+ * reference BLAS, rather than s = 0 in step 3, which would turn beta*C
+ * = -0 into +0 and, for alpha = Inf, into NaN.)
  *
  * Complex (c, z). Values are {re, im} pairs; a = op(A)[i][p] after the
  * conjugation of 'C' (which negates a's imaginary part exactly), b =
@@ -63,13 +68,16 @@
 /* C = alpha*op(A)*op(B) + beta*C in the contract's order. order: 'R'
  * (row-major, as cblas CblasRowMajor) or 'C' (column-major, as Fortran);
  * transa/transb: 'N', 'T' or 'C' (lower case accepted, as the Fortran BLAS
- * does). Leading dimensions are checked as the BLAS checks them (for
- * column-major: lda >= max(1, rows of A as stored), and so on).
- * Returns 0, or -1 for arguments the BLAS would reject (bad char, negative
- * dimension, short leading dimension); C is then untouched and the caller
- * lets the vendor BLAS report the error. Allocates per-thread workspace
- * that it keeps for later calls (freed when the thread exits); on
- * allocation failure returns -2 with C untouched. Thread-safe. */
+ * does). Leading dimensions are checked as the BLAS checks them: at least
+ * max(1, length of a stored row or column), e.g. lda >= max(1, m) for a
+ * column-major, untransposed A.
+ * Returns 0; -1 for arguments the BLAS would reject (bad character,
+ * negative dimension, short leading dimension), with C untouched, so the
+ * caller can let the vendor BLAS report the error; -2 with C untouched when
+ * workspace cannot be allocated. Thread-safe. Packing workspace (under
+ * about 20 MiB a thread, however large the operands) is kept per thread
+ * for later calls and freed when the thread exits; the pool's workers keep
+ * theirs for the life of the process. */
 int canon_sgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
                 float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                 float beta, float *c, int64_t ldc);
@@ -89,8 +97,10 @@ int canon_zgemm(char order, char transa, char transb, int64_t m, int64_t n, int6
 
 /* Threads a call may use, the caller's own included (default 1; values
  * below 1 mean 1, above CANON_MAX_THREADS mean that). Workers are started
- * on first need and kept; small products run on the calling thread only.
- * Changes no result bit. */
+ * on first need and kept, and compute with the calling thread's SSE
+ * control word (rounding mode, flush-to-zero); products of fewer than
+ * 2^18 multiply-adds run on the calling thread only. Changes no result
+ * bit. */
 #define CANON_MAX_THREADS 64
 void canon_set_threads(int n);
 int canon_threads(void);

@@ -16,7 +16,8 @@
  * reassociated. Negation and |x| are exact. Every path (scalar with fma(),
  * AVX2 + FMA) performs exactly these operations, and all routines run on
  * the calling thread only, so neither the ISA nor the thread count can
- * change a bit.
+ * change a bit. A result that is NaN is NaN on every path, but which NaN
+ * (sign, payload) is not fixed when several NaNs meet.
  *
  * Vectors. A vector of n logical elements x_0 .. x_{n-1} with increment
  * inc has x_i at x[i*inc] for inc >= 0 and at x[(n-1-i)*(-inc)] for
@@ -69,8 +70,10 @@
  * Returns. Every routine returns 0, or -1 for arguments the BLAS rejects
  * (bad character, negative dimension, short leading dimension, zero
  * increment where it is not allowed); its outputs are then untouched and
- * the caller lets the vendor BLAS report the error. Nothing is allocated;
- * all routines are thread-safe (outputs aside).
+ * the caller lets the vendor BLAS report the error. Nothing is allocated
+ * (at most about 17 KiB of stack); all routines are thread-safe. Outputs
+ * must not overlap inputs other than as the BLAS itself allows (in-place
+ * trmv, trsv, trmm, trsm), or the paths may differ.
  */
 #ifndef DETSHIM_CANONICAL_BLAS_H
 #define DETSHIM_CANONICAL_BLAS_H
@@ -86,14 +89,10 @@ int canon_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t 
                float *result);
 int canon_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
                double *result);
-int canon_cdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy,
-                void *result);
-int canon_cdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy,
-                void *result);
-int canon_zdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy,
-                void *result);
-int canon_zdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy,
-                void *result);
+int canon_cdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
+int canon_cdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
+int canon_zdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
+int canon_zdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
 
 /* Euclidean norm, scaled so that no square overflows or underflows
  * needlessly. n <= 0 or incx <= 0 gives +0 (as the BLAS). A complex
@@ -122,12 +121,9 @@ int canon_dzasum(int64_t n, const void *x, int64_t incx, double *result);
  * matters only when incy == 0). n <= 0 or alpha == 0 (complex: both parts)
  * does nothing and reads nothing. Any increments. */
 int canon_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy);
-int canon_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y,
-                int64_t incy);
-int canon_caxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y,
-                int64_t incy);
-int canon_zaxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y,
-                int64_t incy);
+int canon_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y, int64_t incy);
+int canon_caxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy);
+int canon_zaxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy);
 
 /* x_i = CMUL(alpha, x_i); csscal/zdscal: x_i.re = alpha*x_i.re and
  * x_i.im = alpha*x_i.im. Always multiplies, alpha == 0 included (0 * NaN
@@ -155,34 +151,32 @@ int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
 int canon_sgemv(char order, char trans, int64_t m, int64_t n, float alpha, const float *a,
                 int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy);
 int canon_dgemv(char order, char trans, int64_t m, int64_t n, double alpha, const double *a,
-                int64_t lda, const double *x, int64_t incx, double beta, double *y,
-                int64_t incy);
+                int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy);
 int canon_cgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
-                int64_t lda, const void *x, int64_t incx, const void *beta, void *y,
-                int64_t incy);
+                int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy);
 int canon_zgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
-                int64_t lda, const void *x, int64_t incx, const void *beta, void *y,
-                int64_t incy);
+                int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy);
 
 /* A = alpha*x*y^T + A (gerc: y conjugated), A m x n. Per column j:
  * t = CMUL(alpha, y_j) (gerc: conj(y_j)), then A_ij = CMAC(A_ij, x_i, t)
  * for each i. Quick return: m == 0, n == 0 or alpha == 0. Rejects
  * lda < max(1, m) ('C') or < max(1, n) ('R'), incx == 0, incy == 0.
- * 'R': column-major with m and n swapped and x and y swapped (gerc: the
- * new x, the old y, conjugated and no conjugation of the new y), so there
- * A_ij = CMAC(A_ij, y_j, CMUL(alpha, x_i)) (gerc: conj(y_j)). */
+ * 'R': as CBLAS, the column-major geru with m and n swapped and x and y
+ * swapped (for gerc the vector that comes first is conj(y)), so alpha
+ * rounds with x there: A_ij = CMAC(A_ij, y_j, CMUL(alpha, x_i)), with
+ * conj(y_j) for gerc. */
 int canon_sger(char order, int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
                const float *y, int64_t incy, float *a, int64_t lda);
 int canon_dger(char order, int64_t m, int64_t n, double alpha, const double *x, int64_t incx,
                const double *y, int64_t incy, double *a, int64_t lda);
-int canon_cgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x,
-                int64_t incx, const void *y, int64_t incy, void *a, int64_t lda);
-int canon_cgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x,
-                int64_t incx, const void *y, int64_t incy, void *a, int64_t lda);
-int canon_zgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x,
-                int64_t incx, const void *y, int64_t incy, void *a, int64_t lda);
-int canon_zgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x,
-                int64_t incx, const void *y, int64_t incy, void *a, int64_t lda);
+int canon_cgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+int canon_cgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+int canon_zgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+int canon_zgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
 
 /* Triangular A (n x n, uplo 'U'/'L' names the triangle read, diag 'U'
  * means A_ii = 1 and is not read). op(A) by trans as for gemv; op(A) is
@@ -206,18 +200,18 @@ int canon_strmv(char order, char uplo, char trans, char diag, int64_t n, const f
                 int64_t lda, float *x, int64_t incx);
 int canon_dtrmv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
                 int64_t lda, double *x, int64_t incx);
-int canon_ctrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a,
-                int64_t lda, void *x, int64_t incx);
-int canon_ztrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a,
-                int64_t lda, void *x, int64_t incx);
+int canon_ctrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
+int canon_ztrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
 int canon_strsv(char order, char uplo, char trans, char diag, int64_t n, const float *a,
                 int64_t lda, float *x, int64_t incx);
 int canon_dtrsv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
                 int64_t lda, double *x, int64_t incx);
-int canon_ctrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a,
-                int64_t lda, void *x, int64_t incx);
-int canon_ztrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a,
-                int64_t lda, void *x, int64_t incx);
+int canon_ctrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
+int canon_ztrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
 
 /* ---- Level 3 ------------------------------------------------------------ */
 
@@ -248,18 +242,17 @@ int canon_zsyrk(char order, char uplo, char trans, int64_t n, int64_t k, const v
  * lda < max(1, rows of A), ldb < max(1, m), ldc < max(1, m).
  * 'R' order: column-major with side and uplo flipped and m and n swapped
  * (the factors of each product swap; no effect on real bits). */
-int canon_ssymm(char order, char side, char uplo, int64_t m, int64_t n, float alpha,
-                const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
-                int64_t ldc);
+int canon_ssymm(char order, char side, char uplo, int64_t m, int64_t n, float alpha, const float *a,
+                int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 int canon_dsymm(char order, char side, char uplo, int64_t m, int64_t n, double alpha,
-                const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
-                double *c, int64_t ldc);
+                const double *a, int64_t lda, const double *b, int64_t ldb, double beta, double *c,
+                int64_t ldc);
 int canon_csymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
-                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
-                void *c, int64_t ldc);
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc);
 int canon_zsymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
-                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
-                void *c, int64_t ldc);
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc);
 
 /* B = alpha*op(A)*B (side 'L', A m x m) or alpha*B*op(A) (side 'R', A
  * n x n), B m x n, A triangular as for trmv. alpha == 0 sets B to zero
@@ -273,17 +266,14 @@ int canon_zsymm(char order, char side, char uplo, int64_t m, int64_t n, const vo
  * n == 0. Rejects lda < max(1, rows of A), ldb < max(1, m).
  * 'R' order: column-major with side and uplo flipped and m and n swapped;
  * trans and diag unchanged (the factors swap; no effect on real bits). */
-int canon_strmm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, float alpha, const float *a, int64_t lda, float *b, int64_t ldb);
-int canon_dtrmm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, double alpha, const double *a, int64_t lda, double *b,
-                int64_t ldb);
-int canon_ctrmm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, const void *alpha, const void *a, int64_t lda, void *b,
-                int64_t ldb);
-int canon_ztrmm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, const void *alpha, const void *a, int64_t lda, void *b,
-                int64_t ldb);
+int canon_strmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                float alpha, const float *a, int64_t lda, float *b, int64_t ldb);
+int canon_dtrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                double alpha, const double *a, int64_t lda, double *b, int64_t ldb);
+int canon_ctrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
+int canon_ztrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
 
 /* Solves op(A)*X = alpha*B (side 'L') or X*op(A) = alpha*B (side 'R');
  * X overwrites B (m x n); A triangular as for trmv. alpha == 0 sets B to
@@ -297,17 +287,14 @@ int canon_ztrmm(char order, char side, char uplo, char transa, char diag, int64_
  *        s -= X_ik * op(A)_kj   (CMAC with -X_ik);
  *   X_ij = CDIV(s, diagonal element of op(A)), or s for diag 'U'.
  * Quick return: m == 0 or n == 0. Rejects as trmm; 'R' order as trmm. */
-int canon_strsm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, float alpha, const float *a, int64_t lda, float *b, int64_t ldb);
-int canon_dtrsm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, double alpha, const double *a, int64_t lda, double *b,
-                int64_t ldb);
-int canon_ctrsm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, const void *alpha, const void *a, int64_t lda, void *b,
-                int64_t ldb);
-int canon_ztrsm(char order, char side, char uplo, char transa, char diag, int64_t m,
-                int64_t n, const void *alpha, const void *a, int64_t lda, void *b,
-                int64_t ldb);
+int canon_strsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                float alpha, const float *a, int64_t lda, float *b, int64_t ldb);
+int canon_dtrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                double alpha, const double *a, int64_t lda, double *b, int64_t ldb);
+int canon_ctrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
+int canon_ztrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
 
 /* ---- Instruction-set path ----------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * walk strides and apply alpha/beta; these do the long loops). One table
  * per instruction set: shim/blas/canonical_blas_scalar.c (plain C with
  * fma()) and canonical_blas_avx2.c (the same C built for AVX2 + FMA, with
- * hand-written vector loops for the hot real kernels). Every entry does
+ * hand-written vector loops for the hot kernels). Every entry does
  * exactly the operations of the contract in detshim/canonical_blas.h, so
  * the tables are interchangeable bit for bit.
  *
@@ -14,14 +14,14 @@
 #ifndef DETSHIM_CANONICAL_BLAS_KERNELS_H
 #define DETSHIM_CANONICAL_BLAS_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The lane count of every LANES reduction, for every type and path. */
 #define CANON_LANES 16
 
 /* Element types; a table holds one set of kernels per type. */
-enum canon_blas_type { CANON_BLAS_S, CANON_BLAS_D, CANON_BLAS_C, CANON_BLAS_Z,
-                       CANON_BLAS_NTYPES };
+enum canon_blas_type { CANON_BLAS_S, CANON_BLAS_D, CANON_BLAS_C, CANON_BLAS_Z, CANON_BLAS_NTYPES };
 
 /* Flags of the sequential dot: conjugate u, conjugate v (complex only),
  * negate u (after any conjugation). */
@@ -48,8 +48,7 @@ struct canon_blas_kern {
     void (*amax)(int64_t n, const void *x, void *m);
 
     /* y_i = CMAC(y_i, alpha, x_i) for i = 0 .. n-1 in this order. */
-    void (*axpy)(int64_t n, const void *alpha, const void *x, int64_t incx, void *y,
-                 int64_t incy);
+    void (*axpy)(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy);
     /* x_i = CMUL(alpha, x_i). */
     void (*scal)(int64_t n, const void *alpha, void *x, int64_t incx);
 
@@ -66,8 +65,8 @@ struct canon_blas_kern {
      * x_i), i = 0 .. m-1, a contiguous. */
     void (*ger_col)(int64_t m, const void *x, int64_t incx, int conj, const void *t, void *a);
     /* *s = CMAC(*s, u_p, v_p) for p = 0 .. n-1 in order (flags CANON_*). */
-    void (*dot_seq)(int64_t n, const void *u, int64_t incu, const void *v, int64_t incv,
-                    int flags, void *s);
+    void (*dot_seq)(int64_t n, const void *u, int64_t incu, const void *v, int64_t incv, int flags,
+                    void *s);
 };
 
 struct canon_blas_isa {
@@ -80,5 +79,78 @@ extern const struct canon_blas_isa canon_blas_avx2_kernels;
 
 /* The table in use (canonical_l1.c), chosen by canon_blas_set_isa. */
 const struct canon_blas_isa *canon_blas_kernels(void);
+
+/* ---- shared by the drivers (canonical_l1.c) ------------------------------
+ * Scalars of the contract's formulas, one element at a time, for any type:
+ * pointers to one element (complex: a {re, im} pair). */
+
+/* Bytes per element; whether the type is complex; the real type of its
+ * parts (S for C, D for Z, itself for real types). */
+size_t canon_blas_size(enum canon_blas_type t);
+int canon_blas_complex(enum canon_blas_type t);
+enum canon_blas_type canon_blas_real(enum canon_blas_type t);
+/* The contract's zero and one tests (+0 and -0 alike; complex: both parts). */
+int canon_blas_is_zero(enum canon_blas_type t, const void *v);
+int canon_blas_is_one(enum canon_blas_type t, const void *v);
+/* *out = CMUL(u, v); out may be v. */
+void canon_blas_mul(enum canon_blas_type t, const void *u, const void *v, void *out);
+/* AB for a sum s, alpha != 0: beta == 0: *c = CMUL(alpha, s), else
+ * *c = CMUL(beta, *c) + alpha*s by CMAC. */
+void canon_blas_ab(enum canon_blas_type t, const void *alpha, const void *beta, const void *s,
+                   void *c);
+/* AB with alpha == 0 on n elements c_i = c[i*inc]: beta == 0 stores
+ * zero, beta == 1 does nothing, else c_i = CMUL(beta, c_i). */
+void canon_blas_scale(enum canon_blas_type t, int64_t n, const void *beta, void *c, int64_t inc);
+/* *s = *s + *v (each part), the unit-diagonal term. */
+void canon_blas_add(enum canon_blas_type t, void *s, const void *v);
+/* *q = CDIV(s, d) (conj_d: by conj(d)); real: s / d. q may be s. */
+void canon_blas_div(enum canon_blas_type t, void *q, const void *s, const void *d, int conj_d);
+
+/* Upper-cases a BLAS character argument (the BLAS accepts either case). */
+static inline char canon_blas_upper(char c)
+{
+    return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+/* A triangular operand of trmv, trsv, trmm or trsm after argument checks
+ * and any row-major mapping. op(A)_ij is a[j + i*lda] when transposed,
+ * else a[i + j*lda], conjugated when conj. */
+struct canon_blas_tri {
+    int transposed, conj, unit;
+    int upper; /* op(A) is upper triangular */
+};
+
+/* op(A)_ij (before conjugation) is element i*ri + j*rj of a: the steps of
+ * op(A)'s row index (ri) and column index (rj) for leading dimension lda. */
+static inline int64_t canon_blas_tri_ri(const struct canon_blas_tri *tri, int64_t lda)
+{
+    return tri->transposed ? lda : 1;
+}
+
+static inline int64_t canon_blas_tri_rj(const struct canon_blas_tri *tri, int64_t lda)
+{
+    return tri->transposed ? 1 : lda;
+}
+
+/* Parses uplo ('U'/'L'), trans ('N'/'T'/'C') and diag ('N'/'U') of type t.
+ * flip_uplo swaps U and L; map_trans then also maps trans as the row-major
+ * gemv does ('N' <-> 'T', 'C' -> conjugate without transpose). Returns 0,
+ * or -1 for a bad character. */
+int canon_blas_tri(enum canon_blas_type t, char uplo, char trans, char diag, int flip_uplo,
+                   int map_trans, struct canon_blas_tri *out);
+
+/* The address of logical element 0 of an n-element vector with step inc
+ * (n >= 1): the BLAS passes the lowest address, element 0 is at the top
+ * when inc < 0. */
+static inline const void *canon_blas_vec0(const void *x, int64_t n, int64_t inc, size_t size)
+{
+    return inc < 0 ? (const char *)x + (size_t)((n - 1) * -inc) * size : x;
+}
+
+/* The i-th element of an array of `size`-byte elements (i may be < 0). */
+static inline const void *canon_blas_at(const void *x, int64_t i, size_t size)
+{
+    return (const char *)x + i * (int64_t)size;
+}
 
 #endif

@@ -9,8 +9,18 @@
 #ifndef DETSHIM_CANONICAL_KERNELS_H
 #define DETSHIM_CANONICAL_KERNELS_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The contract needs IEEE arithmetic exactly as written: -ffast-math would
+ * reassociate and flush, x87 excess precision would round twice. */
+#if defined(__FAST_MATH__)
+#error "the canonical kernels must not be built with -ffast-math"
+#endif
+#if FLT_EVAL_METHOD != 0
+#error "the canonical kernels need FLT_EVAL_METHOD == 0 (SSE arithmetic)"
+#endif
 
 /* Packed layouts (real types). A block of `rows` x kb elements (row i,
  * column p at x[i*rs + p*cs]) is packed into ceil(rows / r) strips; strip t
@@ -73,11 +83,12 @@ struct canon_isa_kernels {
 extern const struct canon_isa_kernels canon_scalar_kernels;
 extern const struct canon_isa_kernels canon_avx2_kernels;
 
-/* Overrides the cache blocking of every kernel (0 keeps a default), so
- * tests can force many K blocks and edge tiles on small shapes. Rounded up
- * to multiples of the register tile. Not thread-safe against running
- * calls; for tests only. */
-void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc);
+/* Overrides the cache blocking of every kernel, and the bytes up to which
+ * a panel of B is packed once for all of K (0 keeps a default), so tests
+ * can force many K blocks, edge tiles and per-slice packing on small
+ * shapes. mc and nc are rounded up to multiples of the register tile. Not
+ * thread-safe against running calls; for tests only. */
+void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc, int64_t b_budget);
 
 /* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
@@ -93,15 +104,20 @@ void canon_pack_c128_a(int r, int64_t rows, int64_t kb, const void *x, int64_t r
 void canon_pack_c128_b(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
                        int flags, void *dst);
 
-/* Runs fn(arg, part, nparts, ws) for part = 0 .. nparts-1, part 0 on the
- * calling thread and the others on the pool's workers, and returns when
- * all are done (shim/blas/canonical_pool.c). Each part gets a workspace of
- * ws_bytes (64-byte aligned) that no other running part uses. When the
- * pool is busy with another caller or cannot start workers, every part
- * runs on the calling thread, one after another. Returns 0, or -1 with
- * nothing run when workspace cannot be allocated. nparts is at most
- * CANON_MAX_THREADS. */
+/* Runs fn(arg, part, nparts, ws) for part = 0 .. nparts-1 and returns when
+ * all are done (shim/blas/canonical_pool.c). The calling thread and the
+ * pool's workers claim parts one at a time, so a worker that wakes late
+ * leaves more to the caller; workers run with the caller's MXCSR
+ * (rounding mode, flush-to-zero). Each running part has a workspace of
+ * ws_bytes (64-byte aligned) to itself. When the pool is busy with another
+ * caller or cannot start workers, every part runs on the calling thread.
+ * Returns 0, or -1 with nothing run when workspace cannot be allocated.
+ * nparts is at most CANON_MAX_THREADS. */
 int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *arg,
                    int nparts, size_t ws_bytes);
+
+/* Parts the pool's workers (not callers) have run since start-up, so tests
+ * can tell that a multi-threaded run really used more than one thread. */
+uint64_t canon_pool_worker_parts(void);
 
 #endif

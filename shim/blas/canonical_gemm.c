@@ -7,10 +7,13 @@
  * Every problem is first turned into one shape: C row-major (columns
  * contiguous), op(A) and op(B) addressed through a row and a column
  * stride. A column-major C is the row-major C^T = op(B)^T op(A)^T, which
- * has the same products in the same order (x*y == y*x exactly). The loops
+ * has the same products in the same order (x*y == y*x exactly; for complex
+ * types the packers are told, CANON_SWAP, since the contract orders the
+ * two terms of an imaginary part by operand, not by position). The loops
  * are GotoBLAS/BLIS-style: a panel of nc columns of B is packed for all of
- * K, then for each block of mc rows and each kc slice of K the A block is
- * packed and the mr x nr register tiles run over it. Between K slices a
+ * K (for a very long K, slice by slice), then for each block of mc rows and
+ * each kc slice of K the A block is packed and the mr x nr register tiles
+ * run over it. Between K slices a
  * tile's partial sums are stored, in the output precision, to a workspace
  * and reloaded: exact, so K blocking changes nothing.
  */
@@ -23,8 +26,9 @@
 #include "detshim/canonical.h"
 #include "detshim/canonical_kernels.h"
 
-/* Packed B of one thread stays under this many bytes: for a very long K,
- * nc shrinks instead of the workspace growing without bound. */
+/* A panel of B is packed once for all of K when that takes at most this
+ * many bytes; beyond it (a very long K), one kc slice at a time, again for
+ * each block of rows, so the workspace stays bounded. */
 #define BPACK_BUDGET ((int64_t)16 << 20)
 /* Products of fewer multiply-adds than this run on one thread: below it
  * waking a worker costs more than it saves. */
@@ -34,7 +38,7 @@
 
 static atomic_int nthreads = 1;
 static _Atomic(const struct canon_isa_kernels *) active;
-static int64_t force_mc, force_kc, force_nc;
+static int64_t force_mc, force_kc, force_nc, force_budget;
 
 /* ---- configuration ---------------------------------------------------- */
 
@@ -89,11 +93,12 @@ const char *canon_isa(void)
     return isa_current()->name;
 }
 
-void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc)
+void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc, int64_t b_budget)
 {
     force_mc = mc > 0 ? mc : 0;
     force_kc = kc > 0 ? kc : 0;
     force_nc = nc > 0 ? nc : 0;
+    force_budget = b_budget > 0 ? b_budget : 0;
 }
 
 /* ---- the blocked product ------------------------------------------------ */
@@ -113,6 +118,7 @@ struct job {
     int64_t ldc;
     const void *alpha, *beta;
     int64_t mc, kc, nc; /* effective blocking: multiples of mr, -, nr */
+    int b_once;         /* B panels packed once for all of K (else per slice) */
     int split_n;        /* parts take column ranges (else row ranges) */
     int64_t units;      /* register tiles along the split dimension */
 };
@@ -132,12 +138,20 @@ static size_t align64(size_t x)
     return (x + 63) & ~(size_t)63;
 }
 
-/* Workspace of one part: packed B (k x nc), packed A (mc x kc), and the
- * partial-sum tiles of an mc x nc block when K takes more than one slice. */
+/* Rows of packed B a part keeps: all of K, or one slice. */
+static int64_t b_rows(const struct job *J)
+{
+    return J->b_once ? J->k : J->kc;
+}
+
+/* Workspace of one part: packed B (k or kc x nc), packed A (mc x kc), and
+ * the partial-sum tiles of an mc x nc block when K takes more than one
+ * slice. */
 static size_t ws_bytes(const struct job *J)
 {
     size_t es = J->kern->elem, ps = J->kern->packed;
-    size_t bytes = align64((size_t)(J->k * J->nc) * ps) + align64((size_t)(J->mc * J->kc) * ps);
+    size_t bytes = align64((size_t)(b_rows(J) * J->nc) * ps) +
+                   align64((size_t)(J->mc * J->kc) * ps);
     if (J->k > J->kc)
         bytes += (size_t)(J->mc * J->nc) * es;
     return bytes;
@@ -152,26 +166,29 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
     const size_t es = K->elem, ps = K->packed, tile_bytes = (size_t)(mr * nr) * es;
     assert(tile_bytes <= MAX_TILE_BYTES);
     char *bp = ws;
-    char *ap = bp + align64((size_t)(k * J->nc) * ps);
+    char *ap = bp + align64((size_t)(b_rows(J) * J->nc) * ps);
     char *w = ap + align64((size_t)(J->mc * kc) * ps);
     _Alignas(64) unsigned char edge[MAX_TILE_BYTES];
 
     for (int64_t jc = 0; jc < n; jc += J->nc) {
         const int64_t nb = min64(J->nc, n - jc), nbp = round_up(nb, nr);
-        for (int64_t pc = 0; pc < k; pc += kc) {
-            const char *src = J->b + (pc * J->rsb + (j0 + jc) * J->csb) * (int64_t)es;
-            K->pack_b(K->nr, nb, min64(kc, k - pc), src, J->csb, J->rsb, J->flags_b,
-                      bp + (size_t)(pc * nbp) * ps);
-        }
+        const char *bsrc = J->b + (j0 + jc) * J->csb * (int64_t)es;
+        for (int64_t pc = 0; J->b_once && pc < k; pc += kc)
+            K->pack_b(K->nr, nb, min64(kc, k - pc), bsrc + pc * J->rsb * (int64_t)es, J->csb,
+                      J->rsb, J->flags_b, bp + (size_t)(pc * nbp) * ps);
         for (int64_t ic = 0; ic < m; ic += J->mc) {
             const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
             for (int64_t pc = 0; pc < k; pc += kc) {
                 const int64_t kb = min64(kc, k - pc);
                 const int first = pc == 0, last = pc + kb == k;
+                const int64_t boff = J->b_once ? pc * nbp : 0;
+                if (!J->b_once)
+                    K->pack_b(K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb, J->rsb,
+                              J->flags_b, bp);
                 const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
                 K->pack_a(K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, ap);
                 for (int64_t js = 0; js * nr < nb; js++) {
-                    const char *bs = bp + (size_t)(pc * nbp + js * kb * nr) * ps;
+                    const char *bs = bp + (size_t)(boff + js * kb * nr) * ps;
                     const int64_t cols = min64(nr, nb - js * nr);
                     for (int64_t is = 0; is < mstrips; is++) {
                         const char *as = ap + (size_t)(is * kb * mr) * ps;
@@ -328,14 +345,15 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     struct job J = {
         .kern = &isa->k[t], .k = k, .c = c, .ldc = ldc, .alpha = alpha, .beta = beta,
     };
+    const int conja = transa == 'C' ? CANON_CONJ : 0, conjb = transb == 'C' ? CANON_CONJ : 0;
     if (!col) {
         J.m = m, J.n = n;
-        J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = transa == 'C' ? CANON_CONJ : 0;
-        J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = transb == 'C' ? CANON_CONJ : 0;
+        J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = conja;
+        J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = conjb;
     } else {
         J.m = n, J.n = m;
-        J.a = b, J.rsa = csb, J.csa = rsb, J.flags_a = CANON_SWAP | (transb == 'C' ? CANON_CONJ : 0);
-        J.b = a, J.rsb = csa, J.csb = rsa, J.flags_b = CANON_SWAP | (transa == 'C' ? CANON_CONJ : 0);
+        J.a = b, J.rsa = csb, J.csa = rsb, J.flags_a = CANON_SWAP | conjb;
+        J.b = a, J.rsb = csa, J.csb = rsa, J.flags_b = CANON_SWAP | conja;
     }
 
     const struct canon_kernel *K = J.kern;
@@ -358,11 +376,7 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     J.mc = round_up(min64(force_mc ? force_mc : K->mc, part_m), mr);
     J.kc = min64(force_kc ? force_kc : K->kc, k);
     J.nc = round_up(min64(force_nc ? force_nc : K->nc, part_n), nr);
-    const int64_t ps = (int64_t)K->packed;
-    if (k * J.nc * ps > BPACK_BUDGET) {
-        int64_t fit = BPACK_BUDGET / (k * ps) / nr * nr;
-        J.nc = fit > nr ? fit : nr;
-    }
+    J.b_once = k * J.nc * (int64_t)K->packed <= (force_budget ? force_budget : BPACK_BUDGET);
     return canon_pool_run(run_part, &J, nparts, ws_bytes(&J)) == 0 ? 0 : -2;
 }
 

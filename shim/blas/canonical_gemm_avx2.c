@@ -22,26 +22,27 @@
  * hand anything else to the generic code. Packing reorders copies, never
  * arithmetic, so it cannot change a result bit. */
 
-/* Transposes 8 rows of 8 floats (r[i] = row i) in place: r[p] = column p. */
-INLINE_AVX2 void transpose8_ps(__m256 r[8])
-{
-    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
+/* Transposes 8 vectors of 8 floats in place (named variables, so they stay
+ * in registers): afterwards v<q> holds lane q of the eight inputs. */
+#define TRANSPOSE8_PS(v0, v1, v2, v3, v4, v5, v6, v7)                                     \
+    do {                                                                                  \
+        __m256 t0 = _mm256_unpacklo_ps(v0, v1), t1 = _mm256_unpackhi_ps(v0, v1);          \
+        __m256 t2 = _mm256_unpacklo_ps(v2, v3), t3 = _mm256_unpackhi_ps(v2, v3);          \
+        __m256 t4 = _mm256_unpacklo_ps(v4, v5), t5 = _mm256_unpackhi_ps(v4, v5);          \
+        __m256 t6 = _mm256_unpacklo_ps(v6, v7), t7 = _mm256_unpackhi_ps(v6, v7);          \
+        __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE); \
+        __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE); \
+        __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE); \
+        __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE); \
+        v0 = _mm256_permute2f128_ps(u0, u4, 0x20);                                        \
+        v1 = _mm256_permute2f128_ps(u1, u5, 0x20);                                        \
+        v2 = _mm256_permute2f128_ps(u2, u6, 0x20);                                        \
+        v3 = _mm256_permute2f128_ps(u3, u7, 0x20);                                        \
+        v4 = _mm256_permute2f128_ps(u0, u4, 0x31);                                        \
+        v5 = _mm256_permute2f128_ps(u1, u5, 0x31);                                        \
+        v6 = _mm256_permute2f128_ps(u2, u6, 0x31);                                        \
+        v7 = _mm256_permute2f128_ps(u3, u7, 0x31);                                        \
+    } while (0)
 
 /* Lanes 0 .. n-1 set, for masked loads (which never touch masked-out
  * lanes, so a strip may end at the edge of a mapping). */
@@ -55,15 +56,25 @@ INLINE_AVX2 __m256i lanes_pd(int n)
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
 }
 
-/* Row i of a strip at column p, or zero for a padding row. */
-INLINE_AVX2 __m256 row_ps(const float *x, int64_t rs, int i, int h, int64_t p)
-{
-    return i < h ? _mm256_loadu_ps(x + i * rs + p) : _mm256_setzero_ps();
-}
+/* Row i of a strip at column p, or zero for a padding row (i >= h). */
+#define ROW_PS(i) ((i) < h ? _mm256_loadu_ps(x + (i) * rs + p) : _mm256_setzero_ps())
+#define ROW_PD(i) ((i) < h ? _mm256_loadu_pd(x + (i) * rs + p) : _mm256_setzero_pd())
 
-INLINE_AVX2 __m256d row_pd(const double *x, int64_t rs, int i, int h, int64_t p)
+/* Eight rows (i0 .. i0+7) x 8 columns of a 16-row strip, transposed. */
+INLINE_AVX2 void s_rows16_block(int i0, int h, int64_t p, const float *x, int64_t rs, float *d)
 {
-    return i < h ? _mm256_loadu_pd(x + i * rs + p) : _mm256_setzero_pd();
+    __m256 v0 = ROW_PS(i0), v1 = ROW_PS(i0 + 1), v2 = ROW_PS(i0 + 2), v3 = ROW_PS(i0 + 3);
+    __m256 v4 = ROW_PS(i0 + 4), v5 = ROW_PS(i0 + 5), v6 = ROW_PS(i0 + 6), v7 = ROW_PS(i0 + 7);
+    TRANSPOSE8_PS(v0, v1, v2, v3, v4, v5, v6, v7);
+    d += i0;
+    _mm256_storeu_ps(d, v0);
+    _mm256_storeu_ps(d + 16, v1);
+    _mm256_storeu_ps(d + 32, v2);
+    _mm256_storeu_ps(d + 48, v3);
+    _mm256_storeu_ps(d + 64, v4);
+    _mm256_storeu_ps(d + 80, v5);
+    _mm256_storeu_ps(d + 96, v6);
+    _mm256_storeu_ps(d + 112, v7);
 }
 
 /* One strip of r rows (6 or 16), h of them real, whose rows are
@@ -73,27 +84,25 @@ AVX2 static void s_pack_rows(int r, int h, int64_t kb, const float *x, int64_t r
 {
     int64_t p = 0;
     for (; p + 8 <= kb; p += 8) {
-        __m256 v[8];
         if (r == 16) {
-            for (int i0 = 0; i0 < 16; i0 += 8) {
-                for (int i = 0; i < 8; i++)
-                    v[i] = row_ps(x, rs, i0 + i, h, p);
-                transpose8_ps(v);
-                for (int q = 0; q < 8; q++)
-                    _mm256_store_ps(dst + (p + q) * 16 + i0, v[q]);
-            }
+            s_rows16_block(0, h, p, x, rs, dst + p * 16);
+            s_rows16_block(8, h, p, x, rs, dst + p * 16);
         } else {
-            for (int i = 0; i < 6; i++)
-                v[i] = row_ps(x, rs, i, h, p);
-            v[6] = v[7] = _mm256_setzero_ps();
-            transpose8_ps(v);
+            __m256 v0 = ROW_PS(0), v1 = ROW_PS(1), v2 = ROW_PS(2), v3 = ROW_PS(3);
+            __m256 v4 = ROW_PS(4), v5 = ROW_PS(5), v6 = _mm256_setzero_ps(), v7 = v6;
+            TRANSPOSE8_PS(v0, v1, v2, v3, v4, v5, v6, v7);
             /* Each store spills 2 lanes into the next group, which the
              * next store overwrites; the last one does not spill. */
             float *d = dst + p * 6;
-            for (int q = 0; q < 7; q++)
-                _mm256_storeu_ps(d + q * 6, v[q]);
-            _mm_storeu_ps(d + 42, _mm256_castps256_ps128(v[7]));
-            _mm_storel_pi((__m64 *)(d + 46), _mm256_extractf128_ps(v[7], 1));
+            _mm256_storeu_ps(d, v0);
+            _mm256_storeu_ps(d + 6, v1);
+            _mm256_storeu_ps(d + 12, v2);
+            _mm256_storeu_ps(d + 18, v3);
+            _mm256_storeu_ps(d + 24, v4);
+            _mm256_storeu_ps(d + 30, v5);
+            _mm256_storeu_ps(d + 36, v6);
+            _mm_storeu_ps(d + 42, _mm256_castps256_ps128(v7));
+            _mm_storel_pi((__m64 *)(d + 46), _mm256_extractf128_ps(v7, 1));
         }
     }
     for (; p < kb; p++)
@@ -104,11 +113,22 @@ AVX2 static void s_pack_rows(int r, int h, int64_t kb, const float *x, int64_t r
 /* The same for a strip whose columns are contiguous (rs == 1). */
 AVX2 static void s_pack_cols(int r, int h, int64_t kb, const float *x, int64_t cs, float *dst)
 {
-    if (r == 16) {
+    if (r == 16 && h == 16) {
+        for (int64_t p = 0; p < kb; p++, dst += 16) {
+            _mm256_storeu_ps(dst, _mm256_loadu_ps(x + p * cs));
+            _mm256_storeu_ps(dst + 8, _mm256_loadu_ps(x + p * cs + 8));
+        }
+    } else if (r == 16) {
         __m256i m0 = lanes_ps(h), m1 = lanes_ps(h - 8);
         for (int64_t p = 0; p < kb; p++, dst += 16) {
-            _mm256_store_ps(dst, _mm256_maskload_ps(x + p * cs, m0));
-            _mm256_store_ps(dst + 8, _mm256_maskload_ps(x + p * cs + 8, m1));
+            _mm256_storeu_ps(dst, _mm256_maskload_ps(x + p * cs, m0));
+            _mm256_storeu_ps(dst + 8, _mm256_maskload_ps(x + p * cs + 8, m1));
+        }
+    } else if (h == 6) {
+        for (int64_t p = 0; p < kb; p++, dst += 6) {
+            _mm_storeu_ps(dst, _mm_loadu_ps(x + p * cs));
+            _mm_storel_pi((__m64 *)(dst + 4),
+                          _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(x + p * cs + 4)));
         }
     } else {
         __m256i m = lanes_ps(h);
@@ -138,38 +158,38 @@ AVX2 static void s_pack(int r, int64_t rows, int64_t kb, const void *xv, int64_t
     }
 }
 
-/* Doubles: the same with 4 x 4 transposes, for r = 6 or 8. */
-INLINE_AVX2 void transpose4_pd(__m256d r[4])
+/* Doubles: the same with 4 x 4 transposes, for r = 6 or 8. Four rows
+ * x 4 columns, transposed into 4 groups r apart. */
+INLINE_AVX2 void d_rows4_block(__m256d a, __m256d b, __m256d c, __m256d d, double *dst, int r)
 {
-    __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
-    __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
-    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+    __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
+    __m256d t2 = _mm256_unpacklo_pd(c, d), t3 = _mm256_unpackhi_pd(c, d);
+    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(dst + r, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(dst + 2 * r, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(dst + 3 * r, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+/* Two rows x 4 columns, into 4 groups r apart. */
+INLINE_AVX2 void d_rows2_block(__m256d a, __m256d b, double *dst, int r)
+{
+    __m256d lo = _mm256_unpacklo_pd(a, b), hi = _mm256_unpackhi_pd(a, b);
+    _mm_storeu_pd(dst, _mm256_castpd256_pd128(lo));
+    _mm_storeu_pd(dst + r, _mm256_castpd256_pd128(hi));
+    _mm_storeu_pd(dst + 2 * r, _mm256_extractf128_pd(lo, 1));
+    _mm_storeu_pd(dst + 3 * r, _mm256_extractf128_pd(hi, 1));
 }
 
 AVX2 static void d_pack_rows(int r, int h, int64_t kb, const double *x, int64_t rs, double *dst)
 {
     int64_t p = 0;
     for (; p + 4 <= kb; p += 4) {
-        int i0 = 0;
-        for (; i0 + 4 <= r; i0 += 4) {
-            __m256d v[4];
-            for (int i = 0; i < 4; i++)
-                v[i] = row_pd(x, rs, i0 + i, h, p);
-            transpose4_pd(v);
-            for (int q = 0; q < 4; q++)
-                _mm256_storeu_pd(dst + (p + q) * r + i0, v[q]);
-        }
-        if (i0 < r) { /* two rows left (r == 6) */
-            __m256d a = row_pd(x, rs, i0, h, p), b = row_pd(x, rs, i0 + 1, h, p);
-            __m256d lo = _mm256_unpacklo_pd(a, b), hi = _mm256_unpackhi_pd(a, b);
-            _mm_storeu_pd(dst + p * r + i0, _mm256_castpd256_pd128(lo));
-            _mm_storeu_pd(dst + (p + 1) * r + i0, _mm256_castpd256_pd128(hi));
-            _mm_storeu_pd(dst + (p + 2) * r + i0, _mm256_extractf128_pd(lo, 1));
-            _mm_storeu_pd(dst + (p + 3) * r + i0, _mm256_extractf128_pd(hi, 1));
-        }
+        double *d = dst + p * r;
+        d_rows4_block(ROW_PD(0), ROW_PD(1), ROW_PD(2), ROW_PD(3), d, r);
+        if (r == 8)
+            d_rows4_block(ROW_PD(4), ROW_PD(5), ROW_PD(6), ROW_PD(7), d + 4, r);
+        else
+            d_rows2_block(ROW_PD(4), ROW_PD(5), d + 4, r);
     }
     for (; p < kb; p++)
         for (int i = 0; i < r; i++)
@@ -179,10 +199,20 @@ AVX2 static void d_pack_rows(int r, int h, int64_t kb, const double *x, int64_t 
 AVX2 static void d_pack_cols(int r, int h, int64_t kb, const double *x, int64_t cs, double *dst)
 {
     __m256i m0 = lanes_pd(h), m1 = lanes_pd(h - 4);
-    if (r == 8) {
+    if (r == 8 && h == 8) {
         for (int64_t p = 0; p < kb; p++, dst += 8) {
-            _mm256_store_pd(dst, _mm256_maskload_pd(x + p * cs, m0));
-            _mm256_store_pd(dst + 4, _mm256_maskload_pd(x + p * cs + 4, m1));
+            _mm256_storeu_pd(dst, _mm256_loadu_pd(x + p * cs));
+            _mm256_storeu_pd(dst + 4, _mm256_loadu_pd(x + p * cs + 4));
+        }
+    } else if (r == 8) {
+        for (int64_t p = 0; p < kb; p++, dst += 8) {
+            _mm256_storeu_pd(dst, _mm256_maskload_pd(x + p * cs, m0));
+            _mm256_storeu_pd(dst + 4, _mm256_maskload_pd(x + p * cs + 4, m1));
+        }
+    } else if (h == 6) {
+        for (int64_t p = 0; p < kb; p++, dst += 6) {
+            _mm256_storeu_pd(dst, _mm256_loadu_pd(x + p * cs));
+            _mm_storeu_pd(dst + 4, _mm_loadu_pd(x + p * cs + 4));
         }
     } else {
         __m128i m1x = _mm256_castsi256_si128(m1);
@@ -654,12 +684,19 @@ AVX2 static void z_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
         .finish = pre##_finish,                                                           \
     }
 
+/* Blocking: a kc x nr strip of packed B (16 KiB for s and d) stays in the
+ * 32 KiB L1, the mc x kc block of packed A in the 1 MiB L2; nc = 512 keeps
+ * the partial-sum tiles and a thread's packed B small enough that two
+ * threads share the L3 well. Measured on this machine (AMD EPYC, Zen 4
+ * without AVX-512): other choices near these were within noise. */
 const struct canon_isa_kernels canon_avx2_kernels = {
     .name = "avx2",
     .k = {
-        [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 1024, 4, 4, s_pack, s_pack),
-        [CANON_D] = KERNEL(d, D_MR, D_NR, 72, 256, 1024, 8, 8, d_pack, d_pack),
-        [CANON_C] = KERNEL(c, C_MR, C_NR, 64, 256, 512, 8, 16, canon_pack_c64_a, canon_pack_c64_b),
-        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 512, 16, 32, canon_pack_c128_a, canon_pack_c128_b),
+        [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 512, 4, 4, s_pack, s_pack),
+        [CANON_D] = KERNEL(d, D_MR, D_NR, 144, 256, 512, 8, 8, d_pack, d_pack),
+        [CANON_C] = KERNEL(c, C_MR, C_NR, 64, 256, 512, 8, 16, canon_pack_c64_a,
+                           canon_pack_c64_b),
+        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 512, 16, 32, canon_pack_c128_a,
+                           canon_pack_c128_b),
     },
 };

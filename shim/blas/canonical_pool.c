@@ -6,12 +6,12 @@
  * then sleep. One caller uses the pool at a time; a concurrent caller runs
  * its parts on its own thread instead of waiting.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <xmmintrin.h>
 
 #include "detshim/canonical.h"
 #include "detshim/canonical_kernels.h"
@@ -81,12 +81,15 @@ typedef void (*part_fn)(void *arg, int part, int nparts, void *ws);
 static struct {
     pthread_mutex_t busy; /* held by the one caller using the workers */
     pthread_mutex_t m;    /* with the conditions, for sleeping only */
-    pthread_cond_t wake, done;
+    pthread_cond_t wake, finished;
     int nworkers;         /* started: workers 1 .. nworkers */
     struct workspace ws[CANON_MAX_THREADS];
     part_fn fn;           /* the job, written before `claim` is published */
     void *arg;
-    int nparts;
+    atomic_int nparts;
+    atomic_int helpers;   /* workers 1 .. helpers may take parts of it */
+    atomic_uint mxcsr;    /* the caller's SSE control word (rounding, FTZ, DAZ) */
+    atomic_uint_least64_t worker_parts; /* run by workers since start-up */
     atomic_uint gen;            /* bumped once per job; idle workers watch it */
     atomic_uint_least64_t claim; /* job's gen << 32 | next unclaimed part */
     atomic_int done;            /* parts of the current job finished */
@@ -96,7 +99,7 @@ static struct {
     .busy = PTHREAD_MUTEX_INITIALIZER,
     .m = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
-    .done = PTHREAD_COND_INITIALIZER,
+    .finished = PTHREAD_COND_INITIALIZER,
 };
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -109,8 +112,9 @@ static void pool_after_fork_child(void)
     pthread_mutex_init(&pool.busy, NULL);
     pthread_mutex_init(&pool.m, NULL);
     pthread_cond_init(&pool.wake, NULL);
-    pthread_cond_init(&pool.done, NULL);
+    pthread_cond_init(&pool.finished, NULL);
     pool.nworkers = 0;
+    atomic_store(&pool.helpers, 0);
     atomic_store(&pool.gen, 0);
     atomic_store(&pool.claim, 0);
     atomic_store(&pool.done, 0);
@@ -149,20 +153,32 @@ static int all_done(unsigned nparts)
     return atomic_load(&pool.done) >= (int)nparts;
 }
 
-/* Claims and runs parts of job `gen` until none is left. */
-static void run_claimed(unsigned gen, void *ws)
+/* Claims and runs parts of job `gen` until none is left; me is 0 for the
+ * caller (workspace `mine`), else a worker, which takes part only if the
+ * job counts it among its helpers. A successful claim means the job is
+ * still open, so what is read with it belongs to this job. */
+static void run_claimed(unsigned gen, int me, void *mine)
 {
     for (;;) {
         uint_least64_t c = atomic_load(&pool.claim);
-        int nparts = pool.nparts;
-        if ((unsigned)(c >> 32) != gen || (int)(c & 0xffffffffu) >= nparts)
+        int nparts = atomic_load(&pool.nparts);
+        if ((unsigned)(c >> 32) != gen || (int)(c & 0xffffffffu) >= nparts ||
+            me > atomic_load(&pool.helpers))
             return;
         if (!atomic_compare_exchange_weak(&pool.claim, &c, c + 1))
             continue;
-        pool.fn(pool.arg, (int)(c & 0xffffffffu), nparts, ws);
+        /* A worker computes as the caller would: same rounding mode and
+         * flush-to-zero / denormals-are-zero, or the thread count would
+         * show in the bits of a program that sets them. */
+        unsigned csr = atomic_load(&pool.mxcsr);
+        if (me && _mm_getcsr() != csr)
+            _mm_setcsr(csr);
+        pool.fn(pool.arg, (int)(c & 0xffffffffu), nparts, me ? pool.ws[me].p : mine);
+        if (me)
+            atomic_fetch_add_explicit(&pool.worker_parts, 1, memory_order_relaxed);
         if (atomic_fetch_add(&pool.done, 1) + 1 == nparts && atomic_load(&pool.caller_asleep)) {
             pthread_mutex_lock(&pool.m);
-            pthread_cond_signal(&pool.done);
+            pthread_cond_signal(&pool.finished);
             pthread_mutex_unlock(&pool.m);
         }
     }
@@ -188,7 +204,7 @@ static void *worker_main(void *v)
             pthread_mutex_unlock(&pool.m);
         }
         seen = atomic_load(&pool.gen);
-        run_claimed(seen, pool.ws[start.me].p);
+        run_claimed(seen, start.me, NULL);
     }
     return NULL;
 }
@@ -241,15 +257,20 @@ int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
         pthread_mutex_unlock(&pool.busy);
         return -1;
     }
-    /* Workers whose workspace cannot grow simply stay out of this job. */
+    /* Workers past the job's need, or whose workspace cannot grow, stay
+     * out of this job. */
     int helpers = pool_grow(nparts - 1);
+    if (helpers > nparts - 1)
+        helpers = nparts - 1;
     for (int w = 1; w <= helpers; w++)
         if (ws_reserve(&pool.ws[w], ws_bytes ? ws_bytes : 64) != 0)
             helpers = w - 1;
 
     pool.fn = fn;
     pool.arg = arg;
-    pool.nparts = nparts;
+    atomic_store(&pool.nparts, nparts);
+    atomic_store(&pool.helpers, helpers);
+    atomic_store(&pool.mxcsr, _mm_getcsr());
     atomic_store(&pool.done, 0);
     unsigned gen = atomic_load(&pool.gen) + 1;
     atomic_store(&pool.claim, (uint_least64_t)gen << 32);
@@ -261,15 +282,20 @@ int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
             pthread_mutex_unlock(&pool.m);
         }
     }
-    run_claimed(gen, mine);
+    run_claimed(gen, 0, mine);
     if (!spin_until(all_done, (unsigned)nparts)) {
         pthread_mutex_lock(&pool.m);
         atomic_store(&pool.caller_asleep, 1);
         while (!all_done((unsigned)nparts))
-            pthread_cond_wait(&pool.done, &pool.m);
+            pthread_cond_wait(&pool.finished, &pool.m);
         atomic_store(&pool.caller_asleep, 0);
         pthread_mutex_unlock(&pool.m);
     }
     pthread_mutex_unlock(&pool.busy);
     return 0;
+}
+
+uint64_t canon_pool_worker_parts(void)
+{
+    return atomic_load(&pool.worker_parts);
 }

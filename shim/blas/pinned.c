@@ -16,6 +16,7 @@
 
 #include "detshim/blas.h"
 #include "detshim/canonical.h"
+#include "detshim/canonical_blas.h"
 #include "detshim/core.h"
 #include "detshim/policy.h"
 #include "detshim/trace.h"
@@ -98,7 +99,7 @@ static void canon_prepare_once(void)
     /* The count and the ISA path change no bit; DETSHIM_ISA exists to prove
      * the latter. */
     canon_set_threads(core_cfg.blas_threads);
-    if (core_cfg.isa[0] && canon_set_isa(core_cfg.isa) != 0)
+    if (core_cfg.isa[0] && (canon_set_isa(core_cfg.isa) != 0 || canon_blas_set_isa(core_cfg.isa) != 0))
         core_fail("DETSHIM_ISA (the best path the CPU has is used)",
                   "DETSHIM_ISA=%s: this CPU or build has no such path; use scalar, avx2, "
                   "avx512 or auto", core_cfg.isa);

@@ -1,19 +1,21 @@
 /* Throughput of the canonical GEMM (shim/blas/canonical_gemm.c) next to the
  * vendor OpenBLAS in the same process: sgemm and dgemm at n = 256, 1024,
  * 2048 (square, column-major, no transpose, alpha = 1, beta = 0) on 1 and
- * 2 threads, GFLOP/s (2n^3 / s, 10^9 per G), the ratio canonical/OpenBLAS,
- * and each as a fraction of this machine's FMA peak. The two libraries
- * alternate, one repetition each, and the best of the repetitions counts,
- * so a noisy neighbour hurts both alike.
+ * 2 threads, cgemm and zgemm at n = 1024, in GFLOP/s (2n^3 / s real, 8n^3
+ * complex, 10^9 per G), the ratio canonical/OpenBLAS, and each as a
+ * fraction of this machine's FMA peak. The two libraries alternate round by
+ * round and the best round counts, so a noisy neighbour hurts both alike.
  *
  * The peak is measured, not taken from a data sheet: a loop of independent
- * 256-bit FMAs (enough chains to cover latency) on 1 thread, then on 2 at
- * once; peak GFLOP/s = FMA instructions/s x lanes x 2. That is what the
- * cores deliver at the clock they run at under this load, turbo included.
+ * 256-bit FMAs on registers only (enough chains to cover latency) on 1
+ * thread, then on 2 at once; peak GFLOP/s = FMA instructions/s x lanes x 2
+ * flops. That is what the cores deliver at the clock they run at, turbo
+ * included; a GEMM kernel, which must also load its operands, reaches
+ * only part of it on this core, the vendor's as much as ours.
  *
- * It also times m = n = k = 16 calls (ns per call, 1 thread), the shape
- * where per-call overhead shows.
- * Usage: bench_canonical [repetitions]   (default 5)
+ * It also times m = n = k = 16 calls (ns per call, 1 thread, beta != 0),
+ * the shape where per-call overhead shows.
+ * Usage: bench_canonical [rounds]   (default 9; about 90 s in all)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -32,6 +34,10 @@ void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, co
                  int lda, const float *b, int ldb, float beta, float *c, int ldc);
 void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a,
                  int lda, const double *b, int ldb, double beta, double *c, int ldc);
+void cblas_cgemm(int order, int ta, int tb, int m, int n, int k, const void *alpha, const void *a,
+                 int lda, const void *b, int ldb, const void *beta, void *c, int ldc);
+void cblas_zgemm(int order, int ta, int tb, int m, int n, int k, const void *alpha, const void *a,
+                 int lda, const void *b, int ldb, const void *beta, void *c, int ldc);
 enum { COL_MAJOR = 102, NO_TRANS = 111 };
 
 static double now_s(void)
@@ -43,39 +49,34 @@ static double now_s(void)
 
 /* ---- FMA peak ----------------------------------------------------------- */
 
-#define PEAK_ITERS 50000000L
+#define PEAK_ITERS 100000000L
 
-/* 10 independent chains of vfmadd231ps: more than latency x ports (4 x 2
+/* 12 independent chains of vfmadd231ps: more than latency x ports (4 x 2
  * on this core), so the loop is bound by FMA throughput alone. Returns FMA
  * instructions per second on this thread. */
+#define CHAINS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define DECL(i) __m256 x##i = _mm256_set1_ps(1.0f + (float)(i));
+#define STEP(i) x##i = _mm256_fmadd_ps(x##i, m, a);
+#define SUM(i) s = _mm256_add_ps(s, x##i);
+
 __attribute__((target("avx2,fma"), noinline)) static double fma_rate(void)
 {
-    __m256 x0 = _mm256_set1_ps(1.0f), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0, x6 = x0,
-           x7 = x0, x8 = x0, x9 = x0;
-    const __m256 m = _mm256_set1_ps(0.999999f), a = _mm256_set1_ps(1e-7f);
+    CHAINS(DECL)
+    __m256 m = _mm256_set1_ps(0.999999f), a = _mm256_set1_ps(1e-7f);
     double t0 = now_s();
     for (long i = 0; i < PEAK_ITERS; i++) {
-        x0 = _mm256_fmadd_ps(x0, m, a);
-        x1 = _mm256_fmadd_ps(x1, m, a);
-        x2 = _mm256_fmadd_ps(x2, m, a);
-        x3 = _mm256_fmadd_ps(x3, m, a);
-        x4 = _mm256_fmadd_ps(x4, m, a);
-        x5 = _mm256_fmadd_ps(x5, m, a);
-        x6 = _mm256_fmadd_ps(x6, m, a);
-        x7 = _mm256_fmadd_ps(x7, m, a);
-        x8 = _mm256_fmadd_ps(x8, m, a);
-        x9 = _mm256_fmadd_ps(x9, m, a);
-        __asm__ volatile("" : "+x"(x0), "+x"(x1), "+x"(x2), "+x"(x3), "+x"(x4));
+        CHAINS(STEP)
+        /* keeps m and a in registers but opaque, so nothing is hoisted */
+        __asm__ volatile("" : "+x"(m), "+x"(a));
     }
     double t = now_s() - t0;
-    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
-                             _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
-    s = _mm256_add_ps(s, _mm256_add_ps(x8, x9));
+    __m256 s = _mm256_setzero_ps();
+    CHAINS(SUM)
     float out[8];
     _mm256_storeu_ps(out, s);
     if (out[0] == 12345.0f) /* keeps the chains live */
         puts("");
-    return 10.0 * (double)PEAK_ITERS / t;
+    return 12.0 * (double)PEAK_ITERS / t;
 }
 
 static void *fma_rate_thread(void *v)
@@ -99,102 +100,141 @@ static double peak_fma(int threads)
 
 /* ---- GEMM timing -------------------------------------------------------- */
 
-static void fill(void *p, size_t n, int dbl, unsigned seed)
+enum type { S, D, C, Z };
+static const char *const type_name[] = { "sgemm", "dgemm", "cgemm", "zgemm" };
+static const size_t type_size[] = { 4, 8, 8, 16 };
+/* flops per multiply-add of the type: 2 real, 8 complex */
+static const double type_flops[] = { 2, 2, 8, 8 };
+
+/* Fills the parts (floats or doubles) of n elements with values in
+ * [-0.5, 0.5). */
+static void fill(void *p, size_t n, enum type t, unsigned seed)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t parts = n * (t == C || t == Z ? 2 : 1);
+    for (size_t i = 0; i < parts; i++) {
         seed = seed * 1103515245u + 12345u;
         double v = (double)(seed >> 9) / (double)(1u << 23) - 0.5;
-        if (dbl)
+        if (t == D || t == Z)
             ((double *)p)[i] = v;
         else
             ((float *)p)[i] = (float)v;
     }
 }
 
-/* One product C = A*B, n x n, by the canonical kernel (canon = 1) or by
- * OpenBLAS. Returns seconds. */
-static double one_gemm(int canon, int dbl, int n, const void *a, const void *b, void *c)
+/* One product C = alpha*A*B + beta*C, n x n, column-major, no transpose,
+ * by the canonical kernel (canon = 1) or by OpenBLAS. */
+static void one_gemm(int canon, enum type t, int n, const void *a, const void *b, void *c,
+                     double beta)
 {
-    double t0 = now_s();
-    if (dbl) {
+    const double one[2] = { 1, 0 }, bz[2] = { beta, 0 };
+    const float onef[2] = { 1, 0 }, bzf[2] = { (float)beta, 0 };
+    switch (t) {
+    case S:
         if (canon)
-            canon_dgemm('C', 'N', 'N', n, n, n, 1.0, a, n, b, n, 0.0, c, n);
+            canon_sgemm('C', 'N', 'N', n, n, n, 1.0f, a, n, b, n, (float)beta, c, n);
         else
-            cblas_dgemm(COL_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
-    } else {
+            cblas_sgemm(COL_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, (float)beta,
+                        c, n);
+        break;
+    case D:
         if (canon)
-            canon_sgemm('C', 'N', 'N', n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+            canon_dgemm('C', 'N', 'N', n, n, n, 1.0, a, n, b, n, beta, c, n);
         else
-            cblas_sgemm(COL_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+            cblas_dgemm(COL_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, beta, c, n);
+        break;
+    case C:
+        if (canon)
+            canon_cgemm('C', 'N', 'N', n, n, n, onef, a, n, b, n, bzf, c, n);
+        else
+            cblas_cgemm(COL_MAJOR, NO_TRANS, NO_TRANS, n, n, n, onef, a, n, b, n, bzf, c, n);
+        break;
+    case Z:
+        if (canon)
+            canon_zgemm('C', 'N', 'N', n, n, n, one, a, n, b, n, bz, c, n);
+        else
+            cblas_zgemm(COL_MAJOR, NO_TRANS, NO_TRANS, n, n, n, one, a, n, b, n, bz, c, n);
+        break;
     }
-    return now_s() - t0;
+}
+
+/* Idle worker threads of the library timed last may still be spinning
+ * (OpenBLAS's wait about 0.1 s, yielding, before they sleep): wait them out
+ * so they do not take a core from the library timed next. */
+static void settle(void)
+{
+    struct timespec ts = { 0, 200 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
 }
 
 /* Best seconds per call over reps rounds, each round timing enough calls
- * to last ~0.2 s; canonical and OpenBLAS alternate round by round. */
-static void time_pair(int dbl, int n, int threads, int reps, double best[2])
+ * to last ~0.05 s (at least one); canonical and OpenBLAS alternate round by
+ * round, each round after a pause (settle). Many short rounds give each
+ * library a fair chance at the quiet moments of a shared machine. best[0]
+ * canonical, best[1] OpenBLAS. */
+static void time_pair(enum type t, int n, int threads, int reps, double beta, double best[2])
 {
-    size_t elems = (size_t)n * (size_t)n, es = dbl ? 8 : 4;
-    void *a = malloc(elems * es), *b = malloc(elems * es), *c = malloc(elems * es);
-    fill(a, elems, dbl, 1);
-    fill(b, elems, dbl, 2);
+    size_t elems = (size_t)n * (size_t)n;
+    void *a = malloc(elems * type_size[t]), *b = malloc(elems * type_size[t]);
+    void *c = malloc(elems * type_size[t]);
+    if (!a || !b || !c) {
+        fprintf(stderr, "bench_canonical: out of memory\n");
+        exit(2);
+    }
+    fill(a, elems, t, 1);
+    fill(b, elems, t, 2);
+    fill(c, elems, t, 3);
     canon_set_threads(threads);
     openblas_set_num_threads(threads);
-    double flops = 2.0 * n * (double)n * n;
-    int calls = (int)(0.2 * 50e9 * threads / flops) + 1;
+    double flops = type_flops[t] * n * (double)n * n;
+    int calls = (int)(0.05 * 40e9 * threads / flops) + 1;
     best[0] = best[1] = 1e30;
     for (int w = 0; w < 2; w++) /* warm-up: workspace, threads, caches */
-        one_gemm(w, dbl, n, a, b, c);
+        one_gemm(w, t, n, a, b, c, beta);
     for (int r = 0; r < reps; r++)
         for (int canon = 1; canon >= 0; canon--) {
-            double t = 0;
+            settle();
+            double t0 = now_s();
             for (int i = 0; i < calls; i++)
-                t += one_gemm(canon, dbl, n, a, b, c);
-            if (t / calls < best[canon ? 0 : 1])
-                best[canon ? 0 : 1] = t / calls;
+                one_gemm(canon, t, n, a, b, c, beta);
+            double per = (now_s() - t0) / calls;
+            if (per < best[canon ? 0 : 1])
+                best[canon ? 0 : 1] = per;
         }
     free(a);
     free(b);
     free(c);
 }
 
-/* ns per m = n = k = 16 call on one thread, C = A*B + C (beta = 1, the
- * accumulate form small layers use), best of reps rounds. */
-static void time_small(int dbl, int reps, double ns[2])
+/* Peak GFLOP/s of 256-bit FMAs for 1 and 2 threads, float; the best of
+ * the measurements so far (the machine's clock varies over minutes, and
+ * the GEMMs are best-of too). */
+static double peak_f32[3];
+
+static void measure_peak(void)
 {
-    enum { N = 16, CALLS = 200000 };
-    double a[N * N], b[N * N], c[N * N];
-    fill(a, N * N, dbl, 3);
-    fill(b, N * N, dbl, 4);
-    fill(c, N * N, dbl, 5);
-    canon_set_threads(1);
-    openblas_set_num_threads(1);
-    ns[0] = ns[1] = 1e30;
-    for (int r = 0; r < reps; r++)
-        for (int canon = 1; canon >= 0; canon--) {
-            double t0 = now_s();
-            for (int i = 0; i < CALLS; i++) {
-                if (dbl && canon)
-                    canon_dgemm('C', 'N', 'N', N, N, N, 1.0, a, N, b, N, 1e-3, c, N);
-                else if (dbl)
-                    cblas_dgemm(COL_MAJOR, NO_TRANS, NO_TRANS, N, N, N, 1.0, a, N, b, N, 1e-3,
-                                c, N);
-                else if (canon)
-                    canon_sgemm('C', 'N', 'N', N, N, N, 1.0f, (float *)a, N, (float *)b, N,
-                                1e-3f, (float *)c, N);
-                else
-                    cblas_sgemm(COL_MAJOR, NO_TRANS, NO_TRANS, N, N, N, 1.0f, (float *)a, N,
-                                (float *)b, N, 1e-3f, (float *)c, N);
-            }
-            double t = (now_s() - t0) / CALLS * 1e9;
-            if (t < ns[canon ? 0 : 1])
-                ns[canon ? 0 : 1] = t;
-        }
+    for (int th = 1; th <= 2; th++) {
+        double g = peak_fma(th) * 16 / 1e9; /* 8 float lanes x 2 flops */
+        if (g > peak_f32[th])
+            peak_f32[th] = g;
+    }
+}
+
+/* The 1-minute load average, so a reader can tell a busy machine. */
+static double loadavg(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
 }
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 5;
+    int reps = argc > 1 ? atoi(argv[1]) : 9;
     if (reps < 1)
         reps = 1;
     __builtin_cpu_init();
@@ -202,35 +242,53 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_canonical: this CPU has no AVX2+FMA; peak loop not portable\n");
         return 2;
     }
-    double fma1 = peak_fma(1), fma2 = peak_fma(2);
-    /* 256-bit FMA: 8 float or 4 double lanes, 2 flops each. */
-    double peak[2][3] = { { 0, fma1 * 16 / 1e9, fma2 * 16 / 1e9 },
-                          { 0, fma1 * 8 / 1e9, fma2 * 8 / 1e9 } };
-    printf("canonical GEMM vs OpenBLAS (isa %s), best of %d\n", canon_isa(), reps);
-    printf("measured FMA peak: 1 thread %.1f GFLOP/s float, %.1f double; "
-           "2 threads %.1f float, %.1f double (%.2f G vfmadd/s per thread)\n",
-           peak[0][1], peak[1][1], peak[0][2], peak[1][2], fma1 / 1e9);
-    printf("%-6s %5s %3s %12s %12s %7s %8s %8s\n", "type", "n", "thr", "canon GF/s",
-           "openblas GF/s", "ratio", "canon%pk", "oblas%pk");
     static const int sizes[] = { 256, 1024, 2048 };
-    for (int dbl = 0; dbl < 2; dbl++)
+    struct row {
+        enum type t;
+        int n, threads;
+        double best[2];
+    } rows[3 * 2 * 2 + 4];
+    int nrows = 0;
+    double load0 = loadavg();
+    measure_peak();
+    for (enum type t = S; t <= D; t++) {
         for (int s = 0; s < 3; s++)
             for (int threads = 1; threads <= 2; threads++) {
-                int n = sizes[s];
-                double best[2];
-                time_pair(dbl, n, threads, reps, best);
-                double flops = 2.0 * n * (double)n * n;
-                double g0 = flops / best[0] / 1e9, g1 = flops / best[1] / 1e9;
-                printf("%-6s %5d %3d %12.1f %12.1f %7.3f %7.1f%% %7.1f%%\n",
-                       dbl ? "dgemm" : "sgemm", n, threads, g0, g1, g0 / g1,
-                       100 * g0 / peak[dbl][threads], 100 * g1 / peak[dbl][threads]);
-                fflush(stdout);
+                struct row *r = &rows[nrows++];
+                r->t = t, r->n = sizes[s], r->threads = threads;
+                time_pair(t, r->n, threads, reps, 0.0, r->best);
             }
-    for (int dbl = 0; dbl < 2; dbl++) {
-        double ns[2];
-        time_small(dbl, reps, ns);
-        printf("%s m=n=k=16, 1 thread: canonical %.0f ns/call, OpenBLAS %.0f ns/call\n",
-               dbl ? "dgemm" : "sgemm", ns[0], ns[1]);
+        measure_peak();
+    }
+    for (enum type t = C; t <= Z; t++)
+        for (int threads = 1; threads <= 2; threads++) {
+            struct row *r = &rows[nrows++];
+            r->t = t, r->n = 1024, r->threads = threads;
+            time_pair(t, r->n, threads, reps, 0.0, r->best);
+        }
+    measure_peak();
+
+    printf("canonical GEMM vs OpenBLAS, same process (isa %s), C = A*B, column-major, "
+           "best of %d rounds; load average %.2f before, %.2f after\n",
+           canon_isa(), reps, load0, loadavg());
+    printf("FMA peak (measured, best of 4): 1 thread %.1f GFLOP/s float, %.1f double; "
+           "2 threads %.1f float, %.1f double\n",
+           peak_f32[1], peak_f32[1] / 2, peak_f32[2], peak_f32[2] / 2);
+    printf("%-6s %5s %3s %11s %14s %7s %9s %9s\n", "", "n", "thr", "canon GF/s",
+           "OpenBLAS GF/s", "ratio", "canon %pk", "oblas %pk");
+    for (int i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i];
+        double flops = type_flops[r->t] * r->n * (double)r->n * r->n;
+        double g0 = flops / r->best[0] / 1e9, g1 = flops / r->best[1] / 1e9;
+        double pk = peak_f32[r->threads] / (r->t == D || r->t == Z ? 2 : 1);
+        printf("%-6s %5d %3d %11.1f %14.1f %7.3f %8.1f%% %8.1f%%\n", type_name[r->t], r->n,
+               r->threads, g0, g1, g0 / g1, 100 * g0 / pk, 100 * g1 / pk);
+    }
+    for (enum type t = S; t <= D; t++) {
+        double best[2];
+        time_pair(t, 16, 1, reps, 1e-3, best);
+        printf("%s m=n=k=16, beta != 0, 1 thread: canonical %.0f ns/call, OpenBLAS %.0f "
+               "ns/call\n", type_name[t], best[0] * 1e9, best[1] * 1e9);
     }
     return 0;
 }

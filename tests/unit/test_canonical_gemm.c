@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xmmintrin.h>
 
 #include "detshim/canonical.h"
 #include "detshim/canonical_kernels.h"
@@ -187,7 +188,8 @@ static int canon_gemm(enum canon_type t, char order, char ta, char tb, int64_t m
 
 /* ---- operands ----------------------------------------------------------- */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+/* per thread: the concurrency test fills operands on two threads */
+static _Thread_local uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
 static double uniform(void)
 {
@@ -237,15 +239,22 @@ static void scalar(enum canon_type t, int cls, void *out)
     }
 }
 
-/* One problem: operands with padded leading dimensions, run through the
- * canonical kernel and the reference from the same starting C; returns 1
- * when the whole C buffers, padding included, are the same bits. */
+/* One problem: operands with padded leading dimensions, and the
+ * reference's result from the same starting C. */
 struct problem {
     enum canon_type t;
     char order, ta, tb;
     int64_t m, n, k;
     int alpha_cls, beta_cls;
     int nan_c; /* fill C with NaN */
+};
+
+struct operands {
+    const struct problem *pr;
+    int64_t lda, ldb, ldc;
+    size_t c_bytes;
+    void *a, *b, *c0, *ref, *c;
+    double alpha[2], beta[2];
 };
 
 static int64_t stored_rows(char order, char trans, int64_t rows, int64_t cols)
@@ -261,51 +270,82 @@ static int64_t run_length(char order, char trans, int64_t rows, int64_t cols)
     return order == 'C' ? r : c;
 }
 
-static int check_problem(const struct problem *pr)
+static void *checked_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    assert_non_null(p);
+    return p;
+}
+
+/* Operands of pr, filled, and the reference result. */
+static void prepare(const struct problem *pr, struct operands *op)
 {
     const size_t es = elem_size[pr->t];
     const int dbl = is_double(pr->t), parts_per = is_complex(pr->t) ? 2 : 1;
-    int64_t lda = run_length(pr->order, pr->ta, pr->m, pr->k) + 3;
-    int64_t ldb = run_length(pr->order, pr->tb, pr->k, pr->n) + 2;
-    int64_t ldc = run_length(pr->order, 'N', pr->m, pr->n) + 1;
-    size_t na = (size_t)(lda * (stored_rows(pr->order, pr->ta, pr->m, pr->k) + 1));
-    size_t nb = (size_t)(ldb * (stored_rows(pr->order, pr->tb, pr->k, pr->n) + 1));
-    size_t nc = (size_t)(ldc * (stored_rows(pr->order, 'N', pr->m, pr->n) + 1));
-    void *a = malloc(na * es), *b = malloc(nb * es), *c = malloc(nc * es), *r = malloc(nc * es);
-    assert_non_null(a);
-    assert_non_null(b);
-    assert_non_null(c);
-    assert_non_null(r);
-    fill(a, na * parts_per, dbl);
-    fill(b, nb * parts_per, dbl);
-    fill(c, nc * parts_per, dbl);
+    op->pr = pr;
+    op->lda = run_length(pr->order, pr->ta, pr->m, pr->k) + 3;
+    op->ldb = run_length(pr->order, pr->tb, pr->k, pr->n) + 2;
+    op->ldc = run_length(pr->order, 'N', pr->m, pr->n) + 1;
+    size_t na = (size_t)(op->lda * (stored_rows(pr->order, pr->ta, pr->m, pr->k) + 1));
+    size_t nb = (size_t)(op->ldb * (stored_rows(pr->order, pr->tb, pr->k, pr->n) + 1));
+    size_t nc = (size_t)(op->ldc * (stored_rows(pr->order, 'N', pr->m, pr->n) + 1));
+    op->c_bytes = nc * es;
+    op->a = checked_malloc(na * es);
+    op->b = checked_malloc(nb * es);
+    op->c0 = checked_malloc(op->c_bytes);
+    op->ref = checked_malloc(op->c_bytes);
+    op->c = checked_malloc(op->c_bytes);
+    fill(op->a, na * parts_per, dbl);
+    fill(op->b, nb * parts_per, dbl);
+    fill(op->c0, nc * parts_per, dbl);
     if (pr->nan_c)
         for (size_t i = 0; i < nc * parts_per; i++) {
             if (dbl)
-                ((double *)c)[i] = NAN;
+                ((double *)op->c0)[i] = NAN;
             else
-                ((float *)c)[i] = NAN;
+                ((float *)op->c0)[i] = NAN;
         }
-    memcpy(r, c, nc * es);
-    double alpha[2], beta[2];
-    scalar(pr->t, pr->alpha_cls, alpha);
-    scalar(pr->t, pr->beta_cls, beta);
+    scalar(pr->t, pr->alpha_cls, op->alpha);
+    scalar(pr->t, pr->beta_cls, op->beta);
+    memcpy(op->ref, op->c0, op->c_bytes);
+    ref_gemm(pr->t, pr->order, pr->ta, pr->tb, pr->m, pr->n, pr->k, op->alpha, op->a, op->lda,
+             op->b, op->ldb, op->beta, op->ref, op->ldc);
+}
 
-    int rc = canon_gemm(pr->t, pr->order, pr->ta, pr->tb, pr->m, pr->n, pr->k, alpha, a, lda, b,
-                        ldb, beta, c, ldc);
-    ref_gemm(pr->t, pr->order, pr->ta, pr->tb, pr->m, pr->n, pr->k, alpha, a, lda, b, ldb, beta,
-             r, ldc);
-    int same = rc == 0 && memcmp(c, r, nc * es) == 0;
+/* Runs the canonical kernel (current ISA, threads, blocking) from the
+ * starting C; 1 when the whole C buffer, padding included, has the
+ * reference's bits. */
+static int matches_reference(struct operands *op)
+{
+    const struct problem *pr = op->pr;
+    memcpy(op->c, op->c0, op->c_bytes);
+    int rc = canon_gemm(pr->t, pr->order, pr->ta, pr->tb, pr->m, pr->n, pr->k, op->alpha, op->a,
+                        op->lda, op->b, op->ldb, op->beta, op->c, op->ldc);
+    int same = rc == 0 && memcmp(op->c, op->ref, op->c_bytes) == 0;
     if (!same)
         print_message("differs: type %d %c%c%c m=%lld n=%lld k=%lld alpha %d beta %d isa %s "
                       "threads %d rc %d\n",
                       pr->t, pr->order, pr->ta, pr->tb, (long long)pr->m, (long long)pr->n,
                       (long long)pr->k, pr->alpha_cls, pr->beta_cls, canon_isa(),
                       canon_threads(), rc);
-    free(a);
-    free(b);
-    free(c);
-    free(r);
+    return same;
+}
+
+static void release(struct operands *op)
+{
+    free(op->a);
+    free(op->b);
+    free(op->c0);
+    free(op->ref);
+    free(op->c);
+}
+
+static int check_problem(const struct problem *pr)
+{
+    struct operands op;
+    prepare(pr, &op);
+    int same = matches_reference(&op);
+    release(&op);
     return same;
 }
 
@@ -367,7 +407,7 @@ static void test_gemm_canonical_equals_reference_order_default_blocking(void **s
 {
     (void)state;
     canon_set_threads(1);
-    canon_set_blocking(0, 0, 0);
+    canon_set_blocking(0, 0, 0, 0);
     each_type_all_shapes();
 }
 
@@ -377,14 +417,17 @@ static void test_gemm_canonical_equals_reference_order_small_blocks(void **state
 {
     (void)state;
     canon_set_threads(1);
-    canon_set_blocking(8, 5, 20);
+    canon_set_blocking(8, 5, 20, 0);
     each_type_all_shapes();
-    canon_set_blocking(1, 1, 1);
+    canon_set_blocking(1, 1, 1, 0);
     each_type_all_shapes();
-    canon_set_blocking(0, 0, 0);
+    canon_set_blocking(12, 6, 40, 1); /* B packed slice by slice */
+    each_type_all_shapes();
+    canon_set_blocking(0, 0, 0, 0);
 }
 
-/* Shapes beyond the default blocks (mc up to 144 rows, kc 256, nc 1024). */
+/* Shapes beyond the default blocks (AVX2: mc 144 rows, kc 256, nc 512;
+ * scalar: mc 64). */
 static void big_shapes(void *arg)
 {
     (void)arg;
@@ -395,8 +438,9 @@ static void big_shapes(void *arg)
         { CANON_D, 'R', 'N', 'T', 5, 1030, 260, 3, 2, 0 },
         { CANON_C, 'C', 'C', 'N', 70, 20, 300, 3, 3, 0 },
         { CANON_Z, 'R', 'N', 'C', 66, 21, 270, 3, 1, 0 },
-        /* so long a K that packed B would pass its budget: nc shrinks */
+        /* so long a K that B is packed slice by slice */
         { CANON_S, 'C', 'N', 'N', 3, 64, 70000, 3, 3, 0 },
+        { CANON_D, 'R', 'N', 'N', 150, 9, 30000, 3, 3, 0 },
     };
     for (size_t i = 0; i < sizeof prs / sizeof *prs; i++)
         assert_true(check_problem(&prs[i]));
@@ -406,40 +450,48 @@ static void test_gemm_canonical_equals_reference_beyond_default_blocks(void **st
 {
     (void)state;
     canon_set_threads(1);
-    canon_set_blocking(0, 0, 0);
+    canon_set_blocking(0, 0, 0, 0);
     assert_true(for_each_isa(big_shapes, NULL) >= 1);
 }
 
 /* ---- same bits for any thread count ------------------------------------- */
 
-static void thread_counts(void *arg)
-{
-    (void)arg;
-    static const struct problem prs[] = {
-        { CANON_S, 'C', 'N', 'N', 96, 100, 64, 1, 0, 0 },
-        { CANON_S, 'R', 'T', 'N', 130, 41, 70, 3, 3, 0 },
-        { CANON_D, 'C', 'N', 'T', 45, 140, 64, 3, 1, 0 },
-        { CANON_C, 'R', 'C', 'T', 50, 50, 40, 3, 3, 0 },
-        { CANON_Z, 'C', 'N', 'C', 64, 33, 40, 2, 3, 0 },
-    };
-    static const int counts[] = { 1, 2, 3, 8 };
-    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
-        canon_set_threads(counts[c]);
-        assert_int_equal(canon_threads(), counts[c]);
-        for (size_t i = 0; i < sizeof prs / sizeof *prs; i++)
-            assert_true(check_problem(&prs[i]));
-    }
-}
-
+/* Products long enough (hundreds of microseconds) that the pool's workers
+ * wake and take parts; each is checked against one reference computation
+ * under every ISA path, thread count and blocking. */
 static void test_gemm_canonical_same_bits_any_thread_count(void **state)
 {
     (void)state;
-    canon_set_blocking(0, 0, 0);
-    assert_true(for_each_isa(thread_counts, NULL) >= 1);
-    canon_set_blocking(16, 7, 32);
-    assert_true(for_each_isa(thread_counts, NULL) >= 1);
-    canon_set_blocking(0, 0, 0);
-    canon_set_threads(1);
+    static const struct problem prs[] = {
+        { CANON_S, 'C', 'N', 'N', 200, 300, 160, 1, 0, 0 },
+        { CANON_S, 'R', 'T', 'N', 301, 97, 150, 3, 3, 0 },
+        { CANON_D, 'C', 'N', 'T', 150, 200, 130, 3, 1, 0 },
+        { CANON_C, 'R', 'C', 'T', 100, 110, 90, 3, 3, 0 },
+        { CANON_Z, 'C', 'N', 'C', 90, 73, 80, 2, 3, 0 },
+    };
+    static const int counts[] = { 1, 2, 3, 8 };
+    static const int64_t blockings[][4] = { { 0, 0, 0, 0 }, { 16, 7, 32, 1 } };
+    uint64_t worker_parts = canon_pool_worker_parts();
+    for (size_t i = 0; i < sizeof prs / sizeof *prs; i++) {
+        struct operands op;
+        prepare(&prs[i], &op);
+        for (size_t x = 0; x < sizeof isas / sizeof *isas; x++) {
+            if (canon_set_isa(isas[x]) != 0)
+                continue;
+            for (size_t bl = 0; bl < 2; bl++) {
+                canon_set_blocking(blockings[bl][0], blockings[bl][1], blockings[bl][2],
+                                   blockings[bl][3]);
+                for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+                    canon_set_threads(counts[c]);
+                    assert_int_equal(canon_threads(), counts[c]);
+                    assert_true(matches_reference(&op));
+                }
+            }
+        }
+        release(&op);
+    }
+    /* the test proves something only if workers computed parts */
+    assert_true(canon_pool_worker_parts() > worker_parts);
 }
 
 struct caller {
@@ -492,6 +544,33 @@ static void test_gemm_canonical_threads_work_after_fork(void **state)
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     canon_set_threads(1);
+}
+
+/* A program that sets flush-to-zero and denormals-are-zero (as
+ * torch.set_flush_denormal does) gets them on every thread of the call,
+ * so the thread count still does not show. The operands make every
+ * product subnormal, so FTZ/DAZ changes the result (checked too). */
+static void test_gemm_canonical_workers_take_callers_ftz_daz(void **state)
+{
+    (void)state;
+    enum { M = 200, N = 300, K = 128 }; /* long enough that a worker wakes for it */
+    static float a[M * K], b[K * N], c1[M * N], c2[M * N], plain[M * N];
+    for (int i = 0; i < M * K; i++)
+        a[i] = 1e-20f * (float)(1 + i % 7);
+    for (int i = 0; i < K * N; i++)
+        b[i] = 1e-20f * (float)(1 + i % 5);
+    canon_set_threads(1);
+    assert_int_equal(canon_sgemm('C', 'N', 'N', M, N, K, 1.0f, a, M, b, K, 0.0f, plain, M), 0);
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040); /* FTZ | DAZ */
+    int rc1 = canon_sgemm('C', 'N', 'N', M, N, K, 1.0f, a, M, b, K, 0.0f, c1, M);
+    canon_set_threads(2);
+    int rc2 = canon_sgemm('C', 'N', 'N', M, N, K, 1.0f, a, M, b, K, 0.0f, c2, M);
+    _mm_setcsr(csr);
+    assert_int_equal(rc1, 0);
+    assert_int_equal(rc2, 0);
+    assert_memory_equal(c1, c2, sizeof c1);
+    assert_true(memcmp(c1, plain, sizeof c1) != 0);
 }
 
 /* ---- BLAS semantics ----------------------------------------------------- */
@@ -630,7 +709,7 @@ static int defaults(void **state)
     (void)state;
     canon_set_isa(NULL);
     canon_set_threads(1);
-    canon_set_blocking(0, 0, 0);
+    canon_set_blocking(0, 0, 0, 0);
     return 0;
 }
 
@@ -645,6 +724,7 @@ int main(void)
         TEST(test_gemm_canonical_same_bits_any_thread_count),
         TEST(test_gemm_canonical_concurrent_callers_both_exact),
         TEST(test_gemm_canonical_threads_work_after_fork),
+        TEST(test_gemm_canonical_workers_take_callers_ftz_daz),
         TEST(test_gemm_canonical_beta_zero_ignores_nan_in_c),
         TEST(test_gemm_canonical_alpha_zero_skips_a_and_b),
         TEST(test_gemm_canonical_rejects_what_blas_rejects),

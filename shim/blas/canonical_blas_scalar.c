@@ -1,0 +1,51 @@
+/* The scalar path of the canonical level-1/2/3 BLAS: the plain-C kernels
+ * of canonical_blas_generic.inc built for baseline x86-64, fma() from libm
+ * (the hardware instruction where the CPU has one, glibc's exact software
+ * fma elsewhere). The reference every other path must equal bit for bit.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "detshim/canonical_blas_kernels.h"
+
+#define R float
+#define FMA fmaf
+#define FABS fabsf
+#define RN(name) scalar_s_##name
+#define CN(name) scalar_c_##name
+#include "canonical_blas_generic.inc"
+#undef R
+#undef FMA
+#undef FABS
+#undef RN
+#undef CN
+
+#define R double
+#define FMA fma
+#define FABS fabs
+#define RN(name) scalar_d_##name
+#define CN(name) scalar_z_##name
+#include "canonical_blas_generic.inc"
+
+#define REAL_KERNELS(p)                                                                            \
+    {                                                                                              \
+        .dot = p##dot, .asum = p##asum, .sumsq = p##sumsq, .amax = p##amax, .axpy = p##axpy,       \
+        .scal = p##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, .ger_col = p##ger_col,          \
+        .dot_seq = p##dot_seq,                                                                     \
+    }
+#define COMPLEX_KERNELS(p)                                                                         \
+    {                                                                                              \
+        .dot = p##dot, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, \
+        .ger_col = p##ger_col, .dot_seq = p##dot_seq,                                              \
+    }
+
+const struct canon_blas_isa canon_blas_scalar_kernels = {
+    .name = "scalar",
+    .t = {
+        [CANON_BLAS_S] = REAL_KERNELS(scalar_s_),
+        [CANON_BLAS_D] = REAL_KERNELS(scalar_d_),
+        [CANON_BLAS_C] = COMPLEX_KERNELS(scalar_c_),
+        [CANON_BLAS_Z] = COMPLEX_KERNELS(scalar_z_),
+    },
+};

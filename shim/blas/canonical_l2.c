@@ -1,0 +1,308 @@
+/* Canonical level-2 BLAS (gemv, ger, trmv, trsv) in the order of the
+ * contract (detshim/canonical_blas.h). These drivers check arguments as
+ * the BLAS does, map row-major calls to column-major ones as CBLAS does,
+ * and leave the long loops to the active path's kernels: gemv runs the
+ * outputs in blocks whose sums live in a small buffer, so a block's sums
+ * are finished (alpha/beta) as soon as its columns or rows are done.
+ */
+#include <string.h>
+
+#include "detshim/canonical_blas.h"
+#include "detshim/canonical_blas_kernels.h"
+
+/* Bytes of gemv's block of sums: 2048 floats .. 512 double complex; fits
+ * L1 beside the streams of A. */
+#define SUMS_BYTES 8192
+
+/* One element of any type, for sums and scalars. */
+union elem {
+    float s[2];
+    double d[2];
+};
+
+static int64_t max1(int64_t v)
+{
+    return v > 1 ? v : 1;
+}
+
+static int gemv(enum canon_blas_type t, char order, char trans, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, const void *x, int64_t incx,
+                const void *beta, void *y, int64_t incy)
+{
+    const char o = canon_blas_upper(order), tr = canon_blas_upper(trans);
+    const size_t size = canon_blas_size(t);
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    int transposed;
+    if ((o != 'R' && o != 'C') || (tr != 'N' && tr != 'T' && tr != 'C') || m < 0 || n < 0)
+        return -1;
+    if (o == 'R') { /* the column-major call on the transposed storage */
+        const int64_t swap = m;
+        m = n;
+        n = swap;
+        transposed = tr == 'N';
+    } else {
+        transposed = tr != 'N';
+    }
+    const int conj = tr == 'C' && canon_blas_complex(t);
+    if (lda < max1(m) || incx == 0 || incy == 0)
+        return -1;
+    if (m == 0 || n == 0 || (canon_blas_is_zero(t, alpha) && canon_blas_is_one(t, beta)))
+        return 0;
+
+    const int64_t leny = transposed ? n : m, lenx = transposed ? m : n;
+    void *y0 = (void *)canon_blas_vec0(y, leny, incy, size);
+    const void *x0 = canon_blas_vec0(x, lenx, incx, size);
+    if (canon_blas_is_zero(t, alpha)) {
+        canon_blas_scale(t, leny, beta, y0, incy);
+        return 0;
+    }
+    _Alignas(64) union {
+        float s[SUMS_BYTES / sizeof(float)];
+        double d[SUMS_BYTES / sizeof(double)];
+    } sums;
+    const int64_t block = SUMS_BYTES / (int64_t)size;
+    for (int64_t i0 = 0; i0 < leny; i0 += block) {
+        const int64_t nb = leny - i0 < block ? leny - i0 : block;
+        memset(&sums, 0, (size_t)nb * size);
+        if (transposed)
+            k->gemv_t(m, nb, canon_blas_at(a, i0 * lda, size), lda, conj, x0, incx, &sums);
+        else
+            k->gemv_n(nb, n, canon_blas_at(a, i0, size), lda, conj, x0, incx, &sums);
+        for (int64_t e = 0; e < nb; e++)
+            canon_blas_ab(t, alpha, beta, canon_blas_at(&sums, e, size),
+                          (void *)canon_blas_at(y0, (i0 + e) * incy, size));
+    }
+    return 0;
+}
+
+int canon_sgemv(char order, char trans, int64_t m, int64_t n, float alpha, const float *a,
+                int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy)
+{
+    return gemv(CANON_BLAS_S, order, trans, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
+}
+
+int canon_dgemv(char order, char trans, int64_t m, int64_t n, double alpha, const double *a,
+                int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy)
+{
+    return gemv(CANON_BLAS_D, order, trans, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
+}
+
+int canon_cgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
+                int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy)
+{
+    return gemv(CANON_BLAS_C, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+int canon_zgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
+                int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy)
+{
+    return gemv(CANON_BLAS_Z, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+/* conjy: gerc. Row-major (as CBLAS): the column-major geru of the swapped
+ * problem, with the new x being the old y conjugated for gerc. */
+static int ger(enum canon_blas_type t, char order, int64_t m, int64_t n, const void *alpha,
+               const void *x, int64_t incx, const void *y, int64_t incy, void *a, int64_t lda,
+               int conjy)
+{
+    const char o = canon_blas_upper(order);
+    const size_t size = canon_blas_size(t);
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    int conjx = 0;
+    if ((o != 'R' && o != 'C') || m < 0 || n < 0)
+        return -1;
+    if (o == 'R') {
+        const int64_t sd = m, si = incx;
+        const void *sp = x;
+        m = n;
+        n = sd;
+        x = y;
+        y = sp;
+        incx = incy;
+        incy = si;
+        conjx = conjy;
+        conjy = 0;
+    }
+    if (lda < max1(m) || incx == 0 || incy == 0)
+        return -1;
+    if (m == 0 || n == 0 || canon_blas_is_zero(t, alpha))
+        return 0;
+    const void *x0 = canon_blas_vec0(x, m, incx, size);
+    const void *y0 = canon_blas_vec0(y, n, incy, size);
+    for (int64_t j = 0; j < n; j++) {
+        union elem v, tj;
+        memcpy(&v, canon_blas_at(y0, j * incy, size), size);
+        if (conjy) {
+            if (t == CANON_BLAS_C)
+                v.s[1] = -v.s[1];
+            else
+                v.d[1] = -v.d[1];
+        }
+        canon_blas_mul(t, alpha, &v, &tj);
+        k->ger_col(m, x0, incx, conjx, &tj, (void *)canon_blas_at(a, j * lda, size));
+    }
+    return 0;
+}
+
+int canon_sger(char order, int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
+               const float *y, int64_t incy, float *a, int64_t lda)
+{
+    return ger(CANON_BLAS_S, order, m, n, &alpha, x, incx, y, incy, a, lda, 0);
+}
+
+int canon_dger(char order, int64_t m, int64_t n, double alpha, const double *x, int64_t incx,
+               const double *y, int64_t incy, double *a, int64_t lda)
+{
+    return ger(CANON_BLAS_D, order, m, n, &alpha, x, incx, y, incy, a, lda, 0);
+}
+
+int canon_cgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda)
+{
+    return ger(CANON_BLAS_C, order, m, n, alpha, x, incx, y, incy, a, lda, 0);
+}
+
+int canon_cgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda)
+{
+    return ger(CANON_BLAS_C, order, m, n, alpha, x, incx, y, incy, a, lda, 1);
+}
+
+int canon_zgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda)
+{
+    return ger(CANON_BLAS_Z, order, m, n, alpha, x, incx, y, incy, a, lda, 0);
+}
+
+int canon_zgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda)
+{
+    return ger(CANON_BLAS_Z, order, m, n, alpha, x, incx, y, incy, a, lda, 1);
+}
+
+/* The checks and mapping shared by trmv and trsv. Returns 0 and fills tri,
+ * 1 for a quick return, -1 for bad arguments. */
+static int trv_args(enum canon_blas_type t, char order, char uplo, char trans, char diag, int64_t n,
+                    int64_t lda, int64_t incx, struct canon_blas_tri *tri)
+{
+    const char o = canon_blas_upper(order);
+    if ((o != 'R' && o != 'C') || canon_blas_tri(t, uplo, trans, diag, o == 'R', o == 'R', tri))
+        return -1;
+    if (n < 0 || lda < max1(n) || incx == 0)
+        return -1;
+    return n == 0;
+}
+
+/* x = op(A)*x: rows in the order that reads only old x (increasing i for
+ * upper op(A), decreasing for lower), each a SEQ sum over its triangle. */
+static int trmv(enum canon_blas_type t, char order, char uplo, char trans, char diag, int64_t n,
+                const void *a, int64_t lda, void *x, int64_t incx)
+{
+    struct canon_blas_tri tri;
+    const int r = trv_args(t, order, uplo, trans, diag, n, lda, incx, &tri);
+    if (r)
+        return r < 0 ? -1 : 0;
+    const size_t size = canon_blas_size(t);
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    const int flags = tri.conj ? CANON_CONJ_U : 0;
+    const int64_t ri = canon_blas_tri_ri(&tri, lda), rj = canon_blas_tri_rj(&tri, lda);
+    const void *x0 = canon_blas_vec0(x, n, incx, size);
+    for (int64_t step = 0; step < n; step++) {
+        const int64_t i = tri.upper ? step : n - 1 - step;
+        const void *row = canon_blas_at(a, i * ri, size); /* op(A)_i0 */
+        void *xi = (void *)canon_blas_at(x0, i * incx, size);
+        union elem s;
+        memset(&s, 0, sizeof s);
+        if (!tri.upper)
+            k->dot_seq(i, row, rj, x0, incx, flags, &s);
+        if (tri.unit)
+            canon_blas_add(t, &s, xi);
+        else
+            k->dot_seq(1, canon_blas_at(row, i * rj, size), rj, xi, incx, flags, &s);
+        if (tri.upper)
+            k->dot_seq(n - 1 - i, canon_blas_at(row, (i + 1) * rj, size), rj,
+                       canon_blas_at(xi, incx, size), incx, flags, &s);
+        memcpy(xi, &s, size);
+    }
+    return 0;
+}
+
+/* Solves op(A)*x = b in place: forward for lower op(A), backward for
+ * upper; each x_i from b_i minus a SEQ sum of the solved x_j. */
+static int trsv(enum canon_blas_type t, char order, char uplo, char trans, char diag, int64_t n,
+                const void *a, int64_t lda, void *x, int64_t incx)
+{
+    struct canon_blas_tri tri;
+    const int r = trv_args(t, order, uplo, trans, diag, n, lda, incx, &tri);
+    if (r)
+        return r < 0 ? -1 : 0;
+    const size_t size = canon_blas_size(t);
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    const int flags = (tri.conj ? CANON_CONJ_U : 0) | CANON_NEG_U;
+    const int64_t ri = canon_blas_tri_ri(&tri, lda), rj = canon_blas_tri_rj(&tri, lda);
+    const void *x0 = canon_blas_vec0(x, n, incx, size);
+    for (int64_t step = 0; step < n; step++) {
+        const int64_t i = tri.upper ? n - 1 - step : step;
+        const void *row = canon_blas_at(a, i * ri, size);
+        void *xi = (void *)canon_blas_at(x0, i * incx, size);
+        union elem s;
+        memcpy(&s, xi, size);
+        if (tri.upper)
+            k->dot_seq(n - 1 - i, canon_blas_at(row, (i + 1) * rj, size), rj,
+                       canon_blas_at(xi, incx, size), incx, flags, &s);
+        else
+            k->dot_seq(i, row, rj, x0, incx, flags, &s);
+        if (!tri.unit)
+            canon_blas_div(t, &s, &s, canon_blas_at(row, i * rj, size), tri.conj);
+        memcpy(xi, &s, size);
+    }
+    return 0;
+}
+
+int canon_strmv(char order, char uplo, char trans, char diag, int64_t n, const float *a,
+                int64_t lda, float *x, int64_t incx)
+{
+    return trmv(CANON_BLAS_S, order, uplo, trans, diag, n, a, lda, x, incx);
+}
+
+int canon_dtrmv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
+                int64_t lda, double *x, int64_t incx)
+{
+    return trmv(CANON_BLAS_D, order, uplo, trans, diag, n, a, lda, x, incx);
+}
+
+int canon_ctrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx)
+{
+    return trmv(CANON_BLAS_C, order, uplo, trans, diag, n, a, lda, x, incx);
+}
+
+int canon_ztrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx)
+{
+    return trmv(CANON_BLAS_Z, order, uplo, trans, diag, n, a, lda, x, incx);
+}
+
+int canon_strsv(char order, char uplo, char trans, char diag, int64_t n, const float *a,
+                int64_t lda, float *x, int64_t incx)
+{
+    return trsv(CANON_BLAS_S, order, uplo, trans, diag, n, a, lda, x, incx);
+}
+
+int canon_dtrsv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
+                int64_t lda, double *x, int64_t incx)
+{
+    return trsv(CANON_BLAS_D, order, uplo, trans, diag, n, a, lda, x, incx);
+}
+
+int canon_ctrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx)
+{
+    return trsv(CANON_BLAS_C, order, uplo, trans, diag, n, a, lda, x, incx);
+}
+
+int canon_ztrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx)
+{
+    return trsv(CANON_BLAS_Z, order, uplo, trans, diag, n, a, lda, x, incx);
+}

@@ -1,0 +1,164 @@
+/* Throughput of the canonical level-1/2 BLAS (shim/blas/canonical_l1.c,
+ * canonical_l2.c) next to the vendor OpenBLAS in the same process: sdot
+ * and ddot at n = 10^6 (GB/s of x and y read, 10^9 per G) and sgemv at
+ * 4096 x 4096, column-major, 'N' and 'T' (GFLOP/s, 2mn / s), with the ratio
+ * canonical/OpenBLAS. The canonical routines run on one thread (they are
+ * single-threaded by design); OpenBLAS is measured on 1 thread (the fair
+ * comparison), alternating with the canonical call, one of each per
+ * repetition, so a noisy neighbour hurts both alike; then on 2 threads in a
+ * run of its own (its idle worker spins for a while after each call and
+ * would slow whatever runs next). The best repetition counts.
+ * Usage: bench_canonical_blas [repetitions]   (default 20)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "detshim/canonical_blas.h"
+
+/* OpenBLAS entry points, declared here so no cblas.h is needed. */
+void openblas_set_num_threads(int n);
+float cblas_sdot(int n, const float *x, int incx, const float *y, int incy);
+double cblas_ddot(int n, const double *x, int incx, const double *y, int incy);
+void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float *a, int lda,
+                 const float *x, int incx, float beta, float *y, int incy);
+enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };
+
+#define DOT_N 1000000
+#define GEMV_N 4096
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *alloc(size_t bytes)
+{
+    void *p = aligned_alloc(64, bytes);
+    if (!p) {
+        fprintf(stderr, "bench_canonical_blas: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* One benchmark: a canonical call and the OpenBLAS call of the same work. */
+struct bench {
+    const char *name, *unit;
+    double work; /* bytes or flops per call */
+    void (*canon)(void);
+    void (*vendor)(void);
+};
+
+static float *sx, *sy, *sa, *sv, *sw;
+static double *dx, *dy;
+static volatile float sink_f;
+static volatile double sink_d;
+
+static void canon_sdot_1(void)
+{
+    float r;
+    canon_sdot(DOT_N, sx, 1, sy, 1, &r);
+    sink_f = r;
+}
+
+static void vendor_sdot_1(void)
+{
+    sink_f = cblas_sdot(DOT_N, sx, 1, sy, 1);
+}
+
+static void canon_ddot_1(void)
+{
+    double r;
+    canon_ddot(DOT_N, dx, 1, dy, 1, &r);
+    sink_d = r;
+}
+
+static void vendor_ddot_1(void)
+{
+    sink_d = cblas_ddot(DOT_N, dx, 1, dy, 1);
+}
+
+static void canon_sgemv_n(void)
+{
+    canon_sgemv('C', 'N', GEMV_N, GEMV_N, 1.0f, sa, GEMV_N, sv, 1, 0.0f, sw, 1);
+}
+
+static void vendor_sgemv_n(void)
+{
+    cblas_sgemv(COL_MAJOR, NO_TRANS, GEMV_N, GEMV_N, 1.0f, sa, GEMV_N, sv, 1, 0.0f, sw, 1);
+}
+
+static void canon_sgemv_t(void)
+{
+    canon_sgemv('C', 'T', GEMV_N, GEMV_N, 1.0f, sa, GEMV_N, sv, 1, 0.0f, sw, 1);
+}
+
+static void vendor_sgemv_t(void)
+{
+    cblas_sgemv(COL_MAJOR, TRANS, GEMV_N, GEMV_N, 1.0f, sa, GEMV_N, sv, 1, 0.0f, sw, 1);
+}
+
+/* Times one call of fn, keeping the best in *best. */
+static void best_time(void (*fn)(void), double *best)
+{
+    const double t0 = now_s();
+    fn();
+    const double dt = now_s() - t0;
+    if (dt < *best)
+        *best = dt;
+}
+
+int main(int argc, char **argv)
+{
+    const int reps = argc > 1 ? atoi(argv[1]) : 20;
+    const struct bench benches[] = {
+        {"sdot n=1e6", "GB/s", 2.0 * DOT_N * sizeof(float), canon_sdot_1, vendor_sdot_1},
+        {"ddot n=1e6", "GB/s", 2.0 * DOT_N * sizeof(double), canon_ddot_1, vendor_ddot_1},
+        {"sgemv N 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_n, vendor_sgemv_n},
+        {"sgemv T 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_t, vendor_sgemv_t},
+    };
+    sx = alloc(DOT_N * sizeof *sx);
+    sy = alloc(DOT_N * sizeof *sy);
+    dx = alloc(DOT_N * sizeof *dx);
+    dy = alloc(DOT_N * sizeof *dy);
+    sa = alloc((size_t)GEMV_N * GEMV_N * sizeof *sa);
+    sv = alloc(GEMV_N * sizeof *sv);
+    sw = alloc(GEMV_N * sizeof *sw);
+    srand(1);
+    for (int i = 0; i < DOT_N; i++) {
+        sx[i] = (float)rand() / RAND_MAX - 0.5f;
+        sy[i] = (float)rand() / RAND_MAX - 0.5f;
+        dx[i] = sx[i];
+        dy[i] = sy[i];
+    }
+    for (size_t i = 0; i < (size_t)GEMV_N * GEMV_N; i++)
+        sa[i] = (float)(i % 1000) * 1e-3f - 0.5f;
+    for (int i = 0; i < GEMV_N; i++)
+        sv[i] = (float)rand() / RAND_MAX - 0.5f;
+
+    printf("canonical path: %s (1 thread); best of %d repetitions\n", canon_blas_isa(), reps);
+    printf("%-14s %-8s %10s %12s %12s %10s %10s\n", "routine", "unit", "canonical", "openblas-1t",
+           "openblas-2t", "ratio-1t", "ratio-2t");
+    for (size_t b = 0; b < sizeof benches / sizeof benches[0]; b++) {
+        double best_c = 1e30, best_v[2] = {1e30, 1e30};
+        openblas_set_num_threads(1);
+        for (int r = 0; r < reps; r++) {
+            best_time(benches[b].vendor, &best_v[0]);
+            best_time(benches[b].canon, &best_c);
+        }
+        openblas_set_num_threads(2);
+        for (int r = 0; r < reps; r++)
+            best_time(benches[b].vendor, &best_v[1]);
+        const double c = benches[b].work / best_c * 1e-9;
+        const double v1 = benches[b].work / best_v[0] * 1e-9,
+                     v2 = benches[b].work / best_v[1] * 1e-9;
+        printf("%-14s %-8s %10.2f %12.2f %12.2f %10.2f %10.2f\n", benches[b].name, benches[b].unit,
+               c, v1, v2, c / v1, c / v2);
+    }
+    return 0;
+}
