@@ -32,7 +32,7 @@ READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chai
     shim/trace/frame.c shim/trace/xxh3_sse2.c shim/trace/xxh3_avx2.c)
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
-UNIT_SRC := $(filter-out tests/unit/test_canonical_gemm%,$(wildcard tests/unit/test_*.c))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 FAKE_SRC := $(wildcard tests/fakes/*.c)
 FAKE_LIB := $(patsubst tests/fakes/%.c,$(B)/fakes/lib%.so,$(FAKE_SRC))
@@ -98,7 +98,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
-	    $(B)/bench/bench_getrandom
+	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas
 	@scripts/bench.sh
 
 # The per-call benchmarks are plain programs: the shim reaches them only

@@ -6,7 +6,7 @@
 # if the shim did not really intercept (an empty trace), because then the
 # numbers would mean nothing. The training ratio is also estimated from the
 # per-record cost and digest speed measured here, because wall times on a
-# shared machine swing by more than the overhead. About 1 minute on 2 cores.
+# shared machine swing by more than the overhead. About 2 minutes on 2 cores.
 # Knobs (environment): BENCH_DDOT_CALLS (2000000), BENCH_DDOT_TRACED_CALLS
 # (50000: every traced call writes a ~250-byte record), BENCH_TORCH_ARGS
 # ("300 1024": steps and hidden width of tests/programs/torch_prog.py).
@@ -18,6 +18,8 @@ DETDIFF=$TOP/build/detdiff
 OVERHEAD=$TOP/build/bench/bench_overhead
 DIGEST=$TOP/build/bench/bench_digest
 GETRANDOM=$TOP/build/bench/bench_getrandom
+CANON_GEMM=$TOP/build/bench/bench_canonical
+CANON_BLAS=$TOP/build/bench/bench_canonical_blas
 PY=/usr/bin/python3
 TORCH_PROG=$TOP/tests/programs/torch_prog.py
 DDOT_CALLS=${BENCH_DDOT_CALLS:-2000000}
@@ -28,10 +30,16 @@ die() {
     echo "bench: $*" >&2
     exit 1
 }
-for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM"; do
+for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM" "$CANON_GEMM" "$CANON_BLAS"; do
     [ -f "$f" ] || die "missing $f: run 'make bench'"
 done
 unset DETSHIM_TRACE LD_PRELOAD
+# The overhead and training numbers measure interception and tracing, so
+# the vendor BLAS runs in both columns (passthrough); the canonical kernels
+# are compared with OpenBLAS in their own section. The benchmark programs
+# that link the shim's objects find the policy by path.
+export DETSHIM_POLICY=passthrough
+POLICY_FILE=$TOP/policies/default.policy
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/detshim-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
@@ -100,8 +108,14 @@ printf '  %-36s %10s %10s\n' "pinned + DETSHIM_TRACE" "$traced" "$(ratio "$trace
 rm -rf "$WORK/rng"
 echo
 
+echo "== Canonical BLAS vs OpenBLAS, side by side in one process (default policy's kernels)"
+DETSHIM_POLICY=$POLICY_FILE "$CANON_GEMM" "${BENCH_CANON_ROUNDS:-3}" | sed 's/^/  /'
+echo
+DETSHIM_POLICY=$POLICY_FILE "$CANON_BLAS" "${BENCH_CANON_BLAS_REPS:-5}" | sed 's/^/  /'
+echo
+
 echo "== Digest throughput on a 64 MiB buffer (XXH3-128 is the shim's; SHA-256 for comparison)"
-digest_out=$("$DIGEST" 7)
+digest_out=$(DETSHIM_POLICY=$POLICY_FILE "$DIGEST" 7)
 echo "$digest_out" | sed 's/^/  /'
 xxh_gbps=$(echo "$digest_out" | awk '/digest_bytes/ { print $(NF - 1) }')
 echo
