@@ -14,10 +14,12 @@
  * rounded once. Only the operations written below are performed: a product
  * that is not inside an fma is rounded on its own, and nothing is
  * reassociated. Negation and |x| are exact. Every path (scalar with fma(),
- * AVX2 + FMA) performs exactly these operations, and all routines run on
- * the calling thread only, so neither the ISA nor the thread count can
- * change a bit. A result that is NaN is NaN on every path, but which NaN
- * (sign, payload) is not fixed when several NaNs meet.
+ * AVX2 + FMA) performs exactly these operations, and every output element
+ * is computed whole on one thread (?gemv may split its outputs among
+ * threads; every other routine runs on the calling thread only), so
+ * neither the ISA nor the thread count can change a bit. A result that
+ * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed
+ * when several NaNs meet.
  *
  * Vectors. A vector of n logical elements x_0 .. x_{n-1} with increment
  * inc has x_i at x[i*inc] for inc >= 0 and at x[(n-1-i)*(-inc)] for
@@ -71,7 +73,8 @@
  * (bad character, negative dimension, short leading dimension, zero
  * increment where it is not allowed); its outputs are then untouched and
  * the caller lets the vendor BLAS report the error. Nothing is allocated
- * (at most about 17 KiB of stack); all routines are thread-safe. Outputs
+ * (at most about 17 KiB of stack) except by a threaded ?gemv, which may
+ * start the canonical GEMM's workers; all routines are thread-safe. Outputs
  * must not overlap inputs other than as the BLAS itself allows (in-place
  * trmv, trsv, trmm, trsm), or the paths may differ.
  */
@@ -147,7 +150,13 @@ int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
  * trans 'N' -> 'T', 'T' -> 'N', 'C' -> conj(A) without transpose; this is
  * the same formula over the row-major A_ij = a[i*lda + j]. (CBLAS gets
  * row-major 'C' by conjugating x, y, alpha and beta around an 'N' call;
- * that equals this up to the sign of results that are exactly zero.) */
+ * that equals this up to the sign of results that are exactly zero.)
+ * Threads: with canon_set_threads(n) > 1 (detshim/canonical.h) and at
+ * least 2^18 products, y is split into contiguous runs of outputs, one per
+ * part, on the canonical GEMM's pool (workers use the caller's MXCSR and
+ * kernel path); smaller calls, and calls made while another thread holds
+ * the pool or when its workers cannot start, run on the calling thread.
+ * Each y_i is still the one SEQ chain above: same bits for any count. */
 int canon_sgemv(char order, char trans, int64_t m, int64_t n, float alpha, const float *a,
                 int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy);
 int canon_dgemv(char order, char trans, int64_t m, int64_t n, double alpha, const double *a,

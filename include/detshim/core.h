@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define DETSHIM_EXPORT __attribute__((visibility("default")))
 
@@ -72,6 +73,12 @@ void *resolve_real(const char *name);
 /* resolve_real with a per-symbol cache; on a miss, prints one line naming
  * the symbol and exits 2 (there is nothing correct to call). */
 void *resolve_real_cached(void **cache, const char *name);
+/* In an interceptor: declares `real`, the next definition of `name` after
+ * ours, as a `type` function pointer, resolved at first use and cached. */
+#define REAL_FN(type, name)                                                              \
+    static void *real_##name##_cache;                                                    \
+    type real = (type)(uintptr_t)resolve_real_cached(&real_##name##_cache, #name)
+
 /* 1 if addr lies inside libdetshim itself. */
 int resolve_is_ours(const void *addr);
 /* Directory holding libdetshim.so (no trailing slash). */

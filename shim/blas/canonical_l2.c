@@ -3,16 +3,27 @@
  * the BLAS does, map row-major calls to column-major ones as CBLAS does,
  * and leave the long loops to the active path's kernels: gemv runs the
  * outputs in blocks whose sums live in a small buffer, so a block's sums
- * are finished (alpha/beta) as soon as its columns or rows are done.
+ * are finished (alpha/beta) as soon as its columns or rows are done. A
+ * large gemv splits its outputs among up to canon_threads() threads of the
+ * canonical GEMM's pool (shim/blas/canonical_pool.c); each output's sum is
+ * still one chain on one thread, so the thread count changes no bit.
  */
 #include <string.h>
 
+#include "detshim/canonical.h"
 #include "detshim/canonical_blas.h"
 #include "detshim/canonical_blas_kernels.h"
+#include "detshim/canonical_kernels.h"
 
 /* Bytes of gemv's block of sums: 2048 floats .. 512 double complex; fits
  * L1 beside the streams of A. */
 #define SUMS_BYTES 8192
+/* A gemv of fewer products than this runs on the calling thread: waking a
+ * worker would cost more than it saves (the GEMM's threshold). */
+#define GEMV_PAR_MIN ((int64_t)1 << 18)
+/* Threads split gemv's outputs in whole units of this many elements (a
+ * cache line of floats), so two threads rarely write one line of y. */
+#define GEMV_UNIT 16
 
 /* One element of any type, for sums and scalars. */
 union elem {
@@ -25,13 +36,78 @@ static int64_t max1(int64_t v)
     return v > 1 ? v : 1;
 }
 
+/* One gemv call after argument checks: outputs y_0 .. y_{leny-1} (at y0,
+ * step incy), op(A) as the kernels see it, and the kernel table chosen
+ * by the caller, so every part of a threaded call runs the same path. */
+struct gemv_job {
+    enum canon_blas_type t;
+    const struct canon_blas_kern *k;
+    int transposed, conj;
+    int64_t m, n, lda, incx, incy, leny;
+    const void *a, *x0, *alpha, *beta;
+    void *y0;
+};
+
+/* Computes outputs lo .. hi-1 of J: blocks of sums in a small buffer, each
+ * finished (alpha/beta) as soon as its columns or rows are done. Every
+ * output's sum is its own chain, so where the range starts never shows. */
+static void gemv_range(const struct gemv_job *J, int64_t lo, int64_t hi)
+{
+    const size_t size = canon_blas_size(J->t);
+    _Alignas(64) union {
+        float s[SUMS_BYTES / sizeof(float)];
+        double d[SUMS_BYTES / sizeof(double)];
+    } sums;
+    const int64_t block = SUMS_BYTES / (int64_t)size;
+    for (int64_t i0 = lo; i0 < hi; i0 += block) {
+        const int64_t nb = hi - i0 < block ? hi - i0 : block;
+        memset(&sums, 0, (size_t)nb * size);
+        if (J->transposed)
+            J->k->gemv_t(J->m, nb, canon_blas_at(J->a, i0 * J->lda, size), J->lda, J->conj, J->x0,
+                         J->incx, &sums);
+        else
+            J->k->gemv_n(nb, J->n, canon_blas_at(J->a, i0, size), J->lda, J->conj, J->x0,
+                         J->incx, &sums);
+        for (int64_t e = 0; e < nb; e++)
+            canon_blas_ab(J->t, J->alpha, J->beta, canon_blas_at(&sums, e, size),
+                          (void *)canon_blas_at(J->y0, (i0 + e) * J->incy, size));
+    }
+}
+
+/* Part `part` of nparts: a contiguous run of whole units of y. */
+static void gemv_part(void *arg, int part, int nparts, void *ws)
+{
+    const struct gemv_job *J = arg;
+    const int64_t units = (J->leny + GEMV_UNIT - 1) / GEMV_UNIT;
+    const int64_t lo = units * part / nparts * GEMV_UNIT;
+    int64_t hi = units * (part + 1) / nparts * GEMV_UNIT;
+    (void)ws;
+    if (hi > J->leny)
+        hi = J->leny;
+    gemv_range(J, lo, hi);
+}
+
+/* Threads for a gemv of `work` products and leny outputs: up to
+ * canon_threads(), one below GEMV_PAR_MIN products, each part at least
+ * half that and a whole number of units. */
+static int gemv_parts(int64_t work, int64_t leny)
+{
+    const int threads = canon_threads();
+    if (threads <= 1 || work < GEMV_PAR_MIN)
+        return 1;
+    int64_t parts = work / (GEMV_PAR_MIN / 2);
+    const int64_t units = (leny + GEMV_UNIT - 1) / GEMV_UNIT;
+    if (parts > units)
+        parts = units;
+    return parts < threads ? (int)parts : threads;
+}
+
 static int gemv(enum canon_blas_type t, char order, char trans, int64_t m, int64_t n,
                 const void *alpha, const void *a, int64_t lda, const void *x, int64_t incx,
                 const void *beta, void *y, int64_t incy)
 {
     const char o = canon_blas_upper(order), tr = canon_blas_upper(trans);
     const size_t size = canon_blas_size(t);
-    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
     int transposed;
     if ((o != 'R' && o != 'C') || (tr != 'N' && tr != 'T' && tr != 'C') || m < 0 || n < 0)
         return -1;
@@ -51,27 +127,21 @@ static int gemv(enum canon_blas_type t, char order, char trans, int64_t m, int64
 
     const int64_t leny = transposed ? n : m, lenx = transposed ? m : n;
     void *y0 = (void *)canon_blas_vec0(y, leny, incy, size);
-    const void *x0 = canon_blas_vec0(x, lenx, incx, size);
     if (canon_blas_is_zero(t, alpha)) {
         canon_blas_scale(t, leny, beta, y0, incy);
         return 0;
     }
-    _Alignas(64) union {
-        float s[SUMS_BYTES / sizeof(float)];
-        double d[SUMS_BYTES / sizeof(double)];
-    } sums;
-    const int64_t block = SUMS_BYTES / (int64_t)size;
-    for (int64_t i0 = 0; i0 < leny; i0 += block) {
-        const int64_t nb = leny - i0 < block ? leny - i0 : block;
-        memset(&sums, 0, (size_t)nb * size);
-        if (transposed)
-            k->gemv_t(m, nb, canon_blas_at(a, i0 * lda, size), lda, conj, x0, incx, &sums);
-        else
-            k->gemv_n(nb, n, canon_blas_at(a, i0, size), lda, conj, x0, incx, &sums);
-        for (int64_t e = 0; e < nb; e++)
-            canon_blas_ab(t, alpha, beta, canon_blas_at(&sums, e, size),
-                          (void *)canon_blas_at(y0, (i0 + e) * incy, size));
-    }
+    struct gemv_job J = {
+        .t = t, .k = &canon_blas_kernels()->t[t], .transposed = transposed, .conj = conj,
+        .m = m, .n = n, .lda = lda, .incx = incx, .incy = incy, .leny = leny,
+        .a = a, .x0 = canon_blas_vec0(x, lenx, incx, size), .alpha = alpha, .beta = beta,
+        .y0 = y0,
+    };
+    const int nparts = gemv_parts(m * n, leny);
+    /* The pool fails only when it cannot allocate, before running any
+     * part; the caller then computes every output itself. */
+    if (nparts <= 1 || canon_pool_run(gemv_part, &J, nparts, 0) != 0)
+        gemv_range(&J, 0, leny);
     return 0;
 }
 

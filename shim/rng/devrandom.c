@@ -27,10 +27,6 @@
 static _Atomic uint64_t fd_urandom[MAX_TRACKED_FD / 64], fd_random[MAX_TRACKED_FD / 64];
 static FILE *_Atomic tracked_files[MAX_TRACKED_FILES];
 
-#define REAL(type, name)                                                                 \
-    static void *real_##name;                                                            \
-    type real = (type)(uintptr_t)resolve_real_cached(&real_##name, #name)
-
 static int source_of_path(const char *path)
 {
     if (!path || path[0] != '/' || path[1] != 'd')
@@ -136,7 +132,7 @@ typedef int (*openat2_fn)(int, const char *, int);
 #define OPEN_WRAPPER(name)                                                               \
     DETSHIM_EXPORT int name(const char *path, int flags, ...)                            \
     {                                                                                    \
-        REAL(open_fn, name);                                                             \
+        REAL_FN(open_fn, name);                                                             \
         va_list ap;                                                                      \
         va_start(ap, flags);                                                             \
         mode_t mode = mode_arg(flags, ap);                                               \
@@ -151,7 +147,7 @@ OPEN_WRAPPER(open64)
 #define OPENAT_WRAPPER(name)                                                             \
     DETSHIM_EXPORT int name(int dirfd, const char *path, int flags, ...)                 \
     {                                                                                    \
-        REAL(openat_fn, name);                                                           \
+        REAL_FN(openat_fn, name);                                                           \
         va_list ap;                                                                      \
         va_start(ap, flags);                                                             \
         mode_t mode = mode_arg(flags, ap);                                               \
@@ -166,7 +162,7 @@ OPENAT_WRAPPER(openat64)
 #define OPEN2_WRAPPER(name)                                                              \
     DETSHIM_EXPORT int name(const char *path, int flags)                                 \
     {                                                                                    \
-        REAL(open2_fn, name);                                                            \
+        REAL_FN(open2_fn, name);                                                            \
         int fd = real(path, flags);                                                      \
         mark_fd(fd, source_of_path(path));                                               \
         return fd;                                                                       \
@@ -177,7 +173,7 @@ OPEN2_WRAPPER(__open64_2)
 #define OPENAT2_WRAPPER(name)                                                            \
     DETSHIM_EXPORT int name(int dirfd, const char *path, int flags)                      \
     {                                                                                    \
-        REAL(openat2_fn, name);                                                          \
+        REAL_FN(openat2_fn, name);                                                          \
         int fd = real(dirfd, path, flags);                                               \
         mark_fd(fd, source_of_path(path));                                               \
         return fd;                                                                       \
@@ -189,7 +185,7 @@ typedef FILE *(*fopen_fn)(const char *, const char *);
 
 DETSHIM_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-    REAL(fopen_fn, fopen);
+    REAL_FN(fopen_fn, fopen);
     FILE *f = real(path, mode);
     track_file(f, source_of_path(path));
     return f;
@@ -197,7 +193,7 @@ DETSHIM_EXPORT FILE *fopen(const char *path, const char *mode)
 
 DETSHIM_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-    REAL(fopen_fn, fopen64);
+    REAL_FN(fopen_fn, fopen64);
     FILE *f = real(path, mode);
     track_file(f, source_of_path(path));
     return f;
@@ -210,14 +206,14 @@ typedef int (*fclose_fn)(FILE *);
 
 DETSHIM_EXPORT int close(int fd)
 {
-    REAL(close_fn, close);
+    REAL_FN(close_fn, close);
     unmark_fd(fd);
     return real(fd);
 }
 
 DETSHIM_EXPORT int fclose(FILE *f)
 {
-    REAL(fclose_fn, fclose);
+    REAL_FN(fclose_fn, fclose);
     if (f && file_source(f) >= 0) {
         unmark_fd(fileno(f));
         untrack_file(f);
@@ -255,37 +251,37 @@ static void record_real(const char *api, int source, enum rng_action act, const 
 
 DETSHIM_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
-    REAL(read_fn, read);
+    REAL_FN(read_fn, read);
     READ_BODY("read", real(fd, buf, len));
 }
 
 DETSHIM_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
-    REAL(read_chk_fn, __read_chk);
+    REAL_FN(read_chk_fn, __read_chk);
     READ_BODY("read", real(fd, buf, len, buflen));
 }
 
 DETSHIM_EXPORT ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
-    REAL(pread_fn, pread);
+    REAL_FN(pread_fn, pread);
     READ_BODY("pread", real(fd, buf, len, off));
 }
 
 DETSHIM_EXPORT ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 {
-    REAL(pread_fn, pread64);
+    REAL_FN(pread_fn, pread64);
     READ_BODY("pread", real(fd, buf, len, off));
 }
 
 DETSHIM_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t len, off_t off, size_t buflen)
 {
-    REAL(pread_chk_fn, __pread_chk);
+    REAL_FN(pread_chk_fn, __pread_chk);
     READ_BODY("pread", real(fd, buf, len, off, buflen));
 }
 
 DETSHIM_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t len, off_t off, size_t buflen)
 {
-    REAL(pread_chk_fn, __pread64_chk);
+    REAL_FN(pread_chk_fn, __pread64_chk);
     READ_BODY("pread", real(fd, buf, len, off, buflen));
 }
 
@@ -307,12 +303,12 @@ DETSHIM_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t len, off_t off, s
 
 DETSHIM_EXPORT size_t fread(void *buf, size_t size, size_t nmemb, FILE *stream)
 {
-    REAL(fread_fn, fread);
+    REAL_FN(fread_fn, fread);
     FREAD_BODY(real(buf, size, nmemb, stream));
 }
 
 DETSHIM_EXPORT size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t nmemb, FILE *stream)
 {
-    REAL(fread_chk_fn, __fread_chk);
+    REAL_FN(fread_chk_fn, __fread_chk);
     FREAD_BODY(real(buf, buflen, size, nmemb, stream));
 }

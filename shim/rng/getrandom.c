@@ -15,10 +15,6 @@
 #include "detshim/core.h"
 #include "detshim/rng.h"
 
-#define REAL(type, name)                                                                 \
-    static void *real_##name;                                                            \
-    type real = (type)(uintptr_t)resolve_real_cached(&real_##name, #name)
-
 typedef ssize_t (*getrandom_fn)(void *, size_t, unsigned int);
 typedef int (*getentropy_fn)(void *, size_t);
 typedef long (*syscall_fn)(long, long, long, long, long, long, long);
@@ -38,7 +34,7 @@ static int serve(const char *api, int source, void *buf, size_t len)
 
 DETSHIM_EXPORT ssize_t getrandom(void *buf, size_t len, unsigned int flags)
 {
-    REAL(getrandom_fn, getrandom);
+    REAL_FN(getrandom_fn, getrandom);
     enum rng_action act = rng_decide(__builtin_return_address(0));
     if (act == RNG_PINNED && serve("getrandom", RNG_GETRANDOM, buf, len) == 0)
         return (ssize_t)len;
@@ -50,7 +46,7 @@ DETSHIM_EXPORT ssize_t getrandom(void *buf, size_t len, unsigned int flags)
 
 DETSHIM_EXPORT int getentropy(void *buf, size_t len)
 {
-    REAL(getentropy_fn, getentropy);
+    REAL_FN(getentropy_fn, getentropy);
     enum rng_action act = rng_decide(__builtin_return_address(0));
     if (len > 256) /* the real function's limit, kept */
         return real(buf, len);
@@ -66,7 +62,7 @@ DETSHIM_EXPORT int getentropy(void *buf, size_t len)
  * arguments, passed as longs, so forwarding six is exact. */
 DETSHIM_EXPORT long syscall(long number, ...)
 {
-    REAL(syscall_fn, syscall);
+    REAL_FN(syscall_fn, syscall);
     va_list ap;
     va_start(ap, number);
     long a[6];
@@ -88,7 +84,7 @@ DETSHIM_EXPORT long syscall(long number, ...)
 
 DETSHIM_EXPORT void arc4random_buf(void *buf, size_t len)
 {
-    REAL(arc4random_buf_fn, arc4random_buf);
+    REAL_FN(arc4random_buf_fn, arc4random_buf);
     enum rng_action act = rng_decide(__builtin_return_address(0));
     if (act == RNG_PINNED && serve("arc4random_buf", RNG_ARC4RANDOM, buf, len) == 0)
         return;
@@ -98,7 +94,7 @@ DETSHIM_EXPORT void arc4random_buf(void *buf, size_t len)
 
 DETSHIM_EXPORT uint32_t arc4random(void)
 {
-    REAL(arc4random_fn, arc4random);
+    REAL_FN(arc4random_fn, arc4random);
     enum rng_action act = rng_decide(__builtin_return_address(0));
     uint32_t v;
     if (act == RNG_PINNED && serve("arc4random", RNG_ARC4RANDOM, &v, sizeof v) == 0)
@@ -110,7 +106,7 @@ DETSHIM_EXPORT uint32_t arc4random(void)
 
 DETSHIM_EXPORT uint32_t arc4random_uniform(uint32_t upper)
 {
-    REAL(arc4random_uniform_fn, arc4random_uniform);
+    REAL_FN(arc4random_uniform_fn, arc4random_uniform);
     enum rng_action act = rng_decide(__builtin_return_address(0));
     if (act != RNG_PINNED || upper < 2) {
         uint32_t v = real(upper);

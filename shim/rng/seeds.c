@@ -11,10 +11,6 @@
 #include "detshim/core.h"
 #include "detshim/rng.h"
 
-#define REAL(type, name)                                                                 \
-    static void *real_##name;                                                            \
-    type real = (type)(uintptr_t)resolve_real_cached(&real_##name, #name)
-
 typedef void (*srand_fn)(unsigned int);
 typedef char *(*initstate_fn)(unsigned int, char *, size_t);
 typedef void (*srand48_fn)(long);
@@ -33,35 +29,35 @@ static void derive(const char *api, int source, void *seed, size_t n, const void
 
 DETSHIM_EXPORT void srand(unsigned int seed)
 {
-    REAL(srand_fn, srand);
+    REAL_FN(srand_fn, srand);
     derive("srand", RNG_SRAND, &seed, sizeof seed, __builtin_return_address(0));
     real(seed);
 }
 
 DETSHIM_EXPORT void srandom(unsigned int seed)
 {
-    REAL(srand_fn, srandom);
+    REAL_FN(srand_fn, srandom);
     derive("srandom", RNG_SRANDOM, &seed, sizeof seed, __builtin_return_address(0));
     real(seed);
 }
 
 DETSHIM_EXPORT char *initstate(unsigned int seed, char *state, size_t n)
 {
-    REAL(initstate_fn, initstate);
+    REAL_FN(initstate_fn, initstate);
     derive("initstate", RNG_INITSTATE, &seed, sizeof seed, __builtin_return_address(0));
     return real(seed, state, n);
 }
 
 DETSHIM_EXPORT void srand48(long seed)
 {
-    REAL(srand48_fn, srand48);
+    REAL_FN(srand48_fn, srand48);
     derive("srand48", RNG_SRAND48, &seed, sizeof seed, __builtin_return_address(0));
     real(seed);
 }
 
 DETSHIM_EXPORT unsigned short *seed48(unsigned short seed[3])
 {
-    REAL(seed48_fn, seed48);
+    REAL_FN(seed48_fn, seed48);
     unsigned short mine[3] = { seed[0], seed[1], seed[2] };
     derive("seed48", RNG_SEED48, mine, sizeof mine, __builtin_return_address(0));
     return real(mine); /* the caller's array is left as it passed it */
@@ -69,7 +65,7 @@ DETSHIM_EXPORT unsigned short *seed48(unsigned short seed[3])
 
 DETSHIM_EXPORT void lcong48(unsigned short param[7])
 {
-    REAL(lcong48_fn, lcong48);
+    REAL_FN(lcong48_fn, lcong48);
     /* param[0..2] is the seed; param[3..6] define the generator and stay. */
     unsigned short mine[7];
     for (int i = 0; i < 7; i++)

@@ -2,12 +2,12 @@
  * canonical_l2.c) next to the vendor OpenBLAS in the same process: sdot
  * and ddot at n = 10^6 (GB/s of x and y read, 10^9 per G) and sgemv at
  * 4096 x 4096, column-major, 'N' and 'T' (GFLOP/s, 2mn / s), with the ratio
- * canonical/OpenBLAS. The canonical routines run on one thread (they are
- * single-threaded by design); OpenBLAS is measured on 1 thread (the fair
- * comparison), alternating with the canonical call, one of each per
- * repetition, so a noisy neighbour hurts both alike; then on 2 threads in a
- * run of its own (its idle worker spins for a while after each call and
- * would slow whatever runs next). The best repetition counts.
+ * canonical/OpenBLAS at 1 and at 2 threads. On 1 thread each, the two
+ * alternate, one call of each per repetition, so a noisy neighbour hurts
+ * both alike; on 2 threads (canon_set_threads(2): gemv splits its outputs,
+ * dot stays on the caller by design) each runs on its own, canonical
+ * first, since OpenBLAS's idle worker spins for a while after each call
+ * and would slow whatever runs next. The best repetition counts.
  * Usage: bench_canonical_blas [repetitions]   (default 20)
  */
 #include <stdint.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "detshim/canonical.h"
 #include "detshim/canonical_blas.h"
 
 /* OpenBLAS entry points, declared here so no cblas.h is needed. */
@@ -141,24 +142,30 @@ int main(int argc, char **argv)
     for (int i = 0; i < GEMV_N; i++)
         sv[i] = (float)rand() / RAND_MAX - 0.5f;
 
-    printf("canonical path: %s (1 thread); best of %d repetitions\n", canon_blas_isa(), reps);
-    printf("%-14s %-8s %10s %12s %12s %10s %10s\n", "routine", "unit", "canonical", "openblas-1t",
-           "openblas-2t", "ratio-1t", "ratio-2t");
+    printf("canonical path: %s; best of %d repetitions\n", canon_blas_isa(), reps);
+    printf("%-14s %-8s %8s %8s %11s %11s %9s %9s\n", "routine", "unit", "canon-1t", "canon-2t",
+           "openblas-1t", "openblas-2t", "ratio-1t", "ratio-2t");
     for (size_t b = 0; b < sizeof benches / sizeof benches[0]; b++) {
-        double best_c = 1e30, best_v[2] = {1e30, 1e30};
+        double best_c[2] = {1e30, 1e30}, best_v[2] = {1e30, 1e30};
+        canon_set_threads(1);
         openblas_set_num_threads(1);
         for (int r = 0; r < reps; r++) {
             best_time(benches[b].vendor, &best_v[0]);
-            best_time(benches[b].canon, &best_c);
+            best_time(benches[b].canon, &best_c[0]);
         }
+        canon_set_threads(2);
+        for (int r = 0; r < reps; r++)
+            best_time(benches[b].canon, &best_c[1]);
+        canon_set_threads(1);
         openblas_set_num_threads(2);
         for (int r = 0; r < reps; r++)
             best_time(benches[b].vendor, &best_v[1]);
-        const double c = benches[b].work / best_c * 1e-9;
+        const double c1 = benches[b].work / best_c[0] * 1e-9,
+                     c2 = benches[b].work / best_c[1] * 1e-9;
         const double v1 = benches[b].work / best_v[0] * 1e-9,
                      v2 = benches[b].work / best_v[1] * 1e-9;
-        printf("%-14s %-8s %10.2f %12.2f %12.2f %10.2f %10.2f\n", benches[b].name, benches[b].unit,
-               c, v1, v2, c / v1, c / v2);
+        printf("%-14s %-8s %8.2f %8.2f %11.2f %11.2f %9.2f %9.2f\n", benches[b].name,
+               benches[b].unit, c1, c2, v1, v2, c1 / v1, c2 / v2);
     }
     return 0;
 }

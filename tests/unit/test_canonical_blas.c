@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detshim/canonical.h"
 #include "detshim/canonical_blas.h"
+#include "detshim/canonical_kernels.h"
 
 /* ---- values of any type ------------------------------------------------- */
 
@@ -748,6 +750,63 @@ static void test_gemv_equals_a_sequential_sum_per_output(void **state)
     on_every_isa(gemv_grid);
 }
 
+/* Shapes of at least 2^18 products, so a gemv splits its outputs among
+ * threads: uneven lengths (not multiples of the split unit), padded
+ * leading dimensions and negative or strided increments. */
+static const struct {
+    char order, trans;
+    int64_t m, n, pad, incx, incy;
+} split_shapes[] = {
+    {'C', 'N', 1037, 301, 3, 1, 1},   {'C', 'T', 263, 1013, 0, -2, 1},
+    {'C', 'C', 517, 611, 5, 1, -3},   {'R', 'N', 389, 811, 1, 3, -1},
+    {'R', 'T', 1201, 223, 0, -1, 2},  {'R', 'C', 700, 450, 2, 1, 1},
+};
+
+/* Every split shape under threads 1, 2, 3 and 8 against one reference. */
+static void gemv_threads_grid(void)
+{
+    static const int counts[] = {1, 2, 3, 8};
+    for (int t = 0; t < NTYPES; t++)
+        for (size_t i = 0; i < sizeof split_shapes / sizeof split_shapes[0]; i++) {
+            const char order = split_shapes[i].order, trans = split_shapes[i].trans;
+            const int64_t m = split_shapes[i].m, n = split_shapes[i].n;
+            const int64_t incx = split_shapes[i].incx, incy = split_shapes[i].incy;
+            const int64_t lda = (order == 'C' ? m : n) + split_shapes[i].pad;
+            const int64_t leny = trans == 'N' ? m : n, lenx = trans == 'N' ? n : m;
+            const cx alpha = scalar(t, 3), beta = scalar(t, 4);
+            void *a = rand_buf(t, mlen(order, m, n, lda));
+            void *x = rand_buf(t, vlen(lenx, incx)), *y0 = rand_buf(t, vlen(leny, incy));
+            void *want = dup_buf(t, y0, vlen(leny, incy));
+            ref_gemv(t, order, trans, m, n, alpha, a, lda, x, incx, beta, want, incy);
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                void *y = dup_buf(t, y0, vlen(leny, incy));
+                canon_set_threads(counts[c]);
+                assert_int_equal(canon_threads(), counts[c]);
+                describe("%cgemv %c%c m=%lld n=%lld lda=%lld incx=%lld incy=%lld threads=%d",
+                         tname[t], order, trans, (long long)m, (long long)n, (long long)lda,
+                         (long long)incx, (long long)incy, counts[c]);
+                assert_int_equal(
+                    lib_gemv(t, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy), 0);
+                assert_same(t, y, want, vlen(leny, incy));
+                free(y);
+            }
+            canon_set_threads(1);
+            free(a);
+            free(x);
+            free(y0);
+            free(want);
+        }
+}
+
+static void test_gemv_same_bits_any_thread_count(void **state)
+{
+    (void)state;
+    const uint64_t worker_parts = canon_pool_worker_parts();
+    on_every_isa(gemv_threads_grid);
+    /* the test proves something only if workers computed parts */
+    assert_true(canon_pool_worker_parts() > worker_parts);
+}
+
 static int lib_ger(int t, int conj, char order, int64_t m, int64_t n, cx alpha, const void *x,
                    int64_t incx, const void *y, int64_t incy, void *a, int64_t lda)
 {
@@ -1444,6 +1503,7 @@ int main(void)
         cmocka_unit_test(test_axpy_equals_one_fma_per_element),
         cmocka_unit_test(test_scal_equals_one_product_per_element),
         cmocka_unit_test(test_gemv_equals_a_sequential_sum_per_output),
+        cmocka_unit_test(test_gemv_same_bits_any_thread_count),
         cmocka_unit_test(test_ger_equals_one_fma_per_element_after_alpha),
         cmocka_unit_test(test_trmv_and_trsv_equal_the_documented_substitution),
         cmocka_unit_test(test_syrk_equals_a_sequential_sum_per_element),
