@@ -40,8 +40,19 @@ struct canon_blas_kern {
      * a multiple of 16), acc holds the 16 running lane sums (complex: lane
      * l at acc[l] as a pair). No tree; the driver adds the lanes. */
     void (*dot)(int64_t n, const void *x, const void *y, int conj, void *acc);
+    /* dot restricted to lanes lo .. lo+nl-1: only the elements e with
+     * lo <= e mod 16 < lo+nl are read and only those lanes of acc change.
+     * Each lane's sum is the same chain as in dot, so threads that each
+     * take a set of lanes (a whole cache line of each 16-element block)
+     * give dot's bits. NULL where the driver never splits (float,
+     * complex float). */
+    void (*dot_lanes)(int64_t n, const void *x, const void *y, int conj, int lo, int nl,
+                      void *acc);
     /* Real: LANES update s = s + |x_e|. */
     void (*asum)(int64_t n, const void *x, void *acc);
+    /* Real: asum restricted to lanes lo .. lo+nl-1, as dot_lanes (double
+     * only, else NULL). */
+    void (*asum_lanes)(int64_t n, const void *x, int lo, int nl, void *acc);
     /* Real: LANES update s = fma(t, t, s), t = (x_e * scale[0]) * scale[1]. */
     void (*sumsq)(int64_t n, const void *x, const void *scale, void *acc);
     /* Real: *m = the largest |x_e| that is not NaN, +0 if none. */

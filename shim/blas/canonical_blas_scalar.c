@@ -28,24 +28,25 @@
 #define CN(name) scalar_z_##name
 #include "canonical_blas_generic.inc"
 
-#define REAL_KERNELS(p)                                                                            \
+#define REAL_KERNELS(p, ...)                                                                          \
     {                                                                                              \
         .dot = p##dot, .asum = p##asum, .sumsq = p##sumsq, .amax = p##amax, .axpy = p##axpy,       \
         .scal = p##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, .ger_col = p##ger_col,          \
-        .dot_seq = p##dot_seq,                                                                     \
+        .dot_seq = p##dot_seq, __VA_ARGS__                                                         \
     }
-#define COMPLEX_KERNELS(p)                                                                         \
+#define COMPLEX_KERNELS(p, ...)                                                                       \
     {                                                                                              \
         .dot = p##dot, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, \
-        .ger_col = p##ger_col, .dot_seq = p##dot_seq,                                              \
+        .ger_col = p##ger_col, .dot_seq = p##dot_seq, __VA_ARGS__                                  \
     }
 
 const struct canon_blas_isa canon_blas_scalar_kernels = {
     .name = "scalar",
     .t = {
         [CANON_BLAS_S] = REAL_KERNELS(scalar_s_),
-        [CANON_BLAS_D] = REAL_KERNELS(scalar_d_),
+        [CANON_BLAS_D] = REAL_KERNELS(scalar_d_, .dot_lanes = scalar_d_dot_lanes,
+                                      .asum_lanes = scalar_d_asum_lanes),
         [CANON_BLAS_C] = COMPLEX_KERNELS(scalar_c_),
-        [CANON_BLAS_Z] = COMPLEX_KERNELS(scalar_z_),
+        [CANON_BLAS_Z] = COMPLEX_KERNELS(scalar_z_, .dot_lanes = scalar_z_dot_lanes),
     },
 };

@@ -163,6 +163,26 @@ static void read_trace_dir(void)
     core_cfg.trace_on = 1;
 }
 
+/* Pinned and canonical modes: the vendor libraries that read their
+ * determinism switches from the environment read them at their own start,
+ * which may come before any call reaches us, so they are set here: MKL's
+ * conditional numerical reproducibility, and no dynamic thread counts
+ * (MKL's and OpenMP's), which would vary the split with the load. */
+static void pin_vendor_environment(void)
+{
+    static const char *const vars[][2] = {
+        { "MKL_CBWR", "AUTO" }, { "MKL_DYNAMIC", "FALSE" }, { "OMP_DYNAMIC", "FALSE" },
+    };
+    if (core_cfg.blas_mode == BLAS_MODE_PASSTHROUGH)
+        return;
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *was = getenv(vars[i][0]);
+        if (was && strcmp(was, vars[i][1]) != 0)
+            core_log(LOG_INFO, "%s=%s overridden by the policy: %s", vars[i][0], was, vars[i][1]);
+        setenv(vars[i][0], vars[i][1], 1);
+    }
+}
+
 static void init_once(void)
 {
     lineage_start();
@@ -172,6 +192,7 @@ static void init_once(void)
     read_seed();
     read_isa();
     read_trace_dir();
+    pin_vendor_environment();
 }
 
 static struct core_once core_init_once;

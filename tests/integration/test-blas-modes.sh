@@ -66,4 +66,10 @@ expect_grep "pinned: the thread count is in every record" " cblas_dgemm .*blas.m
 DETSHIM_LOG=info DETSHIM_POLICY=$WORK/pinned.policy LD_PRELOAD=$SHIM $P > /dev/null 2> "$WORK/pin.log"
 expect_grep "pinned: applied through OpenBLAS's own control" \
     "BLAS pinned to 2 threads via openblas_set_num_threads" "$WORK/pin.log"
+
+# Switches the vendors read from the environment at their own start.
+expect_eq "pinned/canonical: MKL reproducibility and no dynamic threads" "AUTO FALSE FALSE" \
+    "$(OMP_DYNAMIC=TRUE LD_PRELOAD=$SHIM sh -c 'echo $MKL_CBWR $MKL_DYNAMIC $OMP_DYNAMIC')"
+expect_eq "passthrough leaves them alone" "TRUE" \
+    "$(OMP_DYNAMIC=TRUE DETSHIM_POLICY=passthrough LD_PRELOAD=$SHIM sh -c 'echo $MKL_CBWR$OMP_DYNAMIC')"
 finish
