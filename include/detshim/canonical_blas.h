@@ -16,8 +16,9 @@
  * reassociated. Negation and |x| are exact. Every path (scalar with fma(),
  * AVX2 + FMA) performs exactly these operations, and every output element
  * is computed whole on one thread (?gemv may split its outputs among
- * threads; every other routine runs on the calling thread only), so
- * neither the ISA nor the thread count can change a bit. A result that
+ * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum;
+ * every other routine runs on the calling thread only), so neither the
+ * ISA nor the thread count can change a bit. A result that
  * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed
  * when several NaNs meet.
  *
@@ -55,6 +56,14 @@
  * each lane taking its elements in increasing i; then the fixed tree
  *   for h = 8, 4, 2, 1:  for l = 0 .. h-1:  s_l = s_l + s_{l+h}
  * and the result is s_0 (complex: re and im parts summed alike).
+ * Threads: with canon_set_threads(n) > 1 (detshim/canonical.h), a LANES
+ * sum of at least 2^18 elements of a contiguous double or double complex
+ * vector (ddot, zdotu, zdotc with incx == incy == 1; dasum, dzasum with
+ * incx == 1) gives each of up to n threads of the canonical GEMM's pool a
+ * set of whole lanes, one or more 64-byte runs of each 16-element block,
+ * over the whole vector; the caller then runs the tree. Each lane is still
+ * the one chain above: same bits for any count. Float types never split
+ * (16 float lanes are one cache line).
  *
  * alpha/beta (AB), as canonical.h's GEMM: an output c with sum s becomes
  *   beta == 0:  c = CMUL(alpha, s)          (old c not read: NaN/Inf in it ignored)
@@ -73,8 +82,8 @@
  * (bad character, negative dimension, short leading dimension, zero
  * increment where it is not allowed); its outputs are then untouched and
  * the caller lets the vendor BLAS report the error. Nothing is allocated
- * (at most about 17 KiB of stack) except by a threaded ?gemv, which may
- * start the canonical GEMM's workers; all routines are thread-safe. Outputs
+ * (at most about 17 KiB of stack) except by a threaded ?gemv or LANES sum,
+ * which may start the canonical GEMM's workers; all routines are thread-safe. Outputs
  * must not overlap inputs other than as the BLAS itself allows (in-place
  * trmv, trsv, trmm, trsm), or the paths may differ.
  */

@@ -100,6 +100,45 @@ static void avx2_d_dot(int64_t n, const void *xv, const void *yv, int conj, void
     gen_d_dot(n - i, x + i, y + i, conj, acc);
 }
 
+/* dot and asum over lanes lo .. lo+7 (one cache line of each 16-element
+ * block): registers at lanes lo and lo+4; other widths take the plain-C
+ * loop. */
+static void avx2_d_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
+                             void *accv)
+{
+    const double *x = xv, *y = yv;
+    double *acc = accv;
+    int64_t i = 0;
+    if (nl == 8) {
+        __m256d s0 = _mm256_loadu_pd(acc + lo), s1 = _mm256_loadu_pd(acc + lo + 4);
+        for (; n - i >= 16; i += 16) {
+            s0 = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + lo), _mm256_loadu_pd(y + i + lo), s0);
+            s1 = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + lo + 4), _mm256_loadu_pd(y + i + lo + 4),
+                                 s1);
+        }
+        _mm256_storeu_pd(acc + lo, s0);
+        _mm256_storeu_pd(acc + lo + 4, s1);
+    }
+    gen_d_dot_lanes(n - i, x + i, y + i, conj, lo, nl, acc);
+}
+
+static void avx2_d_asum_lanes(int64_t n, const void *xv, int lo, int nl, void *accv)
+{
+    const double *x = xv;
+    double *acc = accv;
+    int64_t i = 0;
+    if (nl == 8) {
+        __m256d s0 = _mm256_loadu_pd(acc + lo), s1 = _mm256_loadu_pd(acc + lo + 4);
+        for (; n - i >= 16; i += 16) {
+            s0 = _mm256_add_pd(s0, abs_pd(_mm256_loadu_pd(x + i + lo)));
+            s1 = _mm256_add_pd(s1, abs_pd(_mm256_loadu_pd(x + i + lo + 4)));
+        }
+        _mm256_storeu_pd(acc + lo, s0);
+        _mm256_storeu_pd(acc + lo + 4, s1);
+    }
+    gen_d_asum_lanes(n - i, x + i, lo, nl, acc);
+}
+
 static void avx2_s_asum(int64_t n, const void *xv, void *accv)
 {
     const float *x = xv;
@@ -592,6 +631,44 @@ static void avx2_z_dot(int64_t n, const void *xv, const void *yv, int conj, void
     gen_z_dot(n - i, x + 2 * i, y + 2 * i, conj, acc);
 }
 
+/* dot over lanes lo .. lo+2*nr-1 in nr registers (registers lo/2 .. of
+ * avx2_z_dot); returns the elements done, a multiple of 16. */
+ALWAYS_INLINE int64_t z_dot_regs(int64_t n, const double *x, const double *y, __m256d sign, int lo,
+                                 const int nr, double *acc)
+{
+    __m256d s[4];
+    int64_t i = 0;
+    for (int k = 0; k < nr; k++)
+        s[k] = _mm256_loadu_pd(acc + 2 * lo + 4 * k);
+    for (; n - i >= 16; i += 16)
+#pragma GCC unroll 4
+        for (int k = 0; k < nr; k++) {
+            const __m256d xk = _mm256_loadu_pd(x + 2 * (i + lo) + 4 * k);
+            const __m256d yk = _mm256_loadu_pd(y + 2 * (i + lo) + 4 * k);
+            const __m256d sw = _mm256_xor_pd(_mm256_permute_pd(yk, 0x5), sign);
+            s[k] = cmac_pd(s[k], xk, yk, sw);
+        }
+    for (int k = 0; k < nr; k++)
+        _mm256_storeu_pd(acc + 2 * lo + 4 * k, s[k]);
+    return i;
+}
+
+/* Lanes lo .. lo+nl-1 for nl = 4 or 8 (one or two cache lines of each
+ * 16-element block); other widths take the plain-C loop. */
+static void avx2_z_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
+                             void *accv)
+{
+    const double *x = xv, *y = yv;
+    double *acc = accv;
+    const __m256d sign = conj ? neg_odd_pd() : neg_even_pd();
+    int64_t i = 0;
+    if (nl == 4)
+        i = z_dot_regs(n, x, y, sign, lo, 2, acc);
+    else if (nl == 8)
+        i = z_dot_regs(n, x, y, sign, lo, 4, acc);
+    gen_z_dot_lanes(n - i, x + 2 * i, y + 2 * i, conj, lo, nl, acc);
+}
+
 /* Column sweep: here u is the matrix element (conj: conjugated) and v is
  * x_j, so the swapped factor is built once per column: [-x.im, x.re], or
  * [x.im, -x.re] for conj(A). Four columns per pass over the sums. */
@@ -727,26 +804,28 @@ static void avx2_z_gemv_t(int64_t m, int64_t n, const void *av, int64_t lda, int
 
 /* The real types: hand-written loops, and the plain-C sequential dot (a
  * single chain: nothing to vectorize). */
-#define REAL_KERNELS(p, g)                                                                         \
+/* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
+ * never splits lanes). */
+#define REAL_KERNELS(p, g, dl, al)                                                                 \
     {                                                                                              \
-        .dot = p##dot, .asum = p##asum, .sumsq = p##sumsq, .amax = p##amax, .axpy = p##axpy,       \
-        .scal = p##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, .ger_col = p##ger_col,          \
-        .dot_seq = g##dot_seq,                                                                     \
+        .dot = p##dot, .dot_lanes = dl, .asum = p##asum, .asum_lanes = al, .sumsq = p##sumsq,      \
+        .amax = p##amax, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,                    \
+        .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = g##dot_seq,                         \
     }
 /* The complex types: hand-written dot and gemv loops, plain C for the rest. */
-#define COMPLEX_KERNELS(p, g)                                                                      \
+#define COMPLEX_KERNELS(p, g, dl)                                                                  \
     {                                                                                              \
-        .dot = p##dot, .axpy = g##axpy, .scal = g##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, \
-        .ger_col = g##ger_col, .dot_seq = g##dot_seq,                                              \
+        .dot = p##dot, .dot_lanes = dl, .axpy = g##axpy, .scal = g##scal, .gemv_n = p##gemv_n,     \
+        .gemv_t = p##gemv_t, .ger_col = g##ger_col, .dot_seq = g##dot_seq,                         \
     }
 
 const struct canon_blas_isa canon_blas_avx2_kernels = {
     .name = "avx2",
     .t = {
-        [CANON_BLAS_S] = REAL_KERNELS(avx2_s_, gen_s_),
-        [CANON_BLAS_D] = REAL_KERNELS(avx2_d_, gen_d_),
-        [CANON_BLAS_C] = COMPLEX_KERNELS(avx2_c_, gen_c_),
-        [CANON_BLAS_Z] = COMPLEX_KERNELS(avx2_z_, gen_z_),
+        [CANON_BLAS_S] = REAL_KERNELS(avx2_s_, gen_s_, NULL, NULL),
+        [CANON_BLAS_D] = REAL_KERNELS(avx2_d_, gen_d_, avx2_d_dot_lanes, avx2_d_asum_lanes),
+        [CANON_BLAS_C] = COMPLEX_KERNELS(avx2_c_, gen_c_, NULL),
+        [CANON_BLAS_Z] = COMPLEX_KERNELS(avx2_z_, gen_z_, avx2_z_dot_lanes),
     },
 };
 

@@ -28,25 +28,26 @@
 #define CN(name) scalar_z_##name
 #include "canonical_blas_generic.inc"
 
-#define REAL_KERNELS(p, ...)                                                                          \
+/* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
+ * never splits lanes). */
+#define REAL_KERNELS(p, dl, al)                                                                    \
     {                                                                                              \
-        .dot = p##dot, .asum = p##asum, .sumsq = p##sumsq, .amax = p##amax, .axpy = p##axpy,       \
-        .scal = p##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, .ger_col = p##ger_col,          \
-        .dot_seq = p##dot_seq, __VA_ARGS__                                                         \
+        .dot = p##dot, .dot_lanes = dl, .asum = p##asum, .asum_lanes = al, .sumsq = p##sumsq,      \
+        .amax = p##amax, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,                    \
+        .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,                         \
     }
-#define COMPLEX_KERNELS(p, ...)                                                                       \
+#define COMPLEX_KERNELS(p, dl)                                                                     \
     {                                                                                              \
-        .dot = p##dot, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, \
-        .ger_col = p##ger_col, .dot_seq = p##dot_seq, __VA_ARGS__                                  \
+        .dot = p##dot, .dot_lanes = dl, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,     \
+        .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,                         \
     }
 
 const struct canon_blas_isa canon_blas_scalar_kernels = {
     .name = "scalar",
     .t = {
-        [CANON_BLAS_S] = REAL_KERNELS(scalar_s_),
-        [CANON_BLAS_D] = REAL_KERNELS(scalar_d_, .dot_lanes = scalar_d_dot_lanes,
-                                      .asum_lanes = scalar_d_asum_lanes),
-        [CANON_BLAS_C] = COMPLEX_KERNELS(scalar_c_),
-        [CANON_BLAS_Z] = COMPLEX_KERNELS(scalar_z_, .dot_lanes = scalar_z_dot_lanes),
+        [CANON_BLAS_S] = REAL_KERNELS(scalar_s_, NULL, NULL),
+        [CANON_BLAS_D] = REAL_KERNELS(scalar_d_, scalar_d_dot_lanes, scalar_d_asum_lanes),
+        [CANON_BLAS_C] = COMPLEX_KERNELS(scalar_c_, NULL),
+        [CANON_BLAS_Z] = COMPLEX_KERNELS(scalar_z_, scalar_z_dot_lanes),
     },
 };

@@ -3,18 +3,31 @@
  * arithmetic of the contract (detshim/canonical_blas.h). The long loops
  * are the active path's kernels (canonical_blas_kernels.h); this file walks
  * strides, gathering strided vectors into small contiguous chunks, and
- * adds the 16 lanes of a reduction with the contract's fixed tree.
+ * adds the 16 lanes of a reduction with the contract's fixed tree. A
+ * long contiguous ddot, zdotu/zdotc or dasum/dzasum splits its LANES among
+ * threads of the canonical GEMM's pool (shim/blas/canonical_pool.c): each
+ * thread runs whole lanes over the whole vector, so every lane is still
+ * one chain in increasing i and the thread count changes no bit.
  */
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "detshim/canonical.h"
 #include "detshim/canonical_blas.h"
 #include "detshim/canonical_blas_kernels.h"
+#include "detshim/canonical_kernels.h"
 
 /* Bytes of one gathered chunk: 2048 floats .. 512 double complex, each a
  * multiple of the lane count, so lanes line up across chunks. */
 #define CHUNK_BYTES 8192
+/* A reduction of fewer elements than this runs on the calling thread:
+ * waking a worker would cost more than it saves. */
+#define LANES_PAR_MIN ((int64_t)1 << 18)
+/* Threads take lanes in whole cache lines of each 16-element block, so
+ * no two read the same line: at most 16 / (64 / size) lane groups. */
+#define LINE_BYTES 64
+#define LANES_MAX_PARTS 4
 
 /* ---- instruction-set path ------------------------------------------------ */
 
@@ -324,6 +337,55 @@ static void gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t 
     }
 }
 
+/* A reduction whose lanes are split among threads: part p runs lanes
+ * p*nl .. p*nl+nl-1 of dot_lanes (y != NULL) or asum_lanes into its own
+ * lane sums, which the caller then gathers. */
+struct lanes_job {
+    const struct canon_blas_kern *k;
+    int64_t n;
+    const void *x, *y;
+    int conj, nl;
+    _Alignas(64) union lanes part[LANES_MAX_PARTS];
+};
+
+static void lanes_part(void *arg, int part, int nparts, void *ws)
+{
+    struct lanes_job *J = arg;
+    (void)nparts;
+    (void)ws;
+    if (J->y)
+        J->k->dot_lanes(J->n, J->x, J->y, J->conj, part * J->nl, J->nl, &J->part[part]);
+    else
+        J->k->asum_lanes(J->n, J->x, part * J->nl, J->nl, &J->part[part]);
+}
+
+/* Runs a LANES reduction of n contiguous elements of `size` bytes on
+ * several threads when it is long, canon_threads() > 1 and the kernel
+ * exists; adds into acc (zero on entry). Returns 1 when it did, 0 when
+ * the caller must run the one-thread kernel. */
+static int lanes_threaded(const struct canon_blas_kern *k, size_t size, int64_t n, const void *x,
+                          const void *y, int conj, union lanes *acc)
+{
+    const int threads = canon_threads();
+    const int line_lanes = (int)(LINE_BYTES / size);
+    int parts = CANON_LANES / line_lanes;
+    if ((y ? !k->dot_lanes : !k->asum_lanes) || threads <= 1 || n < LANES_PAR_MIN || parts < 2)
+        return 0;
+    while (parts > threads) /* a power of two that divides the 16 lanes */
+        parts /= 2;
+    struct lanes_job J = {.k = k, .n = n, .x = x, .y = y, .conj = conj,
+                          .nl = CANON_LANES / parts};
+    /* The pool fails only when it cannot allocate, before running any
+     * part; the caller then runs the reduction itself. */
+    if (canon_pool_run(lanes_part, &J, parts, 0) != 0)
+        return 0;
+    for (int p = 0; p < parts; p++) {
+        const size_t at = (size_t)(p * J.nl) * size;
+        memcpy((char *)acc + at, (const char *)&J.part[p] + at, (size_t)J.nl * size);
+    }
+    return 1;
+}
+
 /* Lanes of sum x_i*y_i (conj: conj(x_i)) over n >= 0 elements. */
 static void dot(enum canon_blas_type t, int64_t n, const void *x, int64_t incx, const void *y,
                 int64_t incy, int conj, void *result)
@@ -332,7 +394,8 @@ static void dot(enum canon_blas_type t, int64_t n, const void *x, int64_t incx, 
     const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
     const size_t size = canon_blas_size(t);
     if (n > 0 && incx == 1 && incy == 1) {
-        k->dot(n, x, y, conj, &acc);
+        if (!lanes_threaded(k, size, n, x, y, conj, &acc))
+            k->dot(n, x, y, conj, &acc);
     } else if (n > 0) {
         _Alignas(64) unsigned char bx[CHUNK_BYTES], by[CHUNK_BYTES];
         const int64_t chunk = CHUNK_BYTES / (int64_t)size;
@@ -527,7 +590,9 @@ static void asum(enum canon_blas_type t, int64_t n, const void *x, int64_t incx,
     const struct reals v = {t, n, incx, x};
     _Alignas(64) union lanes acc = {{0}};
     struct red red = {rt, &canon_blas_kernels()->t[rt], NULL, &acc};
-    if (n > 0 && incx > 0)
+    const int64_t nr = canon_blas_complex(t) ? 2 * n : n;
+    if (n > 0 && incx > 0 &&
+        !(incx == 1 && lanes_threaded(red.k, canon_blas_size(rt), nr, x, NULL, 0, &acc)))
         for_each_chunk(&v, asum_chunk, &red);
     finish_lanes(rt, &acc, result);
 }

@@ -541,6 +541,54 @@ static void test_nrm2_and_asum_equal_the_scaled_lanes_order(void **state)
     on_every_isa(nrm2_asum_grid);
 }
 
+/* Long contiguous ddot, zdotu/zdotc, dasum and dzasum split their lanes
+ * among threads: n above the threshold and not a multiple of 16, vectors
+ * on and off a cache-line start. */
+static void lanes_threads_grid(void)
+{
+    static const int types[] = {TD, TZ};
+    static const int counts[] = {1, 2, 3, 8};
+    static const int64_t sizes[] = {300007, 262149};
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+        for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+            for (int off = 0; off < 2; off++) {
+                const int t = types[ti], rt = real_of(t), nconj = t == TZ ? 2 : 1;
+                const int64_t n = sizes[a];
+                const size_t es = (isf(t) ? 4 : 8) * (size_t)width(t);
+                char *bx = rand_buf(t, n + 1), *by = rand_buf(t, n + 1);
+                const void *x = bx + off * es, *y = by + off * es;
+                union result want[3] = {{{0, 0}}}, got;
+                for (int conj = 0; conj < nconj; conj++)
+                    st(t, &want[conj], 0, ref_dot(t, n, x, 1, y, 1, conj));
+                st(rt, &want[2], 0, (cx){ref_asum(t, n, x, 1), 0});
+                for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                    canon_set_threads(counts[c]);
+                    for (int conj = 0; conj < nconj; conj++) {
+                        describe("%cdot%s n=%lld offset=%d threads=%d", tname[t],
+                                 conj ? "c" : "", (long long)n, off, counts[c]);
+                        lib_dot(t, conj, n, x, 1, y, 1, &got);
+                        assert_same(t, &got, &want[conj], 1);
+                    }
+                    describe("%c asum n=%lld offset=%d threads=%d", tname[t], (long long)n, off,
+                             counts[c]);
+                    lib_asum(t, n, x, 1, &got);
+                    assert_same(rt, &got, &want[2], 1);
+                }
+                canon_set_threads(1);
+                free(bx);
+                free(by);
+            }
+}
+
+static void test_dot_and_asum_same_bits_any_thread_count(void **state)
+{
+    (void)state;
+    const uint64_t worker_parts = canon_pool_worker_parts();
+    on_every_isa(lanes_threads_grid);
+    /* the test proves something only if workers computed lanes */
+    assert_true(canon_pool_worker_parts() > worker_parts);
+}
+
 static void lib_axpy(int t, int64_t n, cx alpha, const void *x, int64_t incx, void *y, int64_t incy)
 {
     const struct sc a = sc_of(alpha);
@@ -1500,6 +1548,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dot_equals_the_lanes_and_tree_order),
         cmocka_unit_test(test_nrm2_and_asum_equal_the_scaled_lanes_order),
+        cmocka_unit_test(test_dot_and_asum_same_bits_any_thread_count),
         cmocka_unit_test(test_axpy_equals_one_fma_per_element),
         cmocka_unit_test(test_scal_equals_one_product_per_element),
         cmocka_unit_test(test_gemv_equals_a_sequential_sum_per_output),
