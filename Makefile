@@ -116,7 +116,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/detshim/policies $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/detshim
 	install -m 755 $(B)/libdetshim.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/detdiff $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/detdiff scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -m 644 include/detshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/detshim/trace_format.h $(DESTDIR)$(PREFIX)/include/detshim/

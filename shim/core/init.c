@@ -195,11 +195,38 @@ static void init_once(void)
     pin_vendor_environment();
 }
 
+/* DETSHIM_EXPLAIN=1: print the effective configuration, as the parser and
+ * the environment made it, and exit. Used by `detrun --explain`, so the
+ * explanation can never disagree with what a run would do. */
+static void explain_and_exit(void)
+{
+    static const char *const modes[] = { "passthrough", "pinned", "canonical" };
+    printf("policy          %s\n", core_cfg.policy_name);
+    printf("policy file     %s\n", core_cfg.policy_path[0] ? core_cfg.policy_path : "(none)");
+    printf("policy sha256   %s\n", core_cfg.policy_digest);
+    printf("[blas] mode     %s\n", modes[core_cfg.blas_mode]);
+    printf("[blas] threads  %d\n", core_cfg.blas_threads);
+    printf("[trace] frames  %d\n", core_cfg.trace_frames);
+    printf("[rng] seed      %llu%s\n", core_cfg.seed, getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
+    printf("[rng] pin       %s\n", core_cfg.rng_pin == RNG_PIN_ALL ? "all" : "none");
+    printf("[rng] exempt    libssl, libcrypto, libgnutls, libsodium%s%s\n",
+           core_cfg.rng_exempt[0] ? ", " : "", core_cfg.rng_exempt);
+    printf("isa             %s\n", core_cfg.isa[0] ? core_cfg.isa : "auto");
+    printf("trace           %s\n", core_cfg.trace_on ? core_cfg.trace_dir : "off");
+    if (core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH)
+        printf("environment     MKL_CBWR=AUTO MKL_DYNAMIC=FALSE OMP_DYNAMIC=FALSE\n");
+    fflush(stdout);
+    _exit(0);
+}
+
 static struct core_once core_init_once;
 
 void core_init(void)
 {
     core_once(&core_init_once, init_once);
+    const char *explain = getenv("DETSHIM_EXPLAIN");
+    if (explain && *explain && strcmp(explain, "0") != 0)
+        explain_and_exit();
 }
 
 int core_ready(void)

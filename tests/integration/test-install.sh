@@ -5,7 +5,7 @@
 ROOT=$WORK/root
 make -s -C "$TOP" install DESTDIR="$ROOT" PREFIX=/opt/ds > "$WORK/install.out" 2>&1
 expect_eq "make install exit" 0 $?
-for f in lib/libdetshim.so bin/detdiff share/detshim/policies/default.policy \
+for f in lib/libdetshim.so bin/detdiff bin/detrun bin/detcheck share/detshim/policies/default.policy \
     lib/pkgconfig/detshim.pc include/detshim.h include/detshim/trace_format.h; do
     if [ -f "$ROOT/opt/ds/$f" ]; then pass; else fail "not installed: /opt/ds/$f"; fi
 done
@@ -18,4 +18,12 @@ expect_lines "installed library: quiet" 0 "$WORK/err"
 LD_PRELOAD=$ROOT/opt/ds/lib/libdetshim.so DETSHIM_TRACE=$WORK/b $PROGS/blas_prog > /dev/null
 "$ROOT/opt/ds/bin/detdiff" "$WORK/a" "$WORK/b" > "$WORK/dd.out"
 expect_eq "installed detdiff: identical" 0 $?
+
+# The installed scripts find the installed library and detdiff.
+"$ROOT/opt/ds/bin/detrun" --explain > "$WORK/explain.out"
+expect_grep "installed detrun --explain reads the installed policy" \
+    "^policy file +$ROOT/opt/ds/lib/../share/detshim/policies/default.policy$" "$WORK/explain.out"
+"$ROOT/opt/ds/bin/detcheck" $PROGS/blas_prog > "$WORK/check.out"
+expect_eq "installed detcheck: exit" 0 $?
+expect_grep "installed detcheck: verdict" "^reproducible: [0-9a-f]{64}$" "$WORK/check.out"
 finish
