@@ -149,7 +149,8 @@ static int on_entry(void *user, const char *section, const char *key, const char
         return on_trace(st, key, value);
     if (strcmp(section, "rng") == 0)
         return on_rng(st, key, value);
-    return set_error(st, "unknown section [%s]%s", section, " (known: blas, trace, rng)"); /* not reached: check_sections ran first */
+    /* check_sections reports these first, at the section's own line. */
+    return set_error(st, "unknown section [%s]%s", section, " (known: blas, trace, rng)");
 }
 
 static int digest_file(FILE *f, char hex[65])
