@@ -81,6 +81,9 @@ void *resolve_real_cached(void **cache, const char *name);
 
 /* 1 if addr lies inside libdetshim itself. */
 int resolve_is_ours(const void *addr);
+/* A number that changes whenever a library is loaded or unloaded (never 0),
+ * for caches of answers that depend on the loaded objects. */
+unsigned long long resolve_loaded_generation(void);
 /* Directory holding libdetshim.so (no trailing slash). */
 const char *resolve_self_dir(void);
 

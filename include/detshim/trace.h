@@ -77,5 +77,8 @@ size_t trace_encode_record(const struct trace_rec *r, uint64_t seq,
                            uint8_t *out, size_t cap);
 uint32_t trace_frame_check(const uint8_t *payload, uint32_t len, uint16_t type,
                            uint32_t thread);
+/* Writes the 16-byte frame header for `payload` at h. */
+void trace_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_t *payload,
+                        uint32_t len);
 
 #endif

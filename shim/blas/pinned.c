@@ -8,7 +8,6 @@
  * (PyTorch loads it on import), so this happens before vendor calls, not in
  * the constructor.
  */
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -40,13 +39,6 @@ static _Atomic unsigned long long pinned_generation; /* loads+unloads seen, 0: n
 static char threads_note[16] = "1";
 static char applied_note[256] = "none found";
 static pthread_once_t canon_once = PTHREAD_ONCE_INIT;
-
-static int count_objects(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    *(unsigned long long *)arg = info->dlpi_adds + info->dlpi_subs;
-    return 1; /* the counters are global: the first object is enough */
-}
 
 /* Applies the count through every control found; caller holds pin_lock. */
 static void apply_thread_count(void)
@@ -81,9 +73,7 @@ void blas_pin_vendor(void)
 {
     /* A process may load a second BLAS after the first call (numpy's, then
      * PyTorch's): apply again whenever libraries were loaded since. */
-    unsigned long long gen = 0;
-    dl_iterate_phdr(count_objects, &gen);
-    gen++; /* never 0 */
+    unsigned long long gen = resolve_loaded_generation();
     if (atomic_load_explicit(&pinned_generation, memory_order_acquire) == gen)
         return;
     pthread_mutex_lock(&pin_lock);

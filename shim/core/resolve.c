@@ -71,6 +71,20 @@ static int collect_loaded(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_adds + info->dlpi_subs + 1;
+    return 1; /* the counters are global: the first object is enough */
+}
+
+unsigned long long resolve_loaded_generation(void)
+{
+    unsigned long long gen = 0;
+    dl_iterate_phdr(count_loads, &gen);
+    return gen;
+}
+
 void *resolve_real(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);

@@ -5,7 +5,6 @@
  * same call: same bytes; anything else: unrelated bytes.
  */
 #include <dlfcn.h>
-#include <link.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -99,18 +98,10 @@ static int module_exempt_at(const void *caller)
 static _Atomic uint64_t exempt_cache[EXEMPT_CACHE];
 static _Atomic unsigned long long exempt_cache_gen;
 
-static int first_object_counts(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    *(unsigned long long *)arg = info->dlpi_adds + info->dlpi_subs;
-    return 1; /* the counters are global: the first object is enough */
-}
-
 static int caller_exempt(const void *caller)
 {
     uintptr_t a = (uintptr_t)caller;
-    unsigned long long gen = 0;
-    dl_iterate_phdr(first_object_counts, &gen);
+    unsigned long long gen = resolve_loaded_generation();
     if (atomic_exchange(&exempt_cache_gen, gen) != gen)
         for (int i = 0; i < EXEMPT_CACHE; i++)
             atomic_store(&exempt_cache[i], 0);

@@ -291,12 +291,9 @@ void trace_process_flush_all(void)
     chain_process_root(header_fields, header_nfields, heads, n, payload + 4);
     free(heads);
     uint8_t frame[TRACE_FRAME_HEADER_LEN + sizeof payload];
-    uint32_t check = trace_frame_check(payload, sizeof payload, TRACE_FRAME_PROCESS_END, 0);
-    uint32_t vals[4] = { sizeof payload, TRACE_FRAME_PROCESS_END, 0, check };
-    for (int i = 0; i < 4; i++)
-        for (int b = 0; b < 4; b++)
-            frame[4 * i + b] = (uint8_t)(vals[i] >> (8 * b));
     memcpy(frame + TRACE_FRAME_HEADER_LEN, payload, sizeof payload);
+    trace_frame_header(frame, TRACE_FRAME_PROCESS_END, 0, frame + TRACE_FRAME_HEADER_LEN,
+                       sizeof payload);
     write_all(trace_proc.fd, frame, sizeof frame);
     close(trace_proc.fd);
     trace_proc.fd = -1;

@@ -89,8 +89,8 @@ static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t
 static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 
-static void put_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_t *payload,
-                             uint32_t len)
+void trace_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_t *payload,
+                        uint32_t len)
 {
     put_u32(h, len);
     put_u16(h + 4, type);
@@ -124,7 +124,7 @@ void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload,
     ensure_room(tb, TRACE_FRAME_HEADER_LEN + len);
     uint8_t *h = tb->buf + tb->len;
     memcpy(h + TRACE_FRAME_HEADER_LEN, payload, len);
-    put_frame_header(h, type, tb->index, h + TRACE_FRAME_HEADER_LEN, len);
+    trace_frame_header(h, type, tb->index, h + TRACE_FRAME_HEADER_LEN, len);
     tb->len += TRACE_FRAME_HEADER_LEN + len;
     buf_unlock(tb);
 }
@@ -317,7 +317,7 @@ void trace_rec_commit(struct trace_rec *r)
     uint8_t *h = tb->buf + tb->len;
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
     chain_step(tb->md, tb->head, payload, n);
-    put_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
+    trace_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
     tb->len += TRACE_FRAME_HEADER_LEN + n;
     tb->seq++;
     buf_unlock(tb);
