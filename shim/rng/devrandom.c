@@ -46,10 +46,12 @@ static void mark_fd(int fd, int source)
     atomic_fetch_or(&set[fd / 64], 1ull << (fd % 64));
 }
 
+static int fd_source(int fd);
+
 static void unmark_fd(int fd)
 {
-    if (fd < 0 || fd >= MAX_TRACKED_FD)
-        return;
+    if (fd_source(fd) < 0)
+        return; /* the common case: a plain load, no atomic write */
     atomic_fetch_and(&fd_urandom[fd / 64], ~(1ull << (fd % 64)));
     atomic_fetch_and(&fd_random[fd / 64], ~(1ull << (fd % 64)));
 }
