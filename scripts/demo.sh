@@ -64,8 +64,9 @@ traced_run() {
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s"
 }
 
-say "the same seeded PyTorch training ($STEPS SGD steps, hidden width $HIDDEN), run twice"
-say "under detshim with every BLAS call traced; then the two traces are compared."
+say "the same seeded PyTorch training ($STEPS SGD steps, hidden width $HIDDEN), run under"
+say "detshim with every BLAS call traced: twice, then with another BLAS kernel, then twice"
+say "with the BLAS passed through; detdiff compares the traces."
 say "policy: ${DETSHIM_POLICY:-default}"
 rm -rf "$RUN_A" "$RUN_B" "$RUN_C" "$RUN_D" "$RUN_E"
 mkdir -p "$OUT"
