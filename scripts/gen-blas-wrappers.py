@@ -457,8 +457,9 @@ def emit(w):
            '    static void *real_p;',
            f'    {fn} *real = ({fn} *)(uintptr_t)resolve_real_cached(&real_p, "{w.symbol}");',
            '    /* Re-entered from inside the shim or the vendor: straight through. */',
-           '    int traced = !guard_held() && trace_active();',
-           '    int mode = guard_held() ? BLAS_MODE_PASSTHROUGH : core_cfg.blas_mode;',
+           '    int nested = guard_held();',
+           '    int traced = !nested && trace_active();',
+           '    int mode = nested ? BLAS_MODE_PASSTHROUGH : core_cfg.blas_mode;',
            '    if (!traced && mode == BLAS_MODE_PASSTHROUGH)'] + through + [
            '    guard_enter();']
     if w.ret:
@@ -509,10 +510,13 @@ HEADER = '''\
  *
  * BLAS interceptors: one exported wrapper per cblas and Fortran symbol, in
  * each naming variant (plain LP64, ILP64 "64_", numpy 2.x "scipy_..64_").
- * Each resolves its real symbol at first use and, when tracing, records the
- * call's parameters and the digests of the operands the BLAS reads (IN,
- * before the call) and writes (OUT, after it); inputs the BLAS does not read
- * (C when beta == 0, A and B when alpha == 0, ...) are not digested.
+ * Each resolves its real symbol at first use; runs the call as [blas] mode
+ * says (the vendor untouched, the vendor pinned, or detshim's canonical
+ * kernel, falling back to pinned where there is none); and, when tracing,
+ * records the call's parameters, how it ran, and the digests of the
+ * operands the BLAS reads (IN, before the call) and writes (OUT, after it).
+ * Inputs the BLAS does not read (C when beta == 0, A and B when
+ * alpha == 0, ...) are not digested.
  * Prototypes are our own: no cblas.h, no link-time dependency on a BLAS.
  */
 #include <stddef.h>

@@ -76,9 +76,8 @@ void blas_pin_vendor(void);
 /* Canonical mode: applies [blas] threads and DETSHIM_ISA to our kernels,
  * once. */
 void blas_canon_prepare(void);
-/* The count applied and the controls used, as trace notes. */
+/* The count applied, as a trace note. */
 const char *blas_threads_note(void);
-const char *blas_pinned_via_note(void);
 
 /* How a call ran, beyond its mode: canonical mode falls back to pinned for
  * routines without a canonical kernel and for arguments a kernel declines. */

@@ -71,10 +71,7 @@ void trace_process_flush_all(void);
 void trace_exec_prepare(void);
 void trace_exit_prepare(void);
 
-/* Encoding helpers shared with the reader's tests. */
-size_t trace_encode_record(const struct trace_rec *r, uint64_t seq,
-                           const detshim_frame *frames, int nframes,
-                           uint8_t *out, size_t cap);
+/* Frame helpers shared by the writer and the reader. */
 uint32_t trace_frame_check(const uint8_t *payload, uint32_t len, uint16_t type,
                            uint32_t thread);
 /* Writes the 16-byte frame header for `payload` at h. */

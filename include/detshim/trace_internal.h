@@ -51,8 +51,6 @@ int trace_file_write(const void *data, size_t len); /* opens on first use */
 /* callsite.c: fills frames (innermost first, our own skipped) and emits
  * SITE frames for addresses this thread has not described yet. */
 int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max);
-void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintptr_t addr,
-                       const char *name);
 /* writer.c */
 void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload, uint32_t len);
 void trace_buf_flush(struct thread_buf *tb);

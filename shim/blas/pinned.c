@@ -105,11 +105,6 @@ const char *blas_threads_note(void)
     return threads_note;
 }
 
-const char *blas_pinned_via_note(void)
-{
-    return applied_note;
-}
-
 void blas_note_run(struct trace_rec *r, int mode, int how)
 {
     static const char *const ran[3][3] = {

@@ -126,7 +126,7 @@ static int name_plausible(const char *name, uintptr_t addr)
     return esym->st_size == 0 || off < esym->st_size;
 }
 
-void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintptr_t addr,
+static void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintptr_t addr,
                        const char *name)
 {
     Dl_info info;

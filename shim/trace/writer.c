@@ -154,8 +154,10 @@ static void enc_str(struct enc *e, const char *s)
     enc_bytes(e, s, n);
 }
 
-size_t trace_encode_record(const struct trace_rec *r, uint64_t seq, const detshim_frame *frames,
-                           int nframes, uint8_t *out, size_t cap)
+/* Encodes a RECORD payload (trace_format.h) into out; returns its length,
+ * or 0 if it does not fit in cap. */
+static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detshim_frame *frames,
+                            int nframes, uint8_t *out, size_t cap)
 {
     struct enc e = { out, 0, cap };
     enc_u64(&e, seq);
@@ -309,7 +311,7 @@ void trace_rec_commit(struct trace_rec *r)
             trace_buf_flush(tb);
         size_t room = TRACE_BUF_CAP - tb->len;
         if (room > TRACE_FRAME_HEADER_LEN)
-            n = trace_encode_record(r, tb->seq, frames, nframes,
+            n = encode_record(r, tb->seq, frames, nframes,
                                     tb->buf + tb->len + TRACE_FRAME_HEADER_LEN,
                                     room - TRACE_FRAME_HEADER_LEN);
     }
