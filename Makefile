@@ -118,6 +118,11 @@ install: all
 	install -m 755 $(B)/libdetshim.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/detdiff scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
+	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
+	install -m 644 policies/python/sitecustomize.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
+	# Compiled now: an installed folder is not writable, and the start-up
+	# hook would otherwise be compiled again at every Python start.
+	-/usr/bin/python3 -m compileall -q $(DESTDIR)$(PREFIX)/share/detshim/policies/python
 	install -m 644 include/detshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/detshim/trace_format.h $(DESTDIR)$(PREFIX)/include/detshim/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/detshim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/detshim.pc

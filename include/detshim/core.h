@@ -24,6 +24,7 @@ struct core_config {
     char trace_dir[4096];    /* absolute path */
     char policy_name[256];
     char policy_path[4096];
+    char policy_files[2048]; /* the policy and its includes, " <- " between */
     char policy_digest[65];  /* SHA-256 of the policy file, hex */
     unsigned long long seed; /* DETSHIM_SEED, else the policy's */
     int rng_pin;             /* enum policy_rng_pin */

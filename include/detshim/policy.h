@@ -1,7 +1,9 @@
 /* Policy files: INI files (libinih) naming what to pin per family. This
  * module finds a policy by name or path, parses it strictly (unknown
- * sections or keys and bad values are errors naming file:line) and digests
- * its bytes for the trace header.
+ * sections or keys and bad values are errors naming file:line), follows
+ * `include` lines, and digests the bytes of every file it read for the
+ * trace header. It decides nothing about the process: core/env.c applies
+ * the environment variables a policy lists.
  */
 #ifndef DETSHIM_POLICY_H
 #define DETSHIM_POLICY_H
@@ -10,6 +12,25 @@
 
 enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0, BLAS_MODE_PINNED = 1, BLAS_MODE_CANONICAL = 2 };
 enum policy_rng_pin { RNG_PIN_ALL = 0, RNG_PIN_NONE = 1 };
+enum policy_torch { TORCH_UNTOUCHED = 0, TORCH_DETERMINISTIC = 1, TORCH_WARN_ONLY = 2 };
+
+/* How a policy sets one environment variable:
+ *   SET      NAME = v   the policy's value, even over the user's own
+ *   DEFAULT  NAME ?= v  the policy's value unless the user set one
+ *   APPEND   NAME += v  the user's value, then " v" (XLA_FLAGS-style
+ *                       lists, where a later flag wins)
+ *   PREPEND  (PYTHONPATH, from [pytorch]) "v:" before the user's value */
+enum policy_env_op { ENV_SET = 0, ENV_DEFAULT = 1, ENV_APPEND = 2, ENV_PREPEND = 3 };
+
+#define POLICY_MAX_ENV 64
+#define POLICY_MAX_FILES 8 /* include depth, the top file counted */
+
+struct policy_env {
+    char name[64];
+    char value[768];
+    int op;             /* enum policy_env_op */
+    char where[160];    /* "file:line" or "[section] key" that set it last */
+};
 
 struct policy {
     int blas_mode;
@@ -18,8 +39,12 @@ struct policy {
     unsigned long long seed;
     int rng_pin;
     char rng_exempt[1024]; /* extra exempt module prefixes, comma-separated */
-    char path[4096];
-    char digest[65];
+    int torch;             /* enum policy_torch, from [pytorch] deterministic */
+    int nenv;
+    struct policy_env env[POLICY_MAX_ENV]; /* in the order first set */
+    char path[4096];       /* the top file */
+    char files[2048];      /* every file read, in order, " <- " between */
+    char digest[65];       /* SHA-256 over every file read, hex */
 };
 
 /* Finds the policy file for `name`: a path if it contains '/' or ends in
@@ -29,8 +54,19 @@ struct policy {
 int policy_find(const char *name, const char *libdir, char *path, size_t pathlen,
                 char *err, size_t errlen);
 
-/* Parses the policy at `path` into *p (defaults first). Returns 0, or -1
- * with "file:line: what is wrong" in err. */
-int policy_load(const char *path, struct policy *p, char *err, size_t errlen);
+/* Parses the policy at `path` into *p (defaults first), following its
+ * includes: `include = NAME` finds NAME.policy beside the including file,
+ * then among the shipped policies beside `libdir` (NULL: nowhere else),
+ * then a file NAME relative to the including file. Returns 0, or -1 with
+ * "file:line: what is wrong" in err. */
+int policy_load(const char *path, const char *libdir, struct policy *p, char *err, size_t errlen);
+
+/* The folder holding the Python start-up hook shipped with the policies
+ * (policies/python beside the library, as for policy_find). Returns 0 and
+ * fills dir, or -1 if neither place has it. */
+int policy_hook_dir(const char *libdir, char *dir, size_t dirlen);
+
+/* The entry for `name`, or NULL. */
+const struct policy_env *policy_env_get(const struct policy *p, const char *name);
 
 #endif

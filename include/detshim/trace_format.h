@@ -77,6 +77,13 @@ enum trace_field_key {
     TRACE_FIELD_PID = 8,          /* informational */
     TRACE_FIELD_HOST = 9,         /* informational */
     TRACE_FIELD_START_TIME = 10,  /* informational, seconds since epoch */
+    TRACE_FIELD_SETTINGS = 11,    /* the environment the policy pinned:
+                                   * "NAME=value\n" per variable, in policy
+                                   * order (the start-up hook's PYTHONPATH
+                                   * entry as "PYTHONPATH=(detshim hook)",
+                                   * so install paths never differ) */
+    TRACE_FIELD_SETTINGS_ORIGIN = 12, /* informational: "NAME: who won\n" */
+    TRACE_FIELD_SEED = 13,        /* the seed pinned randomness derives from */
 };
 
 #define TRACE_FIELD_INFO 0x1u

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "detshim/core.h"
+#include "detshim/env.h"
 #include "detshim/lineage.h"
 #include "detshim/policy.h"
 
@@ -69,16 +70,17 @@ static void read_policy(void)
     const char *name = getenv("DETSHIM_POLICY");
     if (!name)
         name = "default";
-    struct policy p;
+    static struct policy p; /* large; start-up runs once */
     char path[4096], err[1024];
     snprintf(core_cfg.policy_name, sizeof core_cfg.policy_name, "%s", name);
     snprintf(core_cfg.policy_digest, sizeof core_cfg.policy_digest, "none");
     if (policy_find(name, resolve_self_dir(), path, sizeof path, err, sizeof err) != 0 ||
-        policy_load(path, &p, err, sizeof err) != 0) {
+        policy_load(path, resolve_self_dir(), &p, err, sizeof err) != 0) {
         core_fail("the policy (built-in defaults apply)", "%s", err);
         return;
     }
     snprintf(core_cfg.policy_path, sizeof core_cfg.policy_path, "%s", p.path);
+    snprintf(core_cfg.policy_files, sizeof core_cfg.policy_files, "%s", p.files);
     snprintf(core_cfg.policy_digest, sizeof core_cfg.policy_digest, "%s", p.digest);
     core_cfg.blas_mode = p.blas_mode;
     core_cfg.blas_threads = p.blas_threads;
@@ -86,7 +88,8 @@ static void read_policy(void)
     core_cfg.seed = p.seed;
     core_cfg.rng_pin = p.rng_pin;
     snprintf(core_cfg.rng_exempt, sizeof core_cfg.rng_exempt, "%s", p.rng_exempt);
-    core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.path, p.digest);
+    core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.files, p.digest);
+    env_apply(&p, resolve_self_dir());
 }
 
 static void read_isa(void)
@@ -163,26 +166,6 @@ static void read_trace_dir(void)
     core_cfg.trace_on = 1;
 }
 
-/* Pinned and canonical modes: the vendor libraries that read their
- * determinism switches from the environment read them at their own start,
- * which may come before any call reaches us, so they are set here: MKL's
- * conditional numerical reproducibility, and no dynamic thread counts
- * (MKL's and OpenMP's), which would vary the split with the load. */
-static void pin_vendor_environment(void)
-{
-    static const char *const vars[][2] = {
-        { "MKL_CBWR", "AUTO" }, { "MKL_DYNAMIC", "FALSE" }, { "OMP_DYNAMIC", "FALSE" },
-    };
-    if (core_cfg.blas_mode == BLAS_MODE_PASSTHROUGH)
-        return;
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *was = getenv(vars[i][0]);
-        if (was && strcmp(was, vars[i][1]) != 0)
-            core_log(LOG_INFO, "%s=%s overridden by the policy: %s", vars[i][0], was, vars[i][1]);
-        setenv(vars[i][0], vars[i][1], 1);
-    }
-}
-
 static void init_once(void)
 {
     lineage_start();
@@ -192,7 +175,6 @@ static void init_once(void)
     read_seed();
     read_isa();
     read_trace_dir();
-    pin_vendor_environment();
 }
 
 /* DETSHIM_EXPLAIN=1: print the effective configuration, as the parser and
@@ -202,7 +184,7 @@ static void explain_and_exit(void)
 {
     static const char *const modes[] = { "passthrough", "pinned", "canonical" };
     printf("policy          %s\n", core_cfg.policy_name);
-    printf("policy file     %s\n", core_cfg.policy_path[0] ? core_cfg.policy_path : "(none)");
+    printf("policy files    %s\n", core_cfg.policy_files[0] ? core_cfg.policy_files : "(none)");
     printf("policy sha256   %s\n", core_cfg.policy_digest);
     printf("[blas] mode     %s\n", modes[core_cfg.blas_mode]);
     printf("[blas] threads  %d\n", core_cfg.blas_threads);
@@ -213,8 +195,13 @@ static void explain_and_exit(void)
            core_cfg.rng_exempt[0] ? ", " : "", core_cfg.rng_exempt);
     printf("isa             %s\n", core_cfg.isa[0] ? core_cfg.isa : "auto");
     printf("trace           %s\n", core_cfg.trace_on ? core_cfg.trace_dir : "off");
-    if (core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH)
-        printf("environment     MKL_CBWR=AUTO MKL_DYNAMIC=FALSE OMP_DYNAMIC=FALSE\n");
+    printf("environment     %d variable%s\n", env_count(), env_count() == 1 ? "" : "s");
+    for (int i = 0; i < env_count(); i++) {
+        const struct env_setting *s = env_get(i);
+        char origin[700];
+        printf("  %s=%s\n      by %s: %s\n", s->name, s->value,
+               env_origin_text(s, origin, sizeof origin), s->where);
+    }
     fflush(stdout);
     _exit(0);
 }

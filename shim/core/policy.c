@@ -1,10 +1,15 @@
-/* Policy files: found by name or path, parsed strictly with libinih, and
- * digested (SHA-256 of the file's bytes) for the trace header, so two runs
- * under different policies can never look alike.
+/* Policy files: found by name or path, parsed strictly with libinih,
+ * includes followed, and digested (SHA-256 over every file read) for the
+ * trace header, so two runs under different policies can never look alike.
+ * Family sections ([cuda], [nccl], [blas]) name their switches the
+ * family's way; the ones that are environment variables become entries of
+ * the same list as [env], so core/env.c applies and records them all alike.
  */
 #include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +17,22 @@
 
 #include "detshim/policy.h"
 
+/* libinih reads a line into INI_MAX_LINE bytes, newline and NUL included;
+ * a longer line would be split and misread. */
+#define POLICY_MAX_LINE (INI_MAX_LINE - 2)
+
 struct parse_state {
     struct policy *p;
-    char msg[512]; /* first error, without the file:line prefix */
+    const char *libdir;         /* where shipped policies are, or NULL */
+    const char *file;           /* the file being parsed */
+    int depth;                  /* 0: the top file */
+    char *stack[POLICY_MAX_FILES]; /* real paths of the files being parsed */
+    EVP_MD_CTX *md;
+    char msg[512];  /* first error, without the file:line prefix */
+    char full[1024]; /* or an included file's error, already whole */
 };
+
+static int parse_file(struct parse_state *st, const char *path, char *err, size_t errlen);
 
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
@@ -37,20 +54,83 @@ static int set_error(struct parse_state *st, const char *fmt, const char *a, con
     return 0; /* tells inih this line is an error */
 }
 
+/* Index of `value` in the NULL-terminated `names`, or -1. */
+static int pick(const char *value, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(value, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const struct policy_env *policy_env_get(const struct policy *p, const char *name)
+{
+    for (int i = 0; i < p->nenv; i++)
+        if (strcmp(p->env[i].name, name) == 0)
+            return &p->env[i];
+    return NULL;
+}
+
+static void env_remove(struct policy *p, const char *name)
+{
+    struct policy_env *e = (struct policy_env *)policy_env_get(p, name);
+    if (!e)
+        return;
+    size_t i = (size_t)(e - p->env);
+    memmove(e, e + 1, (size_t)(p->nenv - 1 - (int)i) * sizeof *e);
+    p->nenv--;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Records NAME op value, later lines winning over earlier ones (and an
+ * including file over the file it includes): set and ?= replace, += adds
+ * to what the policy already appends or sets. */
+static int env_put(struct parse_state *st, const char *name, int op, const char *value,
+                   const char *where)
+{
+    struct policy *p = st->p;
+    struct policy_env *e = (struct policy_env *)policy_env_get(p, name);
+    if (!e) {
+        if (p->nenv == POLICY_MAX_ENV)
+            return set_error(st, "too many environment variables (at most %s)%s", "64", "");
+        e = &p->env[p->nenv++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->name, sizeof e->name, "%s", name);
+        e->op = op;
+    } else if (op == ENV_APPEND && e->value[0]) {
+        size_t len = strlen(e->value);
+        if (len + 1 + strlen(value) >= sizeof e->value)
+            return set_error(st, "the value of %s grows too long (at most %s bytes)", name, "767");
+        snprintf(e->value + len, sizeof e->value - len, " %s", value);
+        snprintf(e->where, sizeof e->where, "%s", where);
+        return 1;
+    } else {
+        e->op = op;
+    }
+    if (strlen(value) >= sizeof e->value)
+        return set_error(st, "the value of %s is too long (at most %s bytes)", name, "767");
+    snprintf(e->value, sizeof e->value, "%s", value);
+    snprintf(e->where, sizeof e->where, "%s", where);
+    return 1;
+}
+
 static int on_blas(struct parse_state *st, const char *key, const char *value)
 {
     if (strcmp(key, "mode") == 0) {
         static const char *const modes[] = { [BLAS_MODE_PASSTHROUGH] = "passthrough",
                                              [BLAS_MODE_PINNED] = "pinned",
-                                             [BLAS_MODE_CANONICAL] = "canonical" };
-        for (int m = 0; m < 3; m++) {
-            if (strcmp(value, modes[m]) == 0) {
-                st->p->blas_mode = m;
-                return 1;
-            }
-        }
-        return set_error(st, "bad value '%s' for [blas] mode (expected: %s)", value,
-                         "passthrough, pinned or canonical");
+                                             [BLAS_MODE_CANONICAL] = "canonical", NULL };
+        int m = pick(value, modes);
+        if (m < 0)
+            return set_error(st, "bad value '%s' for [blas] mode (expected: %s)", value,
+                             "passthrough, pinned or canonical");
+        st->p->blas_mode = m;
+        return 1;
     }
     if (strcmp(key, "threads") == 0) {
         unsigned long long v;
@@ -75,12 +155,13 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
     return 1;
 }
 
-/* A comma-separated list of module file-name prefixes, e.g. "libfoo, libbar". */
-static int valid_module_list(const char *v)
+/* Only the characters of `allowed` (a whole, non-empty value). */
+static int only_chars(const char *v, const char *allowed)
 {
-    return strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-., ") ==
-           strlen(v);
+    return *v && strspn(v, allowed) == strlen(v);
 }
+
+#define ALNUM "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 static int on_rng(struct parse_state *st, const char *key, const char *value)
 {
@@ -91,16 +172,17 @@ static int on_rng(struct parse_state *st, const char *key, const char *value)
         return 1;
     }
     if (strcmp(key, "pin") == 0) {
-        if (strcmp(value, "all") == 0)
-            st->p->rng_pin = RNG_PIN_ALL;
-        else if (strcmp(value, "none") == 0)
-            st->p->rng_pin = RNG_PIN_NONE;
-        else
+        static const char *const pins[] = { [RNG_PIN_ALL] = "all", [RNG_PIN_NONE] = "none", NULL };
+        int v = pick(value, pins);
+        if (v < 0)
             return set_error(st, "bad value '%s' for [rng] pin (expected: %s)", value, "all or none");
+        st->p->rng_pin = v;
         return 1;
     }
     if (strcmp(key, "exempt_modules") == 0) {
-        if (!valid_module_list(value) || strlen(value) >= sizeof st->p->rng_exempt)
+        /* module file names or prefixes, e.g. "libfoo, libbar" */
+        if ((*value && !only_chars(value, ALNUM "_+-., ")) ||
+            strlen(value) >= sizeof st->p->rng_exempt)
             return set_error(st, "bad value '%s' for [rng] exempt_modules (%s)", value,
                              "expected module file names or prefixes, comma-separated");
         snprintf(st->p->rng_exempt, sizeof st->p->rng_exempt, "%s", value);
@@ -109,98 +191,332 @@ static int on_rng(struct parse_state *st, const char *key, const char *value)
     return set_error(st, "unknown key '%s' in [rng] (known: %s)", key, "seed, pin, exempt_modules");
 }
 
-static const char *const known_sections[] = { "blas", "trace", "rng" };
-
-/* inih reports a section only through its keys, so an unknown but empty
- * section would pass silently; section lines are checked here first. */
-static int check_sections(FILE *f, const char *path, char *err, size_t errlen)
+/* "file [section] key = value", the line as written, for --explain. */
+static void where_key(char *where, size_t len, const char *section, const char *key,
+                      const char *op, const char *value, const struct parse_state *st)
 {
-    char line[1024];
-    for (int lineno = 1; fgets(line, sizeof line, f); lineno++) {
-        char *s = line + strspn(line, " \t");
-        if (*s != '[')
-            continue;
-        char *end = strchr(s, ']');
-        if (!end)
-            continue; /* inih reports the syntax error */
-        *end = 0;
-        int known = 0;
-        for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
-            known |= strcmp(s + 1, known_sections[i]) == 0;
-        if (!known) {
-            snprintf(err, errlen, "%s:%d: unknown section [%s] (known: blas, trace, rng)", path,
-                     lineno, s + 1);
-            return -1;
-        }
+    snprintf(where, len, "%s [%s] %s %s %.60s%s", base_name(st->file), section, key, op, value,
+             strlen(value) > 60 ? "..." : "");
+}
+
+/* [cuda]: TF32 and cuBLAS's workspace, both read by the CUDA libraries
+ * from the environment at their own start. */
+static int on_cuda(struct parse_state *st, const char *key, const char *value)
+{
+    char where[160];
+    where_key(where, sizeof where, "cuda", key, "=", value, st);
+    if (strcmp(key, "tf32") == 0) {
+        if (strcmp(value, "deny") == 0)
+            return env_put(st, "NVIDIA_TF32_OVERRIDE", ENV_SET, "0", where);
+        if (strcmp(value, "allow") != 0)
+            return set_error(st, "bad value '%s' for [cuda] tf32 (expected: %s)", value,
+                             "allow or deny");
+        env_remove(st->p, "NVIDIA_TF32_OVERRIDE");
+        return 1;
     }
-    rewind(f);
-    return 0;
+    if (strcmp(key, "cublas_workspace") == 0) {
+        /* one or more ":SIZE_KiB:COUNT" pairs, as cuBLAS documents */
+        int pairs = 0;
+        const char *s = value;
+        while (*s == ':') {
+            size_t a = strspn(s + 1, "0123456789");
+            if (!a || s[1 + a] != ':')
+                break;
+            size_t b = strspn(s + 2 + a, "0123456789");
+            if (!b)
+                break;
+            s += 2 + a + b;
+            pairs++;
+        }
+        if (!pairs || *s || strlen(value) > 64)
+            return set_error(st, "bad value '%s' for [cuda] cublas_workspace (%s)", value,
+                             "expected :SIZE:COUNT pairs, e.g. :4096:8");
+        return env_put(st, "CUBLAS_WORKSPACE_CONFIG", ENV_SET, value, where);
+    }
+    return set_error(st, "unknown key '%s' in [cuda] (known: %s)", key, "tf32, cublas_workspace");
+}
+
+/* [nccl]: the collective algorithm and protocol fix the reduction order;
+ * NVLS (NVLink SHARP) reduces in the switch, in no fixed order. */
+static int on_nccl(struct parse_state *st, const char *key, const char *value)
+{
+    char where[160];
+    where_key(where, sizeof where, "nccl", key, "=", value, st);
+    if (strcmp(key, "algo") == 0 || strcmp(key, "proto") == 0) {
+        if (!only_chars(value, ALNUM ",^") || strlen(value) > 64)
+            return set_error(st, "bad value '%s' for [nccl] %s (expected NCCL's names, "
+                             "comma-separated, e.g. Ring or Simple)", value, key);
+        return env_put(st, key[0] == 'a' ? "NCCL_ALGO" : "NCCL_PROTO", ENV_SET, value, where);
+    }
+    if (strcmp(key, "nvls") == 0) {
+        static const char *const onoff[] = { "off", "on", NULL };
+        int v = pick(value, onoff);
+        if (v < 0)
+            return set_error(st, "bad value '%s' for [nccl] nvls (expected: %s)", value, "on or off");
+        return env_put(st, "NCCL_NVLS_ENABLE", ENV_SET, v ? "1" : "0", where);
+    }
+    return set_error(st, "unknown key '%s' in [nccl] (known: %s)", key, "algo, proto, nvls");
+}
+
+static int on_pytorch(struct parse_state *st, const char *key, const char *value)
+{
+    if (strcmp(key, "deterministic") != 0)
+        return set_error(st, "unknown key '%s' in [pytorch] (known: %s)", key, "deterministic");
+    static const char *const modes[] = { [TORCH_UNTOUCHED] = "off",
+                                         [TORCH_DETERMINISTIC] = "on",
+                                         [TORCH_WARN_ONLY] = "warn_only", NULL };
+    int v = pick(value, modes);
+    if (v < 0)
+        return set_error(st, "bad value '%s' for [pytorch] deterministic (expected: %s)", value,
+                         "on, warn_only or off");
+    st->p->torch = v;
+    return 1;
+}
+
+/* [env] NAME = v, NAME ?= v, NAME += v. libinih splits at the first '=',
+ * so the operator's first character ends the key. */
+static int on_env(struct parse_state *st, const char *key, const char *value)
+{
+    char name[64];
+    size_t len = strlen(key);
+    int op = ENV_SET;
+    if (len && (key[len - 1] == '+' || key[len - 1] == '?')) {
+        op = key[len - 1] == '+' ? ENV_APPEND : ENV_DEFAULT;
+        len--;
+        while (len && (key[len - 1] == ' ' || key[len - 1] == '\t'))
+            len--;
+    }
+    if (!len || len >= sizeof name || (key[0] >= '0' && key[0] <= '9'))
+        return set_error(st, "bad variable name '%s' in [env]%s", key,
+                         " (expected NAME = value, NAME ?= value or NAME += value)");
+    memcpy(name, key, len);
+    name[len] = 0;
+    if (!only_chars(name, ALNUM "_"))
+        return set_error(st, "bad variable name '%s' in [env]%s", name,
+                         " (letters, digits and _ only)");
+    if (strcmp(name, "LD_PRELOAD") == 0 || strncmp(name, "DETSHIM_", 8) == 0)
+        return set_error(st, "[env] cannot set %s: the shim's own settings come from detrun "
+                         "or the environment%s", name, "");
+    char where[160];
+    static const char *const ops[] = { [ENV_SET] = "=", [ENV_DEFAULT] = "?=", [ENV_APPEND] = "+=" };
+    where_key(where, sizeof where, "env", name, ops[op], value, st);
+    return env_put(st, name, op, value, where);
+}
+
+static const char *const known_sections[] = { "blas", "trace", "rng", "cuda", "nccl", "pytorch", "env" };
+#define KNOWN_SECTIONS "blas, trace, rng, cuda, nccl, pytorch, env"
+
+/* `include = NAME` before the first section: NAME.policy beside this
+ * file, else a shipped policy of that name (as DETSHIM_POLICY finds
+ * them), else a path relative to this file. */
+static int on_include(struct parse_state *st, const char *value)
+{
+    char path[PATH_MAX + 16], dir[PATH_MAX], err[64];
+    const char *slash = strrchr(st->file, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - st->file) : 1, slash ? st->file : ".");
+    if (!*value)
+        return set_error(st, "include needs a policy name or path%s%s", "", "");
+    struct stat sb;
+    if (value[0] == '/')
+        snprintf(path, sizeof path, "%s", value);
+    else
+        snprintf(path, sizeof path, "%s/%s.policy", dir, value);
+    if (value[0] != '/' && (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) &&
+        (!st->libdir || strchr(value, '/') ||
+         policy_find(value, st->libdir, path, sizeof path, err, sizeof err) != 0))
+        snprintf(path, sizeof path, "%s/%s", dir, value);
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return set_error(st, "cannot include '%s': no %s.policy beside this policy or among "
+                         "detshim's policies, and no file of that name", value, value);
+    char *real = realpath(path, NULL);
+    if (!real)
+        return set_error(st, "cannot include '%s': %s", value, strerror(errno));
+    int seen = 0;
+    for (int i = 0; i < st->depth; i++)
+        seen |= strcmp(st->stack[i], real) == 0;
+    free(real);
+    if (seen)
+        return set_error(st, "include cycle: '%s' is %s being read; remove one of the includes",
+                         value, "already");
+    if (st->depth == POLICY_MAX_FILES)
+        return set_error(st, "cannot include '%s': includes nest deeper than %s files", value, "8");
+    if (parse_file(st, path, st->full, sizeof st->full) != 0)
+        return 0; /* st->full says what and where */
+    return 1;
 }
 
 static int on_entry(void *user, const char *section, const char *key, const char *value)
 {
     struct parse_state *st = user;
+    if (st->msg[0] || st->full[0])
+        return 1; /* inih reports the first error's line; ignore the rest */
+    if (strcmp(key, "include") == 0) {
+        if (section[0])
+            return set_error(st, "include in [%s]: put include lines before the first "
+                             "[section]%s", section, "");
+        return on_include(st, value);
+    }
     if (!section[0])
         return set_error(st, "key '%s' is outside any section%s", key,
                          " (start with a [section] line)");
-    if (strcmp(section, "blas") == 0)
-        return on_blas(st, key, value);
-    if (strcmp(section, "trace") == 0)
-        return on_trace(st, key, value);
-    if (strcmp(section, "rng") == 0)
-        return on_rng(st, key, value);
-    /* check_sections reports these first, at the section's own line. */
-    return set_error(st, "unknown section [%s]%s", section, " (known: blas, trace, rng)");
+    static int (*const handlers[])(struct parse_state *, const char *, const char *) = {
+        on_blas, on_trace, on_rng, on_cuda, on_nccl, on_pytorch, on_env,
+    };
+    for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++)
+        if (strcmp(section, known_sections[i]) == 0)
+            return handlers[i](st, key, value);
+    /* check_lines reports these first, at the section's own line. */
+    return set_error(st, "unknown section [%s] (known: %s)", section, KNOWN_SECTIONS);
 }
 
-static int digest_file(FILE *f, char hex[65])
+/* Checks what libinih cannot see or would misread: an unknown but empty
+ * section (inih reports a section only through its keys) and an overlong
+ * line. Also feeds the file's bytes to the digest. */
+static int check_lines(FILE *f, struct parse_state *st, char *err, size_t errlen)
 {
-    unsigned char buf[8192], md[32];
-    unsigned int mdlen = 0;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    size_t n;
+    char line[1024];
+    int lineno = 1;
+    uint64_t total = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        total += len;
+        int whole = len && line[len - 1] == '\n';
+        if (len - (size_t)whole > POLICY_MAX_LINE) {
+            snprintf(err, errlen, "%s:%d: line longer than %d characters; split a long value "
+                     "over several NAME += value lines", st->file, lineno, POLICY_MAX_LINE);
+            return -1;
+        }
+        char *s = line + strspn(line, " \t");
+        char *end = *s == '[' ? strchr(s, ']') : NULL;
+        if (end) {
+            *end = 0;
+            int known = 0;
+            for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
+                known |= strcmp(s + 1, known_sections[i]) == 0;
+            if (!known) {
+                snprintf(err, errlen, "%s:%d: unknown section [%s] (known: %s)", st->file, lineno,
+                         s + 1, KNOWN_SECTIONS);
+                return -1;
+            }
+        }
+        lineno += whole;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "cannot read policy %s: %s", st->file, strerror(errno));
+        return -1;
+    }
+    /* Each file's bytes enter the digest with their length, so the split
+     * between an including and an included file is part of it. */
+    unsigned char lenbuf[8];
+    for (int i = 0; i < 8; i++)
+        lenbuf[i] = (unsigned char)(total >> (8 * i));
+    EVP_DigestUpdate(st->md, lenbuf, sizeof lenbuf);
     rewind(f);
-    while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
-        ok = EVP_DigestUpdate(ctx, buf, n);
-    ok = ok && !ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
-    EVP_MD_CTX_free(ctx);
-    for (int i = 0; ok && i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
-    return ok ? 0 : -1;
+    size_t n;
+    unsigned char buf[8192];
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        EVP_DigestUpdate(st->md, buf, n);
+    rewind(f);
+    return 0;
 }
 
-int policy_load(const char *path, struct policy *p, char *err, size_t errlen)
+static void note_file(struct policy *p, const char *path)
+{
+    size_t len = strlen(p->files);
+    snprintf(p->files + len, sizeof p->files - len, "%s%s", len ? " <- " : "", path);
+}
+
+/* Parses one file (the top one, or an included one) into st->p. On error
+ * fills err: "file:line: what", with "(included from file:line)" for each
+ * include the error sits under. */
+static int parse_file(struct parse_state *st, const char *path, char *err, size_t errlen)
+{
+    char *real = realpath(path, NULL);
+    FILE *f = real ? fopen(path, "r") : NULL;
+    if (!f) {
+        snprintf(err, errlen, "cannot read policy %s: %s", path, strerror(errno));
+        free(real);
+        return -1;
+    }
+    const char *outer = st->file;
+    char outer_msg[sizeof st->msg];
+    memcpy(outer_msg, st->msg, sizeof outer_msg);
+    st->msg[0] = 0;
+    st->file = path;
+    st->stack[st->depth++] = real;
+    note_file(st->p, path);
+    int rc = check_lines(f, st, err, errlen);
+    if (rc == 0) {
+        int line = ini_parse_file(f, on_entry, st);
+        if (line != 0) {
+            char whole[1024];
+            if (st->full[0])
+                snprintf(whole, sizeof whole, "%.900s (included from %s:%d)", st->full,
+                         base_name(path), line);
+            else
+                snprintf(whole, sizeof whole, "%s:%d: %s", path, line,
+                         st->msg[0] ? st->msg : "syntax error (expected [section] or key = value)");
+            snprintf(err, errlen, "%s", whole);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    st->depth--;
+    free(real);
+    st->file = outer;
+    memcpy(st->msg, outer_msg, sizeof outer_msg);
+    return rc;
+}
+
+/* Pinned and canonical BLAS: vendor libraries that read their determinism
+ * switches from the environment read them at their own start, before any
+ * call reaches us: MKL's conditional numerical reproducibility, and no
+ * dynamic thread counts (MKL's and OpenMP's), which vary the split with
+ * the load. An [env] line for the same variable wins. */
+static void add_blas_env(struct parse_state *st)
+{
+    static const char *const vars[][2] = {
+        { "MKL_CBWR", "AUTO" }, { "MKL_DYNAMIC", "FALSE" }, { "OMP_DYNAMIC", "FALSE" },
+    };
+    static const char *const modes[] = { "passthrough", "pinned", "canonical" };
+    if (st->p->blas_mode == BLAS_MODE_PASSTHROUGH)
+        return;
+    char where[160];
+    snprintf(where, sizeof where, "[blas] mode = %s", modes[st->p->blas_mode]);
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (!policy_env_get(st->p, vars[i][0]))
+            env_put(st, vars[i][0], ENV_SET, vars[i][1], where);
+}
+
+int policy_load(const char *path, const char *libdir, struct policy *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->blas_mode = BLAS_MODE_PASSTHROUGH;
     p->blas_threads = 1;
     p->trace_frames = 4;
     snprintf(p->path, sizeof p->path, "%s", path);
+    snprintf(p->digest, sizeof p->digest, "none");
 
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot read policy %s: %s", path, strerror(errno));
+    struct parse_state st = { .p = p, .file = path, .libdir = libdir };
+    st.md = EVP_MD_CTX_new();
+    if (!st.md || !EVP_DigestInit_ex(st.md, EVP_sha256(), NULL)) {
+        EVP_MD_CTX_free(st.md);
+        snprintf(err, errlen, "cannot digest policy %s: OpenSSL has no SHA-256", path);
         return -1;
     }
-    if (check_sections(f, path, err, errlen) != 0) {
-        fclose(f);
-        return -1;
+    int rc = parse_file(&st, path, err, errlen);
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    if (rc == 0 && (!EVP_DigestFinal_ex(st.md, md, &mdlen) || mdlen != 32)) {
+        snprintf(err, errlen, "cannot digest policy %s", path);
+        rc = -1;
     }
-    struct parse_state st = { .p = p };
-    int line = ini_parse_file(f, on_entry, &st);
-    if (line != 0) {
-        snprintf(err, errlen, "%s:%d: %s", path, line,
-                 st.msg[0] ? st.msg : "syntax error (expected [section] or key = value)");
-        fclose(f);
+    EVP_MD_CTX_free(st.md);
+    if (rc != 0)
         return -1;
-    }
-    if (digest_file(f, p->digest) != 0) {
-        snprintf(err, errlen, "cannot read policy %s to digest it", path);
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
+    for (int i = 0; i < 32; i++)
+        snprintf(p->digest + 2 * i, 3, "%02x", md[i]);
+    add_blas_env(&st);
     return 0;
 }
 
@@ -209,6 +525,10 @@ static int is_regular_file(const char *path)
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
+
+/* Where shipped files live beside the library: the build tree, then an
+ * installed prefix. */
+static const char *const places[] = { "%s/../policies/%s", "%s/../share/detshim/policies/%s" };
 
 int policy_find(const char *name, const char *libdir, char *path, size_t pathlen,
                 char *err, size_t errlen)
@@ -226,16 +546,38 @@ int policy_find(const char *name, const char *libdir, char *path, size_t pathlen
         snprintf(path, pathlen, "%s", name);
         return 0;
     }
-    static const char *const places[] = { "%s/../policies/%s.policy",
-                                          "%s/../share/detshim/policies/%s.policy" };
+    char file[300];
+    snprintf(file, sizeof file, "%.250s.policy", name);
     for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
-        snprintf(path, pathlen, places[i], libdir, name);
-        if (is_regular_file(path))
+        snprintf(path, pathlen, places[i], libdir, file);
+        char *real = is_regular_file(path) ? realpath(path, NULL) : NULL;
+        if (real) {
+            snprintf(path, pathlen, "%s", real);
+            free(real);
             return 0;
+        }
     }
     snprintf(err, errlen,
              "DETSHIM_POLICY=%s: no policy of that name in %s/../policies or "
              "%s/../share/detshim/policies; use a name listed there or a path",
              name, libdir, libdir);
+    return -1;
+}
+
+int policy_hook_dir(const char *libdir, char *dir, size_t dirlen)
+{
+    char probe[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
+        snprintf(dir, dirlen, places[i], libdir, "python");
+        snprintf(probe, sizeof probe, "%s/sitecustomize.py", dir);
+        if (is_regular_file(probe)) {
+            char *real = realpath(dir, NULL);
+            if (real) {
+                snprintf(dir, dirlen, "%s", real);
+                free(real);
+            }
+            return 0;
+        }
+    }
     return -1;
 }

@@ -649,6 +649,9 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_PID: return "pid";
     case TRACE_FIELD_HOST: return "host";
     case TRACE_FIELD_START_TIME: return "start_time";
+    case TRACE_FIELD_SETTINGS: return "settings";
+    case TRACE_FIELD_SETTINGS_ORIGIN: return "settings_origin";
+    case TRACE_FIELD_SEED: return "seed";
     }
     return NULL;
 }

@@ -445,6 +445,76 @@ static void text_header_value(FILE *f, const detshim_field *fd)
     fputc('"', f);
 }
 
+/* The line of a "NAME=...\n" or "NAME: ...\n" field block that names
+ * `name` (len bytes), without its newline; NULL if none. */
+static const char *setting_line(const detshim_field *fd, const char *name, size_t len,
+                                size_t *linelen)
+{
+    const char *s = fd ? fd->value : NULL, *end = s ? s + fd->len : NULL;
+    while (s && s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        if (n > len && memcmp(s, name, len) == 0 && (s[len] == '=' || s[len] == ':')) {
+            *linelen = n;
+            return s;
+        }
+        s += n + 1;
+    }
+    return NULL;
+}
+
+static void text_setting_side(FILE *f, const detshim_process *p, const char *name, size_t len)
+{
+    size_t n;
+    const char *line = setting_line(diff_compared_field(p, TRACE_FIELD_SETTINGS), name, len, &n);
+    if (!line) {
+        fputs("not pinned", f);
+        return;
+    }
+    fputc('"', f);
+    put_text_n(f, line + len + 1, n - len - 1, TEXT_MAX);
+    fputc('"', f);
+    const detshim_field *origins = NULL;
+    for (int i = 0; i < p->nfields; i++)
+        if (p->fields[i].key == TRACE_FIELD_SETTINGS_ORIGIN)
+            origins = &p->fields[i];
+    line = setting_line(origins, name, len, &n);
+    if (line && n > len + 2) {
+        fputs(" set by ", f);
+        put_text_n(f, line + len + 2, n - len - 2, TEXT_MAX);
+    }
+}
+
+/* One line per pinned variable whose value differs: the difference a user
+ * most needs to see first ("run B had OMP_NUM_THREADS=2 from the user"). */
+static void text_settings_diff(FILE *f, const struct diff_item *it)
+{
+    for (int side = 0; side < 2; side++) {
+        const detshim_process *p = side ? it->pb : it->pa, *q = side ? it->pa : it->pb;
+        const detshim_field *fd = diff_compared_field(p, TRACE_FIELD_SETTINGS);
+        const char *s = fd ? fd->value : NULL, *end = s ? s + fd->len : NULL;
+        while (s && s < end) {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+            const char *eq = memchr(s, '=', n);
+            size_t len = eq ? (size_t)(eq - s) : n, qn = 0;
+            const char *other =
+                setting_line(diff_compared_field(q, TRACE_FIELD_SETTINGS), s, len, &qn);
+            int differs = !other || qn != n || memcmp(other, s, n) != 0;
+            if (differs && !(side && other)) {
+                fputs("  environment differs: ", f);
+                put_text_n(f, s, len, TEXT_MAX);
+                fputs(": run A ", f);
+                text_setting_side(f, it->pa, s, len);
+                fputs("; run B ", f);
+                text_setting_side(f, it->pb, s, len);
+                fputc('\n', f);
+            }
+            s += n + 1;
+        }
+    }
+}
+
 static void text_item(FILE *f, const struct diff_item *it)
 {
     const detshim_process *ps = it->side == DIFF_SIDE_A ? it->pa : it->pb;
@@ -462,6 +532,10 @@ static void text_item(FILE *f, const struct diff_item *it)
                 plural(diff_process_records(ps)), ps->nthreads, plural((size_t)ps->nthreads));
         break;
     case DIFF_HEADER:
+        if (it->field == TRACE_FIELD_SETTINGS) {
+            text_settings_diff(f, it);
+            break;
+        }
         if (it->field == 0) {
             fputs("  header differs: the compared fields are equal but in a different order "
                   "or repeated\n",

@@ -17,6 +17,7 @@
 
 #include "detshim/chain.h"
 #include "detshim/core.h"
+#include "detshim/env.h"
 #include "detshim/lineage.h"
 #include "detshim/trace.h"
 #include "detshim/trace_internal.h"
@@ -102,6 +103,30 @@ static void read_cmdline(char *out, size_t cap)
     out[n] = 0;
 }
 
+/* The pinned environment: values compared, who won informational, so a
+ * user's value the policy overrode never makes two runs differ. */
+static void add_settings(void)
+{
+    static char values[32768], origins[32768];
+    size_t nv = 0, no = 0;
+    for (int i = 0; i < env_count(); i++) {
+        const struct env_setting *s = env_get(i);
+        char origin[700];
+        int n = snprintf(values + nv, sizeof values - nv, "%s=%s\n", s->name,
+                         s->is_hook ? "(detshim hook)" : s->value);
+        if (n > 0 && (size_t)n < sizeof values - nv)
+            nv += (size_t)n;
+        n = snprintf(origins + no, sizeof origins - no, "%s: %s\n", s->name,
+                     env_origin_text(s, origin, sizeof origin));
+        if (n > 0 && (size_t)n < sizeof origins - no)
+            no += (size_t)n;
+    }
+    values[nv] = 0;
+    origins[no] = 0;
+    add_field(TRACE_FIELD_SETTINGS, 0, values);
+    add_field(TRACE_FIELD_SETTINGS_ORIGIN, TRACE_FIELD_INFO, origins);
+}
+
 static void build_header(void)
 {
     char exe[PATH_MAX] = "", text[4096];
@@ -115,6 +140,9 @@ static void build_header(void)
     add_field(TRACE_FIELD_POLICY_NAME, 0, core_cfg.policy_name);
     add_field(TRACE_FIELD_POLICY_DIGEST, 0, core_cfg.policy_digest);
     add_field(TRACE_FIELD_SHIM_VERSION, 0, DETSHIM_VERSION);
+    snprintf(text, sizeof text, "%llu", core_cfg.seed);
+    add_field(TRACE_FIELD_SEED, 0, text);
+    add_settings();
     read_cmdline(text, sizeof text);
     add_field(TRACE_FIELD_ARGS, TRACE_FIELD_INFO, text);
     snprintf(text, sizeof text, "%ld", (long)getpid());

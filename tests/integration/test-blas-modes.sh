@@ -2,7 +2,9 @@
 # Deterministic BLAS. Canonical mode (the default policy): the issue's
 # seeded PyTorch MLP ends with one weights hash and identical traces across
 # OPENBLAS_CORETYPE x OMP_NUM_THREADS, where without the shim the hashes
-# differ; every kernel path gives the same bits. Pinned mode: runs repeat
+# differ; every kernel path gives the same bits. (The policy pins the
+# user's OMP_NUM_THREADS; the canonical kernels' own thread count is
+# varied in the unit tests, test_canonical_gemm.) Pinned mode: runs repeat
 # and the trace shows the pinned thread count.
 . "$(dirname "$0")/lib.sh"
 MLP=$TOP/tests/programs/torch_mlp.py

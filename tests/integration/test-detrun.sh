@@ -9,7 +9,7 @@ P=$PROGS/blas_prog
 
 $DETRUN --explain > "$WORK/explain.out"
 expect_eq "detrun --explain: exit" 0 $?
-expect_grep "--explain: the default policy's file" "^policy file +.*/policies/default.policy$" "$WORK/explain.out"
+expect_grep "--explain: the default policy's file" "^policy files +.*/policies/default.policy$" "$WORK/explain.out"
 expect_grep "--explain: BLAS mode as parsed" "^\\[blas\\] mode +canonical$" "$WORK/explain.out"
 $DETRUN -p passthrough --explain > "$WORK/explain2.out"
 expect_grep "--explain -p passthrough" "^\\[blas\\] mode +passthrough$" "$WORK/explain2.out"

@@ -23,6 +23,19 @@ run_err "unknown policy key" 2 "^detshim: $WORK/bad.policy:3: unknown key 'frobn
 printf '[blas]\nmode passthrough\n' > "$WORK/syntax.policy"
 run_err "policy syntax error" 2 "^detshim: $WORK/syntax.policy:2: syntax error" \
     DETSHIM_POLICY=$WORK/syntax.policy
+printf 'include = nosuch\n[blas]\nmode = canonical\n' > "$WORK/badinc.policy"
+run_err "include of a missing policy" 2 \
+    "^detshim: $WORK/badinc.policy:1: cannot include 'nosuch': no nosuch.policy" \
+    DETSHIM_POLICY=$WORK/badinc.policy
+printf 'include = cyc2\n' > "$WORK/cyc1.policy"
+printf '# two\ninclude = cyc1\n' > "$WORK/cyc2.policy"
+run_err "include cycle" 2 \
+    "^detshim: $WORK/cyc2.policy:2: include cycle: 'cyc1' is already being read; .*\\(included from cyc1.policy:1\\)$" \
+    DETSHIM_POLICY=$WORK/cyc1.policy
+printf 'include = default\n[env]\nLD_PRELOAD = /tmp/x.so\n' > "$WORK/preload.policy"
+run_err "[env] may not set LD_PRELOAD" 2 \
+    "^detshim: $WORK/preload.policy:3: \\[env\\] cannot set LD_PRELOAD" \
+    DETSHIM_POLICY=$WORK/preload.policy
 touch "$WORK/a-file"
 run_err "trace dir is a file" 2 "^detshim: DETSHIM_TRACE=$WORK/a-file: cannot create or write" \
     DETSHIM_TRACE=$WORK/a-file

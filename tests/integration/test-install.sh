@@ -22,7 +22,7 @@ expect_eq "installed detdiff: identical" 0 $?
 # The installed scripts find the installed library and detdiff.
 "$ROOT/opt/ds/bin/detrun" --explain > "$WORK/explain.out"
 expect_grep "installed detrun --explain reads the installed policy" \
-    "^policy file +$ROOT/opt/ds/lib/../share/detshim/policies/default.policy$" "$WORK/explain.out"
+    "^policy files +$ROOT/opt/ds/share/detshim/policies/default.policy$" "$WORK/explain.out"
 "$ROOT/opt/ds/bin/detcheck" $PROGS/blas_prog > "$WORK/check.out"
 expect_eq "installed detcheck: exit" 0 $?
 expect_grep "installed detcheck: verdict" "^reproducible: [0-9a-f]{64}$" "$WORK/check.out"

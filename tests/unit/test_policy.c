@@ -39,7 +39,7 @@ static void test_valid_policy_sets_every_key_and_digests_the_file(void **state)
     const char *path = write_policy("ok.policy", "# comment\n[blas]\nmode = passthrough\n"
                                                  "[trace]\nframes = 7\n[rng]\nseed = 42\n"
                                                  "pin = none\nexempt_modules = libfoo, libbar.so\n");
-    assert_int_equal(policy_load(path, &p, err, sizeof err), 0);
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
     assert_int_equal(p.trace_frames, 7);
     assert_int_equal(p.seed, 42);
     assert_int_equal(p.rng_pin, RNG_PIN_NONE);
@@ -50,7 +50,7 @@ static void test_valid_policy_sets_every_key_and_digests_the_file(void **state)
     memcpy(first, p.digest, 65);
     path = write_policy("ok.policy", "# comment!\n[blas]\nmode = passthrough\n"
                                      "[trace]\nframes = 7\n[rng]\nseed = 42\n");
-    assert_int_equal(policy_load(path, &p, err, sizeof err), 0);
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
     assert_string_not_equal(first, p.digest);
 }
 
@@ -59,7 +59,7 @@ static void expect_error(const char *text, const char *want)
     struct policy p;
     char err[512] = "";
     const char *path = write_policy("bad.policy", text);
-    assert_int_equal(policy_load(path, &p, err, sizeof err), -1);
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), -1);
     if (!strstr(err, want))
         fail_msg("error '%s' does not contain '%s'", err, want);
 }
@@ -94,6 +94,100 @@ static void test_syntax_error_names_the_line(void **state)
     (void)state;
     expect_error("[blas]\nmode passthrough\n", "bad.policy:2: syntax error");
     expect_error("mode = passthrough\n", "bad.policy:1: key 'mode' is outside any section");
+}
+
+static void test_include_reads_the_included_file_first_and_later_lines_win(void **state)
+{
+    (void)state;
+    struct policy p;
+    char err[512] = "";
+    write_policy("base.policy", "[blas]\nmode = pinned\nthreads = 3\n[env]\nA = base\n"
+                                "B ?= base\nFLAGS = --x\n");
+    const char *path = write_policy("top.policy", "include = base\n[blas]\nthreads = 2\n"
+                                                  "[env]\nA = top\nFLAGS += --y\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.blas_mode, BLAS_MODE_PINNED);
+    assert_int_equal(p.blas_threads, 2);
+    assert_string_equal(policy_env_get(&p, "A")->value, "top");
+    assert_int_equal(policy_env_get(&p, "B")->op, ENV_DEFAULT);
+    assert_string_equal(policy_env_get(&p, "FLAGS")->value, "--x --y");
+    assert_non_null(strstr(p.files, "top.policy <- "));
+    assert_non_null(strstr(p.files, "base.policy"));
+    /* the digest covers the included file: changing it changes the digest */
+    char first[65];
+    memcpy(first, p.digest, 65);
+    write_policy("base.policy", "[blas]\nmode = pinned\nthreads = 4\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_string_not_equal(first, p.digest);
+}
+
+static void test_env_operators_and_family_sections_become_variables(void **state)
+{
+    (void)state;
+    struct policy p;
+    char err[512] = "";
+    const char *path = write_policy(
+        "env.policy", "[env]\nX = 1\nY ?= 2\nXLA_FLAGS += --a=true\nEMPTY =\n"
+                      "[cuda]\ntf32 = deny\ncublas_workspace = :4096:8:16:8\n"
+                      "[nccl]\nalgo = Ring\nproto = Simple\nnvls = off\n"
+                      "[pytorch]\ndeterministic = warn_only\n[blas]\nmode = canonical\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(policy_env_get(&p, "X")->op, ENV_SET);
+    assert_int_equal(policy_env_get(&p, "Y")->op, ENV_DEFAULT);
+    assert_int_equal(policy_env_get(&p, "XLA_FLAGS")->op, ENV_APPEND);
+    assert_string_equal(policy_env_get(&p, "XLA_FLAGS")->value, "--a=true");
+    assert_string_equal(policy_env_get(&p, "EMPTY")->value, "");
+    assert_string_equal(policy_env_get(&p, "NVIDIA_TF32_OVERRIDE")->value, "0");
+    assert_string_equal(policy_env_get(&p, "CUBLAS_WORKSPACE_CONFIG")->value, ":4096:8:16:8");
+    assert_string_equal(policy_env_get(&p, "NCCL_ALGO")->value, "Ring");
+    assert_string_equal(policy_env_get(&p, "NCCL_PROTO")->value, "Simple");
+    assert_string_equal(policy_env_get(&p, "NCCL_NVLS_ENABLE")->value, "0");
+    assert_int_equal(p.torch, TORCH_WARN_ONLY);
+    /* canonical BLAS implies MKL's reproducibility switches */
+    assert_string_equal(policy_env_get(&p, "MKL_CBWR")->value, "AUTO");
+    /* tf32 = allow in an including file removes the included deny */
+    write_policy("deny.policy", "[cuda]\ntf32 = deny\n");
+    path = write_policy("allow.policy", "include = deny\n[cuda]\ntf32 = allow\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_null(policy_env_get(&p, "NVIDIA_TF32_OVERRIDE"));
+}
+
+static void test_bad_include_and_include_cycle_name_file_and_line(void **state)
+{
+    (void)state;
+    expect_error("\ninclude = nosuch\n", "bad.policy:2: cannot include 'nosuch'");
+    expect_error("[blas]\ninclude = default\n", "bad.policy:2: include in [blas]");
+    write_policy("loop_a.policy", "include = loop_b\n");
+    write_policy("loop_b.policy", "# b\ninclude = loop_a\n");
+    struct policy p;
+    char err[512] = "";
+    char path[512];
+    snprintf(path, sizeof path, "%s/loop_a.policy", dir);
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), -1);
+    if (!strstr(err, "loop_b.policy:2: include cycle: 'loop_a'") ||
+        !strstr(err, "(included from loop_a.policy:1)"))
+        fail_msg("unexpected cycle error: %s", err);
+    /* an error inside an included file names that file's line */
+    write_policy("broken.policy", "[blas]\nmode = turbo\n");
+    expect_error("include = broken\n", "broken.policy:2: bad value 'turbo' for [blas] mode");
+    expect_error("include = bad\n", "include cycle");
+}
+
+static void test_bad_env_lines_are_errors(void **state)
+{
+    (void)state;
+    expect_error("[env]\nLD_PRELOAD = /x.so\n", "bad.policy:2: [env] cannot set LD_PRELOAD");
+    expect_error("[env]\nDETSHIM_SEED = 3\n", "bad.policy:2: [env] cannot set DETSHIM_SEED");
+    expect_error("[env]\nBAD-NAME = 1\n", "bad.policy:2: bad variable name 'BAD-NAME'");
+    expect_error("[env]\n9LIVES = 1\n", "bad.policy:2: bad variable name");
+    expect_error("[cuda]\ntf32 = maybe\n", "bad.policy:2: bad value 'maybe' for [cuda] tf32");
+    expect_error("[cuda]\ncublas_workspace = 4096\n", "bad.policy:2: bad value '4096'");
+    expect_error("[nccl]\nalgo = Ring;rm\n", "bad.policy:2: bad value 'Ring;rm' for [nccl] algo");
+    expect_error("[nccl]\nnvls = maybe\n", "bad.policy:2: bad value 'maybe' for [nccl] nvls");
+    expect_error("[pytorch]\ndeterministic = yes\n", "bad.policy:2: bad value 'yes'");
+    char text[600];
+    snprintf(text, sizeof text, "[env]\nXLA_FLAGS = %0300d\n", 7);
+    expect_error(text, "bad.policy:2: line longer than 198 characters");
 }
 
 static void test_find_by_name_in_build_tree_and_install_layout(void **state)
@@ -139,6 +233,10 @@ int main(void)
         cmocka_unit_test(test_unknown_section_names_file_and_line),
         cmocka_unit_test(test_bad_values_are_errors),
         cmocka_unit_test(test_syntax_error_names_the_line),
+        cmocka_unit_test(test_include_reads_the_included_file_first_and_later_lines_win),
+        cmocka_unit_test(test_env_operators_and_family_sections_become_variables),
+        cmocka_unit_test(test_bad_include_and_include_cycle_name_file_and_line),
+        cmocka_unit_test(test_bad_env_lines_are_errors),
         cmocka_unit_test(test_find_by_name_in_build_tree_and_install_layout),
         cmocka_unit_test(test_unknown_name_and_missing_path_are_errors),
     };

@@ -1,0 +1,39 @@
+/* Environment pinning (core/env.c): applies a policy's environment
+ * variables at start-up and remembers, per variable, the value the process
+ * runs with and who decided it, for the trace header and --explain.
+ */
+#ifndef DETSHIM_ENV_H
+#define DETSHIM_ENV_H
+
+#include <stddef.h>
+
+#include "detshim/policy.h"
+
+enum env_origin {
+    ENV_BY_POLICY = 0,        /* the user had no value, or the same one */
+    ENV_POLICY_OVER_USER = 1, /* NAME = v replaced the user's value */
+    ENV_BY_USER = 2,          /* NAME ?= v gave way to the user's value */
+    ENV_POLICY_WITH_USER = 3, /* NAME += v (or the hook's PYTHONPATH) joined it */
+};
+
+struct env_setting {
+    char name[64];
+    char value[1024];  /* what the process runs with */
+    char user[512];    /* the user's own value, "" if none */
+    char where[160];   /* the policy line that set it */
+    int origin;        /* enum env_origin */
+    int is_hook;       /* the start-up hook's PYTHONPATH entry */
+};
+
+/* Sets every variable of p (and, for [pytorch], the start-up hook's
+ * PYTHONPATH entry found beside libdir) with setenv. Call once, before
+ * other threads exist. */
+void env_apply(const struct policy *p, const char *libdir);
+
+int env_count(void);
+/* The i-th setting applied, in policy order, or NULL. */
+const struct env_setting *env_get(int i);
+/* "the policy", "the user (...)", "the policy, over the user's 2": fills buf. */
+const char *env_origin_text(const struct env_setting *s, char *buf, size_t len);
+
+#endif
