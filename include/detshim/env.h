@@ -14,6 +14,9 @@ enum env_origin {
     ENV_POLICY_OVER_USER = 1, /* NAME = v replaced the user's value */
     ENV_BY_USER = 2,          /* NAME ?= v gave way to the user's value */
     ENV_POLICY_WITH_USER = 3, /* NAME += v (or the hook's PYTHONPATH) joined it */
+    ENV_POLICY_LOWERED = 4,   /* the CPU lacks the ISA the value names: "default" */
+    ENV_USER_UNPINNED = 5,    /* a variable that changes results, set by the
+                               * user, which the policy does not pin */
 };
 
 struct env_setting {
@@ -25,10 +28,12 @@ struct env_setting {
     int is_hook;       /* the start-up hook's PYTHONPATH entry */
 };
 
-/* Sets every variable of p (and, for [pytorch], the start-up hook's
- * PYTHONPATH entry found beside libdir) with setenv. Call once, before
- * other threads exist. */
-void env_apply(const struct policy *p, const char *libdir);
+/* Sets every variable of p with setenv: its [env] lines and family keys,
+ * and for [pytorch] / [tensorflow] the Python start-up hook (PYTHONPATH,
+ * found beside libdir) and what it reads (TensorFlow's seed is `seed`).
+ * Then notes the variables known to change results that the user set and
+ * the policy leaves alone. Call once, before other threads exist. */
+void env_apply(const struct policy *p, const char *libdir, unsigned long long seed);
 
 int env_count(void);
 /* The i-th setting applied, in policy order, or NULL. */

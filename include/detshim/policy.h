@@ -30,7 +30,12 @@ struct policy_env {
     char value[768];
     int op;             /* enum policy_env_op */
     char where[160];    /* "file:line" or "[section] key" that set it last */
+    int cpu_isa;        /* an ISA level the value needs (enum policy_isa) */
 };
+
+/* ATen takes ATEN_CPU_CAPABILITY on trust and dies of an illegal
+ * instruction on a CPU without it, so that value is checked here. */
+enum policy_isa { ISA_ANY = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
 
 struct policy {
     int blas_mode;
@@ -40,6 +45,7 @@ struct policy {
     int rng_pin;
     char rng_exempt[1024]; /* extra exempt module prefixes, comma-separated */
     int torch;             /* enum policy_torch, from [pytorch] deterministic */
+    int tf_seed_hook;      /* [tensorflow] deterministic = on: seed TensorFlow */
     int nenv;
     struct policy_env env[POLICY_MAX_ENV]; /* in the order first set */
     char path[4096];       /* the top file */

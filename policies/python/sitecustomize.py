@@ -1,29 +1,37 @@
-"""detshim's Python start-up hook. PyTorch has no environment switch for
-deterministic algorithms, so when a policy asks for them the shim puts this
-folder first on PYTHONPATH and sets DETSHIM_TORCH_DETERMINISTIC to on,
-warn_only or off; Python's site module then imports this file at start-up.
-It waits for torch to be imported, whenever and by whomever, sets
-torch.use_deterministic_algorithms and the cuDNN flags right after torch's
-own import, and otherwise stays out of the way: it never imports torch, and
-it runs the next sitecustomize on sys.path as if this one were not there."""
+"""detshim's Python start-up hook. Some determinism switches are Python
+calls, not environment variables, so when a policy asks for them the shim
+puts this folder first on PYTHONPATH and says what to do in the environment;
+Python's site module then imports this file at start-up.
+
+- DETSHIM_TORCH_DETERMINISTIC (on, warn_only, off): PyTorch has no
+  environment switch for deterministic algorithms; right after torch's own
+  import this sets torch.use_deterministic_algorithms and the cuDNN flags.
+- DETSHIM_TF_SEED (a whole number): TensorFlow's TF_DETERMINISTIC_OPS makes
+  every random op without a seed raise an error, and unmodified programs
+  rarely seed; right after tensorflow's own import this sets its global
+  seed (tf.random.set_seed), which a program's own call still replaces.
+
+It waits for the framework to be imported, whenever and by whomever, and
+otherwise stays out of the way: it never imports a framework itself, and it
+runs the next sitecustomize on sys.path as if this one were not there."""
 import os
 import sys
 
 
-class _TorchFinder:
-    """A sys.meta_path finder that answers only for the top-level name
-    'torch': it asks the finders after it for torch's real spec and wraps
-    the spec's loader, so the settings follow torch's own import."""
+class _AfterImportFinder:
+    """A sys.meta_path finder that answers only for one top-level name (the
+    framework): it asks the finders after it for the real spec and wraps the
+    spec's loader, so the settings follow the framework's own import."""
 
-    # Marks the finder for a second copy of this file further down sys.path
-    # (a build tree and an installed tree both on PYTHONPATH): one is enough.
-    detshim_torch_hook = True
-
-    def __init__(self, warn_only):
-        self.warn_only = warn_only
+    def __init__(self, name, apply):
+        # Marks the finder for a second copy of this file further down
+        # sys.path (a build tree and an installed tree both on PYTHONPATH):
+        # one is enough.
+        self.detshim_hook_for = name
+        self.apply = apply
 
     def find_spec(self, name, path=None, target=None):
-        if name != "torch" or self not in sys.meta_path:
+        if name != self.detshim_hook_for or self not in sys.meta_path:
             return None
         later = sys.meta_path[sys.meta_path.index(self) + 1:]
         for finder in later:
@@ -39,12 +47,12 @@ class _TorchFinder:
             spec.loader = _AfterTorchLoader(self, spec, spec.loader)
         return spec
 
-    def torch_loaded(self, torch):
-        # Staying until torch has loaded lets a retried import, after a
-        # failed one, still get the settings.
+    def loaded(self, module):
+        # Staying until the framework has loaded lets a retried import,
+        # after a failed one, still get the settings.
         if self in sys.meta_path:
             sys.meta_path.remove(self)
-        _make_deterministic(torch, self.warn_only)
+        self.apply(module)
 
 
 class _AfterTorchLoader:
@@ -64,8 +72,8 @@ class _AfterTorchLoader:
         # sees the loader it would have seen without this hook.
         self._spec.loader = self._loader
         module.__loader__ = self._loader
-        self._loader.exec_module(module)  # torch's own import: errors are torch's
-        self._finder.torch_loaded(module)
+        self._loader.exec_module(module)  # the framework's own import: errors are its own
+        self._finder.loaded(module)
 
 
 def _make_deterministic(torch, warn_only):
@@ -102,18 +110,41 @@ def _complain(message):
     sys.stderr.write("detshim: %s\n" % message)
 
 
-def _install_torch_hook():
+def _seed_tensorflow(tf, seed):
+    """Sets TensorFlow's global seed, so its random ops have one under
+    TF_DETERMINISTIC_OPS. A failure is reported in one line."""
+    try:
+        tf.random.set_seed(seed)
+    except Exception as err:
+        _complain("could not call tf.random.set_seed(%d) on TensorFlow %s "
+                  "(%s: %s): unseeded random ops will raise under "
+                  "TF_DETERMINISTIC_OPS; seed them in the program"
+                  % (seed, getattr(tf, "__version__", "?"),
+                     type(err).__name__, err))
+
+
+def _hooked(name):
+    return any(getattr(f, "detshim_hook_for", None) == name for f in sys.meta_path)
+
+
+def _install_hooks():
     mode = os.environ.get("DETSHIM_TORCH_DETERMINISTIC", "off")
-    if mode in ("", "off"):
-        return
-    if mode not in ("on", "warn_only"):
+    if mode not in ("", "off", "on", "warn_only"):
         _complain("DETSHIM_TORCH_DETERMINISTIC=%s is not one of on, "
                   "warn_only, off: PyTorch left as it is; fix or unset it"
                   % mode)
-        return
-    if any(getattr(f, "detshim_torch_hook", False) for f in sys.meta_path):
-        return
-    sys.meta_path.insert(0, _TorchFinder(mode == "warn_only"))
+    elif mode in ("on", "warn_only") and not _hooked("torch"):
+        warn_only = mode == "warn_only"
+        sys.meta_path.insert(0, _AfterImportFinder(
+            "torch", lambda torch: _make_deterministic(torch, warn_only)))
+    seed = os.environ.get("DETSHIM_TF_SEED", "")
+    if seed and not seed.isdigit():
+        _complain("DETSHIM_TF_SEED=%s is not a whole number: TensorFlow "
+                  "left unseeded; fix or unset it" % seed)
+    elif seed and not _hooked("tensorflow"):
+        value = int(seed) % 2**63
+        sys.meta_path.insert(0, _AfterImportFinder(
+            "tensorflow", lambda tf: _seed_tensorflow(tf, value)))
 
 
 def _run_next_sitecustomize():
@@ -153,5 +184,5 @@ def _run_next_sitecustomize():
                 sys.path_importer_cache[p] = finder
 
 
-_install_torch_hook()
+_install_hooks()
 _run_next_sitecustomize()

@@ -13,7 +13,23 @@
 #include "detshim/core.h"
 #include "detshim/env.h"
 
-static struct env_setting settings[POLICY_MAX_ENV + 2];
+/* Variables that change the numbers a framework computes (thread counts,
+ * CPU dispatch, TF32, determinism switches, XLA's flags), recorded when the
+ * user set them even where the policy does not pin them: a framework whose
+ * maths never reaches an intercepted call (TensorFlow, JAX on the CPU) can
+ * then still be told apart by its trace. Logging switches are not here. */
+static const char *const watched[] = {
+    "PYTHONHASHSEED", "OMP_NUM_THREADS", "OMP_DYNAMIC", "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS", "MKL_CBWR", "MKL_DYNAMIC", "ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA",
+    "DNNL_MAX_CPU_ISA", "CUBLAS_WORKSPACE_CONFIG", "NVIDIA_TF32_OVERRIDE", "NCCL_ALGO",
+    "NCCL_PROTO", "NCCL_NVLS_ENABLE", "TF_DETERMINISTIC_OPS", "TF_CUDNN_DETERMINISTIC",
+    "TF_ENABLE_ONEDNN_OPTS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS",
+    "KERAS_BACKEND", "XLA_FLAGS", "PJRT_NPROC", "NPROC", "JAX_ENABLE_X64",
+    "JAX_DEFAULT_MATMUL_PRECISION", "JAX_DEFAULT_PRNG_IMPL", "JAX_THREEFRY_PARTITIONABLE",
+};
+#define NWATCHED (sizeof watched / sizeof *watched)
+
+static struct env_setting settings[POLICY_MAX_ENV + 3 + NWATCHED];
 static int nsettings;
 
 int env_count(void)
@@ -40,6 +56,18 @@ static int holds(const char *list, const char *part, char sep)
     return 0;
 }
 
+/* 1 if this CPU runs code built for `isa` (enum policy_isa). */
+static int cpu_has(int isa)
+{
+    __builtin_cpu_init();
+    if (isa == ISA_AVX2)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (isa == ISA_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    return 1;
+}
+
 static void apply_one(const struct policy_env *e)
 {
     struct env_setting *s = &settings[nsettings++];
@@ -56,6 +84,10 @@ static void apply_one(const struct policy_env *e)
         snprintf(s->value, sizeof s->value, "%s", e->value);
         if (user && strcmp(user, e->value) != 0)
             s->origin = ENV_POLICY_OVER_USER;
+        if (!cpu_has(e->cpu_isa)) {
+            snprintf(s->value, sizeof s->value, "default");
+            s->origin = ENV_POLICY_LOWERED;
+        }
         break;
     case ENV_DEFAULT:
         snprintf(s->value, sizeof s->value, "%s", user ? user : e->value);
@@ -83,35 +115,70 @@ static void apply_one(const struct policy_env *e)
                  s->value);
     else if (s->origin == ENV_BY_USER)
         core_log(LOG_INFO, "%s=%s kept: the user's value wins (%s)", e->name, user, e->where);
+    else if (s->origin == ENV_POLICY_LOWERED)
+        core_log(LOG_INFO, "%s=default: this CPU cannot run the policy's %s (%s)", e->name,
+                 e->value, e->where);
     setenv(e->name, s->value, 1);
 }
 
-void env_apply(const struct policy *p, const char *libdir)
+/* The variables the user set that change results and that the policy
+ * did not pin: recorded as they are. */
+static void note_watched(void)
+{
+    for (size_t i = 0; i < NWATCHED; i++) {
+        const char *v = getenv(watched[i]);
+        int pinned = 0;
+        for (int j = 0; j < nsettings; j++)
+            pinned |= strcmp(settings[j].name, watched[i]) == 0;
+        if (!v || pinned)
+            continue;
+        struct env_setting *s = &settings[nsettings++];
+        memset(s, 0, sizeof *s);
+        snprintf(s->name, sizeof s->name, "%s", watched[i]);
+        snprintf(s->value, sizeof s->value, "%s", v);
+        snprintf(s->user, sizeof s->user, "%s", v);
+        snprintf(s->where, sizeof s->where, "not in the policy");
+        s->origin = ENV_USER_UNPINNED;
+    }
+}
+
+void env_apply(const struct policy *p, const char *libdir, unsigned long long seed)
 {
     nsettings = 0;
     for (int i = 0; i < p->nenv; i++)
         apply_one(&p->env[i]);
-    if (p->torch == TORCH_UNTOUCHED)
-        return;
-    /* PyTorch has no environment switch for deterministic algorithms: a
-     * Python start-up hook shipped beside the policies turns them on when
-     * torch is imported. It finds its mode in DETSHIM_TORCH_DETERMINISTIC. */
-    struct policy_env hook = { .name = "PYTHONPATH", .op = ENV_PREPEND };
-    if (policy_hook_dir(libdir, hook.value, sizeof hook.value) != 0) {
-        core_fail("PyTorch's deterministic algorithms",
-                  "the policy sets [pytorch] deterministic = %s but the start-up hook "
-                  "policies/python/sitecustomize.py is not beside %s; reinstall detshim",
-                  p->torch == TORCH_WARN_ONLY ? "warn_only" : "on", libdir);
-        return;
+    if (p->torch != TORCH_UNTOUCHED || p->tf_seed_hook) {
+        /* Switches that are Python calls, not variables: a start-up hook
+         * shipped beside the policies makes them when the framework is
+         * imported, reading what to do from DETSHIM_TORCH_DETERMINISTIC
+         * and DETSHIM_TF_SEED. */
+        struct policy_env hook = { .name = "PYTHONPATH", .op = ENV_PREPEND };
+        const char *why = p->torch != TORCH_UNTOUCHED ? "[pytorch] deterministic"
+                                                      : "[tensorflow] deterministic";
+        if (policy_hook_dir(libdir, hook.value, sizeof hook.value) != 0) {
+            core_fail("the framework's deterministic switches",
+                      "the policy sets %s but the start-up hook policies/python/sitecustomize.py "
+                      "is not beside %s; reinstall detshim", why, libdir);
+        } else {
+            snprintf(hook.where, sizeof hook.where, "%s (its start-up hook)", why);
+            apply_one(&hook);
+            settings[nsettings - 1].is_hook = 1;
+        }
     }
-    struct policy_env mode = { .name = "DETSHIM_TORCH_DETERMINISTIC", .op = ENV_SET };
-    const char *how = p->torch == TORCH_WARN_ONLY ? "warn_only" : "on";
-    snprintf(mode.value, sizeof mode.value, "%s", how);
-    snprintf(mode.where, sizeof mode.where, "[pytorch] deterministic = %s", how);
-    snprintf(hook.where, sizeof hook.where, "[pytorch] deterministic = %s (its start-up hook)", how);
-    apply_one(&mode);
-    apply_one(&hook);
-    settings[nsettings - 1].is_hook = 1;
+    if (p->torch != TORCH_UNTOUCHED) {
+        struct policy_env mode = { .name = "DETSHIM_TORCH_DETERMINISTIC", .op = ENV_SET };
+        const char *how = p->torch == TORCH_WARN_ONLY ? "warn_only" : "on";
+        snprintf(mode.value, sizeof mode.value, "%s", how);
+        snprintf(mode.where, sizeof mode.where, "[pytorch] deterministic = %s", how);
+        apply_one(&mode);
+    }
+    if (p->tf_seed_hook) {
+        struct policy_env tf = { .name = "DETSHIM_TF_SEED", .op = ENV_SET };
+        snprintf(tf.value, sizeof tf.value, "%llu", seed);
+        snprintf(tf.where, sizeof tf.where, "[tensorflow] deterministic = on (the seed)");
+        apply_one(&tf);
+    }
+    note_watched();
 }
 
 const char *env_origin_text(const struct env_setting *s, char *buf, size_t len)
@@ -125,6 +192,12 @@ const char *env_origin_text(const struct env_setting *s, char *buf, size_t len)
         break;
     case ENV_POLICY_WITH_USER:
         snprintf(buf, len, "the policy, added to the user's %s", s->user);
+        break;
+    case ENV_POLICY_LOWERED:
+        snprintf(buf, len, "the policy, lowered to default: this CPU lacks what it names");
+        break;
+    case ENV_USER_UNPINNED:
+        snprintf(buf, len, "the user (the policy does not pin it)");
         break;
     default:
         snprintf(buf, len, "the policy");

@@ -65,6 +65,10 @@ static void read_log_level(void)
         core_fail("DETSHIM_LOG", "DETSHIM_LOG=%s is not quiet, info or debug; set one of those", v);
 }
 
+/* The policy read, for env_apply once DETSHIM_SEED has been read too;
+ * NULL when there is none (a bad policy under DETSHIM_ON_ERROR=warn). */
+static const struct policy *loaded_policy;
+
 static void read_policy(void)
 {
     const char *name = getenv("DETSHIM_POLICY");
@@ -89,7 +93,7 @@ static void read_policy(void)
     core_cfg.rng_pin = p.rng_pin;
     snprintf(core_cfg.rng_exempt, sizeof core_cfg.rng_exempt, "%s", p.rng_exempt);
     core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.files, p.digest);
-    env_apply(&p, resolve_self_dir());
+    loaded_policy = &p;
 }
 
 static void read_isa(void)
@@ -175,6 +179,8 @@ static void init_once(void)
     read_seed();
     read_isa();
     read_trace_dir();
+    if (loaded_policy)
+        env_apply(loaded_policy, resolve_self_dir(), core_cfg.seed);
 }
 
 /* DETSHIM_EXPLAIN=1: print the effective configuration, as the parser and

@@ -112,6 +112,7 @@ static int env_put(struct parse_state *st, const char *name, int op, const char 
     } else {
         e->op = op;
     }
+    e->cpu_isa = ISA_ANY;
     if (strlen(value) >= sizeof e->value)
         return set_error(st, "the value of %s is too long (at most %s bytes)", name, "767");
     snprintf(e->value, sizeof e->value, "%s", value);
@@ -260,8 +261,23 @@ static int on_nccl(struct parse_state *st, const char *key, const char *value)
 
 static int on_pytorch(struct parse_state *st, const char *key, const char *value)
 {
+    if (strcmp(key, "cpu_capability") == 0) {
+        static const char *const isas[] = { [ISA_ANY] = "default", [ISA_AVX2] = "avx2",
+                                            [ISA_AVX512] = "avx512", NULL };
+        int v = pick(value, isas);
+        if (v < 0)
+            return set_error(st, "bad value '%s' for [pytorch] cpu_capability (expected: %s)",
+                             value, "default, avx2 or avx512");
+        char where[160];
+        where_key(where, sizeof where, "pytorch", key, "=", value, st);
+        if (!env_put(st, "ATEN_CPU_CAPABILITY", ENV_SET, value, where))
+            return 0;
+        ((struct policy_env *)policy_env_get(st->p, "ATEN_CPU_CAPABILITY"))->cpu_isa = v;
+        return 1;
+    }
     if (strcmp(key, "deterministic") != 0)
-        return set_error(st, "unknown key '%s' in [pytorch] (known: %s)", key, "deterministic");
+        return set_error(st, "unknown key '%s' in [pytorch] (known: %s)", key,
+                         "deterministic, cpu_capability");
     static const char *const modes[] = { [TORCH_UNTOUCHED] = "off",
                                          [TORCH_DETERMINISTIC] = "on",
                                          [TORCH_WARN_ONLY] = "warn_only", NULL };
@@ -271,6 +287,29 @@ static int on_pytorch(struct parse_state *st, const char *key, const char *value
                          "on, warn_only or off");
     st->p->torch = v;
     return 1;
+}
+
+/* [tensorflow] deterministic = on: TensorFlow's own switches, and a seed
+ * for its random ops, without which those switches make them raise. */
+static int on_tensorflow(struct parse_state *st, const char *key, const char *value)
+{
+    if (strcmp(key, "deterministic") != 0)
+        return set_error(st, "unknown key '%s' in [tensorflow] (known: %s)", key, "deterministic");
+    static const char *const onoff[] = { "off", "on", NULL };
+    int v = pick(value, onoff);
+    if (v < 0)
+        return set_error(st, "bad value '%s' for [tensorflow] deterministic (expected: %s)", value,
+                         "on or off");
+    st->p->tf_seed_hook = v;
+    if (!v) {
+        env_remove(st->p, "TF_DETERMINISTIC_OPS");
+        env_remove(st->p, "TF_CUDNN_DETERMINISTIC");
+        return 1;
+    }
+    char where[160];
+    where_key(where, sizeof where, "tensorflow", key, "=", value, st);
+    return env_put(st, "TF_DETERMINISTIC_OPS", ENV_SET, "1", where) &&
+           env_put(st, "TF_CUDNN_DETERMINISTIC", ENV_SET, "1", where);
 }
 
 /* [env] NAME = v, NAME ?= v, NAME += v. libinih splits at the first '=',
@@ -303,8 +342,9 @@ static int on_env(struct parse_state *st, const char *key, const char *value)
     return env_put(st, name, op, value, where);
 }
 
-static const char *const known_sections[] = { "blas", "trace", "rng", "cuda", "nccl", "pytorch", "env" };
-#define KNOWN_SECTIONS "blas, trace, rng, cuda, nccl, pytorch, env"
+static const char *const known_sections[] = { "blas",    "trace",      "rng", "cuda",
+                                               "nccl",    "pytorch",    "tensorflow", "env" };
+#define KNOWN_SECTIONS "blas, trace, rng, cuda, nccl, pytorch, tensorflow, env"
 
 /* `include = NAME` before the first section: NAME.policy beside this
  * file, else a shipped policy of that name (as DETSHIM_POLICY finds
@@ -360,7 +400,7 @@ static int on_entry(void *user, const char *section, const char *key, const char
         return set_error(st, "key '%s' is outside any section%s", key,
                          " (start with a [section] line)");
     static int (*const handlers[])(struct parse_state *, const char *, const char *) = {
-        on_blas, on_trace, on_rng, on_cuda, on_nccl, on_pytorch, on_env,
+        on_blas, on_trace, on_rng, on_cuda, on_nccl, on_pytorch, on_tensorflow, on_env,
     };
     for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++)
         if (strcmp(section, known_sections[i]) == 0)

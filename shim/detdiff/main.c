@@ -468,7 +468,7 @@ static void text_setting_side(FILE *f, const detshim_process *p, const char *nam
     size_t n;
     const char *line = setting_line(diff_compared_field(p, TRACE_FIELD_SETTINGS), name, len, &n);
     if (!line) {
-        fputs("not pinned", f);
+        fputs("not set", f);
         return;
     }
     fputc('"', f);

@@ -145,6 +145,13 @@ static void test_env_operators_and_family_sections_become_variables(void **state
     assert_int_equal(p.torch, TORCH_WARN_ONLY);
     /* canonical BLAS implies MKL's reproducibility switches */
     assert_string_equal(policy_env_get(&p, "MKL_CBWR")->value, "AUTO");
+    path = write_policy("fw.policy", "[pytorch]\ncpu_capability = avx2\n[tensorflow]\n"
+                                     "deterministic = on\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_string_equal(policy_env_get(&p, "ATEN_CPU_CAPABILITY")->value, "avx2");
+    assert_int_equal(policy_env_get(&p, "ATEN_CPU_CAPABILITY")->cpu_isa, ISA_AVX2);
+    assert_string_equal(policy_env_get(&p, "TF_DETERMINISTIC_OPS")->value, "1");
+    assert_int_equal(p.tf_seed_hook, 1);
     /* tf32 = allow in an including file removes the included deny */
     write_policy("deny.policy", "[cuda]\ntf32 = deny\n");
     path = write_policy("allow.policy", "include = deny\n[cuda]\ntf32 = allow\n");
@@ -185,6 +192,8 @@ static void test_bad_env_lines_are_errors(void **state)
     expect_error("[nccl]\nalgo = Ring;rm\n", "bad.policy:2: bad value 'Ring;rm' for [nccl] algo");
     expect_error("[nccl]\nnvls = maybe\n", "bad.policy:2: bad value 'maybe' for [nccl] nvls");
     expect_error("[pytorch]\ndeterministic = yes\n", "bad.policy:2: bad value 'yes'");
+    expect_error("[pytorch]\ncpu_capability = avx\n", "bad.policy:2: bad value 'avx' for [pytorch] cpu_capability");
+    expect_error("[tensorflow]\ndeterministic = 1\n", "bad.policy:2: bad value '1' for [tensorflow]");
     char text[600];
     snprintf(text, sizeof text, "[env]\nXLA_FLAGS = %0300d\n", 7);
     expect_error(text, "bad.policy:2: line longer than 198 characters");
