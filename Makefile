@@ -78,7 +78,10 @@ $(B)/fakes/lib%.so: tests/fakes/%.c
 
 $(B)/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -lopenblas -lcrypto -lm -lpthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_FLAGS) -std=gnu11 $(WARN) -o $@ $< -lopenblas -lcrypto -lm -lpthread
+
+# Linked to libgomp, whose constructor reads OMP_* before the shim's runs.
+$(B)/programs/omp_prog: PROG_FLAGS = -fopenmp
 
 deps:
 	@scripts/install-deps.sh

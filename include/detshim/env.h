@@ -21,8 +21,9 @@ enum env_origin {
 
 struct env_setting {
     char name[64];
-    char value[1024];  /* what the process runs with */
-    char user[512];    /* the user's own value, "" if none */
+    char value[2048];  /* what the process runs with */
+    char user[1024];   /* the user's own value, if had_user */
+    int had_user;
     char where[160];   /* the policy line that set it */
     int origin;        /* enum env_origin */
     int is_hook;       /* the start-up hook's PYTHONPATH entry */
@@ -38,6 +39,13 @@ void env_apply(const struct policy *p, const char *libdir, unsigned long long se
 int env_count(void);
 /* The i-th setting applied, in policy order, or NULL. */
 const struct env_setting *env_get(int i);
+/* Prints shell assignments (`NAME='value'; export NAME`) of every value
+ * the policy decided, and DETSHIM_USER_ENV holding the user's own values
+ * of those variables, for `detrun` to set before the program starts: a
+ * library's constructor that reads a variable (libgomp reads OMP_*) may
+ * otherwise run before the shim's. env_apply reads DETSHIM_USER_ENV back
+ * so that who won is still known. */
+void env_print_exports(void);
 /* "the policy", "the user (...)", "the policy, over the user's 2": fills buf. */
 const char *env_origin_text(const struct env_setting *s, char *buf, size_t len);
 

@@ -68,15 +68,47 @@ static int cpu_has(int isa)
     return 1;
 }
 
+/* dst = a sep b; the caller checked that it fits. */
+static void join(char *dst, const char *a, char sep, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    memcpy(dst, a, la);
+    dst[la] = sep;
+    memcpy(dst + la + 1, b, lb + 1);
+}
+
+/* The user's own value of `name`: what detrun recorded in
+ * DETSHIM_USER_ENV before it exported the policy's values, else the
+ * environment. NULL if the user set none. */
+static const char *user_value(const char *name, char *buf, size_t len)
+{
+    const char *list = getenv("DETSHIM_USER_ENV");
+    if (!list)
+        return getenv(name);
+    size_t n = strlen(name);
+    for (const char *s = list; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t l = nl ? (size_t)(nl - s) : strlen(s);
+        if (l > n && memcmp(s, name, n) == 0 && s[n] == '=') {
+            snprintf(buf, len, "%.*s", (int)(l - n - 1), s + n + 1);
+            return buf;
+        }
+        s += l + (nl != NULL);
+    }
+    return NULL;
+}
+
 static void apply_one(const struct policy_env *e)
 {
     struct env_setting *s = &settings[nsettings++];
-    const char *user = getenv(e->name);
+    char ubuf[sizeof s->user];
+    const char *user = user_value(e->name, ubuf, sizeof ubuf);
     snprintf(s->name, sizeof s->name, "%s", e->name);
     snprintf(s->where, sizeof s->where, "%s", e->where);
     s->origin = ENV_BY_POLICY;
     s->is_hook = 0;
     s->user[0] = 0;
+    s->had_user = user != NULL;
     if (user)
         snprintf(s->user, sizeof s->user, "%s", user);
     switch (e->op) {
@@ -97,14 +129,22 @@ static void apply_one(const struct policy_env *e)
     case ENV_APPEND:
     case ENV_PREPEND: {
         char sep = e->op == ENV_APPEND ? ' ' : ':';
+        if (user && strlen(user) + 1 + strlen(e->value) >= sizeof s->value) {
+            /* A cut value would be a different value: leave it alone. */
+            core_fail("the policy's addition to it",
+                      "%s is %zu bytes long, too long to add the policy's %s to; shorten it",
+                      e->name, strlen(user), e->value);
+            nsettings--;
+            return;
+        }
         if (!user || !*user || strcmp(user, e->value) == 0)
             snprintf(s->value, sizeof s->value, "%s", e->value);
         else if (holds(user, e->value, sep))
             snprintf(s->value, sizeof s->value, "%s", user);
         else if (e->op == ENV_APPEND)
-            snprintf(s->value, sizeof s->value, "%s %s", user, e->value);
+            join(s->value, user, sep, e->value);
         else
-            snprintf(s->value, sizeof s->value, "%s:%s", e->value, user);
+            join(s->value, e->value, sep, user);
         if (user && *user && strcmp(s->value, e->value) != 0)
             s->origin = ENV_POLICY_WITH_USER;
         break;
@@ -137,6 +177,7 @@ static void note_watched(void)
         snprintf(s->name, sizeof s->name, "%s", watched[i]);
         snprintf(s->value, sizeof s->value, "%s", v);
         snprintf(s->user, sizeof s->user, "%s", v);
+        s->had_user = 1;
         snprintf(s->where, sizeof s->where, "not in the policy");
         s->origin = ENV_USER_UNPINNED;
     }
@@ -179,6 +220,41 @@ void env_apply(const struct policy *p, const char *libdir, unsigned long long se
         apply_one(&tf);
     }
     note_watched();
+}
+
+static void print_quoted(const char *v)
+{
+    putchar('\'');
+    for (; *v; v++) {
+        if (*v == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*v);
+    }
+    putchar('\'');
+}
+
+void env_print_exports(void)
+{
+    char users[8192];
+    size_t nu = 0;
+    users[0] = 0;
+    for (int i = 0; i < nsettings; i++) {
+        const struct env_setting *s = &settings[i];
+        if (s->origin == ENV_USER_UNPINNED)
+            continue;
+        printf("%s=", s->name);
+        print_quoted(s->value);
+        printf("; export %s\n", s->name);
+        if (s->had_user && !strchr(s->user, '\n')) {
+            int n = snprintf(users + nu, sizeof users - nu, "%s=%s\n", s->name, s->user);
+            if (n > 0 && (size_t)n < sizeof users - nu)
+                nu += (size_t)n;
+        }
+    }
+    fputs("DETSHIM_USER_ENV=", stdout);
+    print_quoted(users);
+    fputs("; export DETSHIM_USER_ENV\n", stdout);
 }
 
 const char *env_origin_text(const struct env_setting *s, char *buf, size_t len)

@@ -218,6 +218,11 @@ void core_init(void)
 {
     core_once(&core_init_once, init_once);
     const char *explain = getenv("DETSHIM_EXPLAIN");
+    if (explain && strcmp(explain, "exports") == 0) {
+        env_print_exports();
+        fflush(stdout);
+        _exit(0);
+    }
     if (explain && *explain && strcmp(explain, "0") != 0)
         explain_and_exit();
 }

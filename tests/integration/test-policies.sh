@@ -33,6 +33,12 @@ expect_grep "header: the start-up hook, without install paths" \
 on=$($DETRUN -p pytorch -- $PY -c 'import torch; print(torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)')
 expect_eq "-p pytorch: torch's deterministic switches" "True True False" "$on"
 
+# A C program linked to libgomp reads OMP_NUM_THREADS in libgomp's
+# constructor, before the shim's: detrun sets the policy's variables
+# before the program starts, so the policy still wins.
+expect_eq "detrun: libgomp's own constructor sees the policy's OMP_NUM_THREADS" 1 \
+    "$(OMP_NUM_THREADS=2 $DETRUN -p pytorch -- "$PROGS/omp_prog")"
+
 # A policy that lets the user's count win: detdiff reports the variable
 # before any record.
 printf 'include = pytorch\n[env]\nOMP_NUM_THREADS ?= 1\n' > "$WORK/userwins.policy"
