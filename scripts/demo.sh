@@ -7,6 +7,8 @@
 # line. Then run C picks another OpenBLAS kernel and still
 # gets the same bits (the default policy runs BLAS canonical), and two runs
 # with the BLAS passed through show what detdiff says when runs part.
+# Last, detcheck runs an unseeded PyTorch script twice under the pytorch
+# policy.
 # Exit 0: A, B and C reproduce; 1: they differ; 2: the demo failed.
 # DETSHIM_POLICY, if set, is honoured (default: the `default` policy).
 set -eu
@@ -15,6 +17,7 @@ SHIM=build/libdetshim.so
 DETDIFF=build/detdiff
 PY=/usr/bin/python3
 PROG=tests/programs/torch_prog.py
+TRAIN=tests/programs/torch_train.py
 STEPS=30
 HIDDEN=256
 OUT=build/demo
@@ -66,18 +69,18 @@ traced_run() {
 
 say "the same seeded PyTorch training ($STEPS SGD steps, hidden width $HIDDEN), run under"
 say "detshim with every BLAS call traced: twice, then with another BLAS kernel, then twice"
-say "with the BLAS passed through; detdiff compares the traces."
+say "with the BLAS passed through; detdiff compares the traces. Then an unseeded script, twice."
 say "policy: ${DETSHIM_POLICY:-default}"
 rm -rf "$RUN_A" "$RUN_B" "$RUN_C" "$RUN_D" "$RUN_E"
 mkdir -p "$OUT"
 EXTRA_ENV=""
 
-traced_run "[1/6]" "run A" "$RUN_A"
+traced_run "[1/7]" "run A" "$RUN_A"
 weights_a=$weights
-traced_run "[2/6]" "run B" "$RUN_B"
+traced_run "[2/7]" "run B" "$RUN_B"
 weights_b=$weights
 
-say "[3/6] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
+say "[3/7] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
 say "      and its parameters | each operand as name:in/out:elements x bytes:digest |"
 say "      how the shim ran it | the call site (module+offset, symbol)"
 "$DETDIFF" --show "$RUN_A" > "$OUT/run-a.txt" || trouble "detdiff --show $RUN_A failed"
@@ -86,7 +89,7 @@ record=$(grep -E '^ +[0-9]+ sgemm_ ' "$OUT/run-a.txt" | head -n 1)
 echo "$record" | sed 's/^ *//' | indent
 say "      (the whole trace, readably: $OUT/run-a.txt)"
 
-say "[4/6] detdiff $RUN_A $RUN_B"
+say "[4/7] detdiff $RUN_A $RUN_B"
 status=0
 "$DETDIFF" "$RUN_A" "$RUN_B" > "$OUT/detdiff.txt" 2>&1 || status=$?
 indent < "$OUT/detdiff.txt"
@@ -111,7 +114,7 @@ root_b=$("$DETDIFF" --root "$RUN_B") || trouble "detdiff --root $RUN_B failed"
 say "run root (detdiff --root $RUN_A), the same for both runs:"
 echo "$root_a" | indent
 
-say "[5/6] run C: another OpenBLAS kernel, same default policy. Canonical BLAS has one"
+say "[5/7] run C: another OpenBLAS kernel, same default policy. Canonical BLAS has one"
 say "      evaluation order whatever kernel the vendor would pick for this CPU:"
 EXTRA_ENV="OPENBLAS_CORETYPE=Prescott"
 traced_run "     " "run C" "$RUN_C"
@@ -124,7 +127,7 @@ if [ "$status" -ne 0 ] || [ "$weights_c" != "$weights_a" ]; then
     exit 1
 fi
 
-say "[6/6] what that removes: runs D and E pass the BLAS through (DETSHIM_POLICY=passthrough)"
+say "[6/7] what that removes: runs D and E pass the BLAS through (DETSHIM_POLICY=passthrough)"
 say "      with the two kernels; detdiff names the first call whose bits differ:"
 EXTRA_ENV="DETSHIM_POLICY=passthrough OPENBLAS_CORETYPE=Haswell"
 traced_run "     " "run D" "$RUN_D"
@@ -137,5 +140,24 @@ case $status in
 0) say "      (D and E matched: this CPU gave both kernels the same bits)" ;;
 1) say "      (the whole report: $OUT/detdiff-de.txt)" ;;
 *) trouble "detdiff could not compare runs D and E (exit status $status)" ;;
+esac
+say "[7/7] an unmodified, unseeded PyTorch script (DataLoader with shuffle and two workers,"
+say "      dropout, Adam: $TRAIN). Plain, it differs every run:"
+for run in 1 2; do
+    "$PY" "$TRAIN" | indent || trouble "$TRAIN failed without the shim (its errors are above)"
+done
+say "      under the pytorch policy (detcheck runs it twice, traced, and diffs):"
+say "      scripts/detcheck -p pytorch -k -- python3 $TRAIN"
+status=0
+scripts/detcheck -p pytorch -k -- "$PY" "$TRAIN" > "$OUT/detcheck.txt" 2>&1 || status=$?
+grep -v "^traces kept in " "$OUT/detcheck.txt" | indent
+kept=$(sed -n 's/^traces kept in //p' "$OUT/detcheck.txt")
+case $status in
+0)
+    say "      what the two runs printed:"
+    cat "$kept/a.out" "$kept/b.out" | indent
+    rm -rf "$kept" ;;
+1) say "NOT reproducible under the pytorch policy"; exit 1 ;;
+*) trouble "detcheck could not run $TRAIN (exit status $status)" ;;
 esac
 say "reproducible: weights $weights_a, trace root $root_a"
