@@ -6,6 +6,7 @@ ROOT=$WORK/root
 make -s -C "$TOP" install DESTDIR="$ROOT" PREFIX=/opt/ds > "$WORK/install.out" 2>&1
 expect_eq "make install exit" 0 $?
 for f in lib/libdetshim.so bin/detdiff bin/detrun bin/detcheck share/detshim/policies/default.policy \
+    share/detshim/policies/pytorch.policy share/detshim/policies/python/sitecustomize.py \
     lib/pkgconfig/detshim.pc include/detshim.h include/detshim/trace_format.h; do
     if [ -f "$ROOT/opt/ds/$f" ]; then pass; else fail "not installed: /opt/ds/$f"; fi
 done
@@ -23,6 +24,15 @@ expect_eq "installed detdiff: identical" 0 $?
 "$ROOT/opt/ds/bin/detrun" --explain > "$WORK/explain.out"
 expect_grep "installed detrun --explain reads the installed policy" \
     "^policy files +$ROOT/opt/ds/share/detshim/policies/default.policy$" "$WORK/explain.out"
+# The pytorch policy's start-up hook is the installed one, compiled, and
+# torch's deterministic algorithms come on.
+ls "$ROOT"/opt/ds/share/detshim/policies/python/__pycache__/sitecustomize.*.pyc > /dev/null 2>&1
+expect_eq "installed start-up hook is compiled" 0 $?
+on=$("$ROOT/opt/ds/bin/detrun" -p pytorch -- $PY -c 'import sys, torch; print(torch.are_deterministic_algorithms_enabled())' 2>&1)
+expect_eq "installed detrun -p pytorch: deterministic algorithms on" "True" "$on"
+hook=$("$ROOT/opt/ds/bin/detrun" -p pytorch -- /bin/sh -c 'echo "$PYTHONPATH"')
+expect_eq "installed detrun -p pytorch: the installed hook on PYTHONPATH" \
+    "$ROOT/opt/ds/share/detshim/policies/python" "$hook"
 "$ROOT/opt/ds/bin/detcheck" $PROGS/blas_prog > "$WORK/check.out"
 expect_eq "installed detcheck: exit" 0 $?
 expect_grep "installed detcheck: verdict" "^reproducible: [0-9a-f]{64}$" "$WORK/check.out"
