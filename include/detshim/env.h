@@ -41,7 +41,7 @@ int env_count(void);
 const struct env_setting *env_get(int i);
 /* Prints shell assignments (`NAME='value'; export NAME`) of every value
  * the policy decided, and DETSHIM_USER_ENV holding the user's own values
- * of those variables, for `detrun` to set before the program starts: a
+ * of those variables ("NAME=value" lines, "NAME" where the user had none), for `detrun` to set before the program starts: a
  * library's constructor that reads a variable (libgomp reads OMP_*) may
  * otherwise run before the shim's. env_apply reads DETSHIM_USER_ENV back
  * so that who won is still known. */

@@ -78,24 +78,25 @@ static void join(char *dst, const char *a, char sep, const char *b)
 }
 
 /* The user's own value of `name`: what detrun recorded in
- * DETSHIM_USER_ENV before it exported the policy's values, else the
- * environment. NULL if the user set none. */
+ * DETSHIM_USER_ENV before it exported the policy's values ("NAME=value"
+ * lines, or "NAME" alone where the user had none), else the environment.
+ * NULL if the user set none. */
 static const char *user_value(const char *name, char *buf, size_t len)
 {
     const char *list = getenv("DETSHIM_USER_ENV");
-    if (!list)
-        return getenv(name);
     size_t n = strlen(name);
-    for (const char *s = list; *s;) {
+    for (const char *s = list ? list : ""; *s;) {
         const char *nl = strchr(s, '\n');
         size_t l = nl ? (size_t)(nl - s) : strlen(s);
-        if (l > n && memcmp(s, name, n) == 0 && s[n] == '=') {
+        if (l >= n && memcmp(s, name, n) == 0 && (l == n || s[n] == '=')) {
+            if (l == n)
+                return NULL;
             snprintf(buf, len, "%.*s", (int)(l - n - 1), s + n + 1);
             return buf;
         }
         s += l + (nl != NULL);
     }
-    return NULL;
+    return getenv(name);
 }
 
 static void apply_one(const struct policy_env *e)
@@ -246,8 +247,9 @@ void env_print_exports(void)
         printf("%s=", s->name);
         print_quoted(s->value);
         printf("; export %s\n", s->name);
-        if (s->had_user && !strchr(s->user, '\n')) {
-            int n = snprintf(users + nu, sizeof users - nu, "%s=%s\n", s->name, s->user);
+        if (!strchr(s->user, '\n')) {
+            int n = snprintf(users + nu, sizeof users - nu, "%s%s%s\n", s->name,
+                             s->had_user ? "=" : "", s->had_user ? s->user : "");
             if (n > 0 && (size_t)n < sizeof users - nu)
                 nu += (size_t)n;
         }
