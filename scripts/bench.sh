@@ -164,3 +164,23 @@ awk -v n="$n" -v per="$(awk -v a="$t" -v b="$u" 'BEGIN { print a - b }')" -v byt
         n, per / 1e3, bytes / 1e9, gbps, s
     printf "  (%.1f%% of the plain run; estimated ratio %.2f)\n", 100 * s / plain, 1 + s / plain
 }'
+echo
+echo "== Python start-up: python3 -c pass, a program that never imports torch (median of 21 runs)"
+# Under -p pytorch the shim is preloaded and the start-up hook is on
+# PYTHONPATH; the hook must cost such a program next to nothing.
+DETRUN=$TOP/scripts/detrun
+start_plain=""
+start_policy=""
+for i in $(seq 21); do
+    start_plain="$start_plain $(seconds_of "$PY" -c pass)"
+    start_policy="$start_policy $(seconds_of "$DETRUN" -p pytorch -- "$PY" -c pass)"
+done
+median() {
+    echo $1 | tr ' ' '\n' | sort -n | sed -n 11p
+}
+mp=$(median "$start_plain")
+mq=$(median "$start_policy")
+printf '  %-36s %10s\n' "" "seconds"
+printf '  %-36s %10s\n' "plain" "$mp"
+printf '  %-36s %10s\n' "detrun -p pytorch (shim + hook)" "$mq"
+echo "  ratio $(ratio "$mq" "$mp") (includes detrun's own shell and the shim's start-up)"
