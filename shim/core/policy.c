@@ -346,9 +346,16 @@ static const char *const known_sections[] = { "blas",    "trace",      "rng", "c
                                                "nccl",    "pytorch",    "tensorflow", "env" };
 #define KNOWN_SECTIONS "blas, trace, rng, cuda, nccl, pytorch, tensorflow, env"
 
-/* `include = NAME` before the first section: NAME.policy beside this
- * file, else a shipped policy of that name (as DETSHIM_POLICY finds
- * them), else a path relative to this file. */
+/* 1 if `path` names a regular file. */
+static int is_regular_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* `include = NAME` before the first section, looked for in this order:
+ * an absolute path as it is; NAME.policy, then NAME, beside this file; a
+ * shipped policy of that name (as DETSHIM_POLICY finds them). */
 static int on_include(struct parse_state *st, const char *value)
 {
     char path[PATH_MAX + 16], dir[PATH_MAX], err[64];
@@ -356,16 +363,21 @@ static int on_include(struct parse_state *st, const char *value)
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - st->file) : 1, slash ? st->file : ".");
     if (!*value)
         return set_error(st, "include needs a policy name or path%s%s", "", "");
-    struct stat sb;
-    if (value[0] == '/')
+    int found = 0;
+    if (value[0] == '/') {
         snprintf(path, sizeof path, "%s", value);
-    else
+        found = is_regular_file(path);
+    } else {
         snprintf(path, sizeof path, "%s/%s.policy", dir, value);
-    if (value[0] != '/' && (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) &&
-        (!st->libdir || strchr(value, '/') ||
-         policy_find(value, st->libdir, path, sizeof path, err, sizeof err) != 0))
-        snprintf(path, sizeof path, "%s/%s", dir, value);
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        found = is_regular_file(path);
+        if (!found) {
+            snprintf(path, sizeof path, "%s/%s", dir, value);
+            found = is_regular_file(path);
+        }
+        if (!found && st->libdir && !strchr(value, '/') && !strstr(value, ".policy"))
+            found = policy_find(value, st->libdir, path, sizeof path, err, sizeof err) == 0;
+    }
+    if (!found)
         return set_error(st, "cannot include '%s': no %s.policy beside this policy or among "
                          "detshim's policies, and no file of that name", value, value);
     char *real = realpath(path, NULL);
@@ -558,12 +570,6 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
         snprintf(p->digest + 2 * i, 3, "%02x", md[i]);
     add_blas_env(&st);
     return 0;
-}
-
-static int is_regular_file(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 /* Where shipped files live beside the library: the build tree, then an
