@@ -21,11 +21,12 @@ CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
 TRACE_SRC := $(wildcard shim/trace/*.c)
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
+CUDA_SRC := $(wildcard shim/cuda/*.c)
 DETDIFF_SRC := $(wildcard shim/detdiff/*.c)
 GEN_BLAS := $(B)/gen/blas_wrappers.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC))
+LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC))
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \
@@ -68,9 +69,17 @@ $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
 # functions are reachable; wrappers and the constructor stay out.
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(call obj,$(DETDIFF_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter -o $@ $< \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(UNIT_EXTRA) -o $@ $< \
 	    $(LIB_OBJ) $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
+
+# The CUDA ABI test compares include/detshim/cuda_api.h with the toolkit's
+# headers where they are installed; elsewhere it reports itself skipped.
+CUDA_INC ?= /usr/local/cuda/include
+ifneq ($(wildcard $(CUDA_INC)/cublasLt.h $(CUDA_INC)/cudnn.h $(CUDA_INC)/curand.h),)
+$(B)/tests/test_cuda_abi: UNIT_EXTRA := -DDETSHIM_HAVE_CUDA_HEADERS -isystem $(CUDA_INC) \
+    -Wno-deprecated-declarations
+endif
 
 $(B)/fakes/lib%.so: tests/fakes/%.c
 	@mkdir -p $(dir $@)
