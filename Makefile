@@ -81,9 +81,34 @@ $(B)/tests/test_cuda_abi: UNIT_EXTRA := -DDETSHIM_HAVE_CUDA_HEADERS -isystem $(C
     -Wno-deprecated-declarations
 endif
 
+# Device digests are tested on the fake driver, whose device memory is
+# host memory; it is linked in so that dlopen("libcuda.so.1") finds it.
+$(B)/tests/test_cuda_digest: $(B)/fakes/libcuda.so.1
+$(B)/tests/test_cuda_digest: UNIT_EXTRA := -Wl,--no-as-needed $(B)/fakes/libcuda.so.1 \
+    -Wl,-rpath,$(abspath $(B)/fakes)
+
 $(B)/fakes/lib%.so: tests/fakes/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -o $@ $< -lm
+
+# Fake CUDA libraries, built under the real libraries' sonames so that
+# programs link and load them by those names (tests/fakes/cuda/fake.h).
+GPU_FAKES := $(B)/fakes/libcuda.so.1 $(B)/fakes/libcublas.so.13 $(B)/fakes/libcublasLt.so.13 \
+    $(B)/fakes/libcudnn.so.9 $(B)/fakes/libcurand.so.10
+$(B)/fakes/libcuda.so.1: tests/fakes/cuda/cuda.c
+$(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c
+$(B)/fakes/libcublasLt.so.13: tests/fakes/cuda/cublasLt.c
+$(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c
+$(B)/fakes/libcurand.so.10: tests/fakes/cuda/curand.c
+$(GPU_FAKES): tests/fakes/cuda/fake.h include/detshim/cuda_api.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
+	    -o $@ $(filter %.c,$^)
+
+$(B)/programs/gpu_prog: tests/programs/gpu_prog.c $(GPU_FAKES)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
+	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)
 
 $(B)/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
@@ -95,7 +120,7 @@ deps:
 unit: all $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-integration: all $(FAKE_LIB) $(PROG_BIN)
+integration: all $(FAKE_LIB) $(GPU_FAKES) $(PROG_BIN)
 	@scripts/run-integration.sh
 
 test: deps

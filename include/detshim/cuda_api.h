@@ -20,7 +20,8 @@
     X(CUDA_SUCCESS, 0)                                                                     \
     X(CUDA_R_32F, 0) X(CUDA_R_64F, 1) X(CUDA_R_16F, 2) X(CUDA_R_8I, 3) X(CUDA_C_32F, 4)    \
     X(CUDA_C_64F, 5) X(CUDA_C_16F, 6) X(CUDA_R_8U, 8) X(CUDA_R_32I, 10) X(CUDA_R_16BF, 14) \
-    X(CUDA_R_8F_E4M3, 28) X(CUDA_R_8F_E5M2, 29)                                            \
+    X(CUDA_R_8F_E4M3, 28) X(CUDA_R_8F_E5M2, 29) X(CUDA_C_8I, 7) X(CUDA_C_32I, 11)          \
+    X(CUDA_R_32U, 12) X(CUDA_C_16BF, 15)                                                   \
     X(CUBLAS_STATUS_SUCCESS, 0) X(CUBLAS_STATUS_NOT_INITIALIZED, 1)                        \
     X(CUBLAS_STATUS_INVALID_VALUE, 7) X(CUBLAS_STATUS_NOT_SUPPORTED, 15)                   \
     X(CUBLAS_OP_N, 0) X(CUBLAS_OP_T, 1) X(CUBLAS_OP_C, 2)                                  \
@@ -30,8 +31,14 @@
     X(CUBLAS_TF32_TENSOR_OP_MATH, 3) X(CUBLAS_FP32_EMULATED_BF16X9_MATH, 4)                \
     X(CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH, 8)                                             \
     X(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, 16)                                \
-    X(CUBLAS_COMPUTE_32F, 68) X(CUBLAS_COMPUTE_32F_FAST_TF32, 77)                          \
-    X(CUBLAS_GEMM_DEFAULT, -1)                                                             \
+    X(CUBLAS_COMPUTE_16F, 64) X(CUBLAS_COMPUTE_16F_PEDANTIC, 65)                           \
+    X(CUBLAS_COMPUTE_32F, 68) X(CUBLAS_COMPUTE_32F_PEDANTIC, 69)                           \
+    X(CUBLAS_COMPUTE_64F, 70) X(CUBLAS_COMPUTE_64F_PEDANTIC, 71)                           \
+    X(CUBLAS_COMPUTE_32I, 72) X(CUBLAS_COMPUTE_32I_PEDANTIC, 73)                           \
+    X(CUBLAS_COMPUTE_32F_FAST_16F, 74) X(CUBLAS_COMPUTE_32F_FAST_16BF, 75)                 \
+    X(CUBLAS_COMPUTE_32F_FAST_TF32, 77)                                                    \
+    X(CUBLAS_GEMM_DEFAULT, -1) X(CUBLAS_GEMM_DEFAULT_TENSOR_OP, 99)                        \
+    X(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1)                                         \
     X(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, 3)                                       \
     X(CUBLASLT_REDUCTION_SCHEME_NONE, 0) X(CUBLASLT_REDUCTION_SCHEME_MASK, 7)              \
     X(CUBLASLT_ALGO_CONFIG_ID, 0) X(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 2)                    \
@@ -39,11 +46,14 @@
     X(CUBLASLT_MATRIX_LAYOUT_TYPE, 0) X(CUBLASLT_MATRIX_LAYOUT_ORDER, 1)                   \
     X(CUBLASLT_MATRIX_LAYOUT_ROWS, 2) X(CUBLASLT_MATRIX_LAYOUT_COLS, 3)                    \
     X(CUBLASLT_MATRIX_LAYOUT_LD, 4) X(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 5)               \
-    X(CUBLASLT_ORDER_COL, 0)                                                               \
-    X(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, 0) X(CUBLASLT_MATMUL_DESC_POINTER_MODE, 2)        \
+    X(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, 6)                                      \
+    X(CUBLASLT_ORDER_COL, 0) X(CUBLASLT_ORDER_ROW, 1)                                      \
+    X(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, 0) X(CUBLASLT_MATMUL_DESC_SCALE_TYPE, 1)          \
+    X(CUBLASLT_MATMUL_DESC_POINTER_MODE, 2)                                                \
     X(CUBLASLT_MATMUL_DESC_TRANSA, 3) X(CUBLASLT_MATMUL_DESC_TRANSB, 4)                    \
     X(CUBLASLT_POINTER_MODE_HOST, 0)                                                       \
     X(CUDNN_STATUS_SUCCESS, 0) X(CUDNN_NON_DETERMINISTIC, 0) X(CUDNN_DETERMINISTIC, 1)     \
+    X(CUDNN_DATA_FLOAT, 0) X(CUDNN_DATA_DOUBLE, 1) X(CUDNN_DATA_HALF, 2)                   \
     X(CURAND_STATUS_SUCCESS, 0)                                                            \
     X(CURAND_RNG_PSEUDO_DEFAULT, 100) X(CURAND_RNG_PSEUDO_XORWOW, 101)                     \
     X(CURAND_RNG_PSEUDO_PHILOX4_32_10, 161) X(CURAND_RNG_QUASI_DEFAULT, 200)               \
@@ -116,6 +126,7 @@ typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
 typedef struct cudnnFilterStruct *cudnnFilterDescriptor_t;
 typedef struct cudnnConvolutionStruct *cudnnConvolutionDescriptor_t;
 typedef int cudnnStatus_t;
+typedef int cudnnDataType_t;
 typedef int cudnnConvolutionFwdAlgo_t;
 typedef int cudnnConvolutionBwdDataAlgo_t;
 typedef int cudnnConvolutionBwdFilterAlgo_t;
@@ -133,6 +144,7 @@ typedef int curandOrdering_t;
 typedef CUresult cuInit_fn(unsigned int flags);
 typedef CUresult cuMemcpyDtoH_v2_fn(void *dst, CUdeviceptr src, size_t bytes);
 typedef CUresult cuStreamSynchronize_fn(CUstream stream);
+typedef CUresult cuCtxSynchronize_fn(void);
 
 /* --- cuBLAS (libcublas.so.13) ------------------------------------------- */
 typedef cublasStatus_t cublasCreate_v2_fn(cublasHandle_t *handle);
@@ -187,6 +199,8 @@ typedef cublasStatus_t cublasGemmStridedBatchedEx_fn(
 typedef cublasStatus_t cublasLtMatmulPreferenceSetAttribute_fn(
     cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf,
     size_t sizeInBytes);
+typedef cublasStatus_t cublasLtMatmulPreferenceCreate_fn(cublasLtMatmulPreference_t *pref);
+typedef cublasStatus_t cublasLtMatmulPreferenceDestroy_fn(cublasLtMatmulPreference_t pref);
 typedef cublasStatus_t cublasLtMatmulAlgoGetHeuristic_fn(
     cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
     cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc,
@@ -214,6 +228,10 @@ typedef cublasStatus_t cublasLtMatmulDescGetAttribute_fn(cublasLtMatmulDesc_t ma
 typedef cudnnStatus_t cudnnGetStream_fn(cudnnHandle_t handle, cudaStream_t *streamId);
 typedef cudnnStatus_t cudnnGetTensorSizeInBytes_fn(const cudnnTensorDescriptor_t tensorDesc,
                                                    size_t *size);
+typedef cudnnStatus_t cudnnGetTensorNdDescriptor_fn(const cudnnTensorDescriptor_t tensorDesc,
+                                                    int nbDimsRequested,
+                                                    cudnnDataType_t *dataType, int *nbDims,
+                                                    int dimA[], int strideA[]);
 typedef cudnnStatus_t cudnnGetFilterSizeInBytes_fn(const cudnnFilterDescriptor_t filterDesc,
                                                    size_t *size);
 /* Find and Get_v7 share one shape per direction: four descriptors in, a

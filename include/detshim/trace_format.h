@@ -84,7 +84,15 @@ enum trace_field_key {
                                    * so install paths never differ) */
     TRACE_FIELD_SETTINGS_ORIGIN = 12, /* informational: "NAME: who won\n" */
     TRACE_FIELD_SEED = 13,        /* the seed pinned randomness derives from */
+    TRACE_FIELD_DEVICE_DIGEST = 14, /* informational: how device operands are
+                                     * digested (TRACE_DEVICE_DIGEST); the
+                                     * digests agree whatever the method */
 };
+
+/* Device operands (shim/cuda/devdigest.c) are copied to the host and
+ * digested there: equal to host digests of the same bytes, at the price of
+ * a synchronisation per operand. */
+#define TRACE_DEVICE_DIGEST "xxh3-128 copy-and-hash (cuStreamSynchronize, then cuMemcpyDtoH)"
 
 #define TRACE_FIELD_INFO 0x1u
 #define TRACE_THREAD_ENTROPY 0x80000000u
