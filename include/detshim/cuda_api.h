@@ -54,6 +54,15 @@
     X(CUBLASLT_POINTER_MODE_HOST, 0)                                                       \
     X(CUDNN_STATUS_SUCCESS, 0) X(CUDNN_NON_DETERMINISTIC, 0) X(CUDNN_DETERMINISTIC, 1)     \
     X(CUDNN_DATA_FLOAT, 0) X(CUDNN_DATA_DOUBLE, 1) X(CUDNN_DATA_HALF, 2)                   \
+    X(CUDNN_ATTR_ENGINEHEUR_RESULTS, 202) X(CUDNN_ATTR_ENGINECFG_ENGINE, 300)              \
+    X(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 401) X(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, 1301) \
+    X(CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, 1303)                                              \
+    X(CUDNN_TYPE_INT64, 3) X(CUDNN_TYPE_NUMERICAL_NOTE, 11)                                \
+    X(CUDNN_TYPE_BACKEND_DESCRIPTOR, 15)                                                   \
+    X(CUDNN_BACKEND_ENGINE_DESCRIPTOR, 2) X(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, 3)         \
+    X(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, 4) X(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, 5) \
+    X(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, 16)                                           \
+    X(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC, 4)                                            \
     X(CURAND_STATUS_SUCCESS, 0)                                                            \
     X(CURAND_RNG_PSEUDO_DEFAULT, 100) X(CURAND_RNG_PSEUDO_XORWOW, 101)                     \
     X(CURAND_RNG_PSEUDO_PHILOX4_32_10, 161) X(CURAND_RNG_QUASI_DEFAULT, 200)               \
@@ -127,6 +136,11 @@ typedef struct cudnnFilterStruct *cudnnFilterDescriptor_t;
 typedef struct cudnnConvolutionStruct *cudnnConvolutionDescriptor_t;
 typedef int cudnnStatus_t;
 typedef int cudnnDataType_t;
+typedef void *cudnnBackendDescriptor_t;
+typedef int cudnnBackendAttributeName_t;
+typedef int cudnnBackendAttributeType_t;
+typedef int cudnnBackendDescriptorType_t;
+typedef int cudnnBackendNumericalNote_t;
 typedef int cudnnConvolutionFwdAlgo_t;
 typedef int cudnnConvolutionBwdDataAlgo_t;
 typedef int cudnnConvolutionBwdFilterAlgo_t;
@@ -277,6 +291,19 @@ typedef cudnnStatus_t cudnnConvolutionBackwardFilter_fn(
     const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo,
     void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
     const cudnnFilterDescriptor_t dwDesc, void *dw);
+
+/* --- cuDNN backend (graph) API (libcudnn.so.9) ------------------------ */
+typedef cudnnStatus_t cudnnBackendCreateDescriptor_fn(cudnnBackendDescriptorType_t descriptorType,
+                                                      cudnnBackendDescriptor_t *descriptor);
+typedef cudnnStatus_t cudnnBackendDestroyDescriptor_fn(cudnnBackendDescriptor_t descriptor);
+typedef cudnnStatus_t cudnnBackendGetAttribute_fn(cudnnBackendDescriptor_t const descriptor,
+                                                  cudnnBackendAttributeName_t attributeName,
+                                                  cudnnBackendAttributeType_t attributeType,
+                                                  int64_t requestedElementCount,
+                                                  int64_t *elementCount, void *arrayOfElements);
+typedef cudnnStatus_t cudnnBackendExecute_fn(cudnnHandle_t handle,
+                                             cudnnBackendDescriptor_t executionPlan,
+                                             cudnnBackendDescriptor_t variantPack);
 
 /* --- cuRAND host API (libcurand.so.10) ---------------------------------- */
 typedef curandStatus_t curandCreateGenerator_fn(curandGenerator_t *generator,

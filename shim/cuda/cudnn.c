@@ -11,8 +11,8 @@
  * digests (the output's prior contents only when beta is nonzero, as
  * cuDNN reads them only then); tensors are
  * digested over cudnnGet*SizeInBytes bytes (the packed span), not element
- * by element through their strides. cuDNN's backend (graph) API is not
- * intercepted yet: its engine configs are not filtered (issue 6).
+ * by element through their strides. The backend (graph) API is in
+ * cudnn_backend.c.
  */
 #include <stdio.h>
 #include <string.h>

@@ -2,7 +2,8 @@
 # The cuda family on fake CUDA libraries (tests/fakes/cuda), which vary
 # their bits run to run wherever the real ones may: cuBLAS atomics and
 # TF32, cuBLASLt split-K reductions, a nondeterministic cuDNN algorithm,
-# cuRAND's default ordering. gpu_prog (tests/programs/gpu_prog.c) runs one
+# cuRAND's default ordering; the cuDNN backend offers a nondeterministic
+# engine first. gpu_prog (tests/programs/gpu_prog.c) runs one
 # call of each. Pinned, two runs agree to the bit and their traces diff
 # identical, even when the program itself asks for the nondeterministic
 # settings; passthrough, they differ and detdiff names the call.
@@ -17,6 +18,8 @@ expect_ne "without the shim, two runs differ" "$(all "$WORK/bare1.out")" "$(all 
 $P asks > "$WORK/bare3.out" && $P asks > "$WORK/bare4.out"
 expect_ne "without the shim, a program asking for nondeterminism gets it" \
     "$(all "$WORK/bare3.out")" "$(all "$WORK/bare4.out")"
+expect_grep "without the shim, the first backend engine is the nondeterministic one" \
+    "^backend_engine 7 of 3" "$WORK/bare1.out"
 
 # The default policy pins ([cuda] mode = pinned, tf32 = deny).
 shim "$WORK/a" $P > "$WORK/a.out"
@@ -44,6 +47,13 @@ expect_grep "cuDNN's list keeps only deterministic algorithms" \
     "$WORK/a.show"
 expect_grep "the convolution records the algorithm it ran" \
     "cudnnConvolutionForward algo=1 .*y:out:2048x1.*cuda.algo=1" "$WORK/a.show"
+expect_grep "pinned, the backend's engine list holds deterministic engines only" \
+    "^backend_engine 3 of 2" "$WORK/a.out"
+expect_grep "the engine heuristics' answer is filtered and recorded" \
+    "cudnnBackendGetAttribute attribute=CUDNN_ATTR_ENGINEHEUR_RESULTS offered=3 returned=2 .*cuda.algo=engine 3 cuda.filter=kept 2 of 3" \
+    "$WORK/a.show"
+expect_grep "a backend execution records its engine" \
+    "cudnnBackendExecute engine=3 .*cuda.algo=engine 3 \\(deterministic\\)" "$WORK/a.show"
 expect_grep "cuRAND generators get LEGACY ordering and a derived seed" \
     "curandCreateGenerator .*cuda.ordering=legacy cuda.seed=[0-9]+" "$WORK/a.show"
 expect_grep "the header says how device operands are digested" \
@@ -90,5 +100,7 @@ expect_grep "at the split-K Lt matmul" "record 4 \\(seq 4\\), cublasLtMatmul" "$
 expect_grep "whose algorithm the record shows" "algo_id=1 splitk=4 reduction_scheme=1" "$WORK/ef.diff"
 $DETDIFF --show "$WORK/e" > "$WORK/e.show"
 expect_grep "passthrough records say so" "cuda.mode=passthrough" "$WORK/e.show"
+expect_grep "passthrough: the backend runs the nondeterministic engine, and the trace says so" \
+    "cudnnBackendExecute engine=7 .*engine 7 \\(nondeterministic\\)" "$WORK/e.show"
 expect_no_grep "passthrough overrides nothing" "cuda.override|cuda.filter" "$WORK/e.show"
 finish

@@ -3,8 +3,9 @@
  * program is against NVIDIA's. It runs, in order: a cuBLAS SGEMM and
  * GemmEx, a cuBLASLt matmul with the first algorithm the heuristic
  * offers, a cuDNN forward convolution with the first algorithm Find
- * offers, and cuRAND uniform numbers; then prints a hash of each result
- * and of all. Inputs are fixed, so any change between runs comes from the
+ * offers, a cuDNN backend execution plan built from the first engine
+ * config the engine heuristics offer, and cuRAND uniform numbers; then
+ * prints a hash of each result and of all, and the backend engine used. Inputs are fixed, so any change between runs comes from the
  * libraries.
  *
  *   gpu_prog           a plain program: library defaults everywhere
@@ -118,6 +119,28 @@ int main(int argc, char **argv)
                                   y));
     printf("conv %016llx\n", (unsigned long long)fnv(y, sizeof y, 0xcbf29ce484222325ull));
     all = fnv(y, sizeof y, all);
+
+    /* cuDNN backend: the first engine config the heuristics offer */
+    cudnnBackendDescriptor_t heur, cfgs[4], plan;
+    int64_t ncfg = 0, engine = -1, one64 = 0;
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heur));
+    CHECK(cudnnBackendFinalize(heur));
+    for (int i = 0; i < 4; i++)
+        CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfgs[i]));
+    CHECK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 4, &ncfg, cfgs));
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan));
+    CHECK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfgs[0]));
+    CHECK(cudnnBackendFinalize(plan));
+    CHECK(cudnnBackendExecute(dnn, plan, NULL));
+    cudnnBackendDescriptor_t eng;
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng));
+    CHECK(cudnnBackendGetAttribute(cfgs[0], CUDNN_ATTR_ENGINECFG_ENGINE,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &one64, &eng));
+    CHECK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+                                   &one64, &engine));
+    printf("backend_engine %lld of %lld\n", (long long)engine, (long long)ncfg);
 
     /* cuRAND */
     curandGenerator_t gen;

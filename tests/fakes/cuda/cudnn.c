@@ -3,7 +3,10 @@
  * and Get_v7 alike) offer a fast nondeterministic algorithm first, as the
  * real lists often do for backward passes, then two deterministic ones; a
  * convolution run with the nondeterministic one sums in a per-run
- * shuffled order (fake.h), the others in index order.
+ * shuffled order (fake.h), the others in index order. Its backend API
+ * knows engine heuristics, engine configs, engines and execution plans
+ * just well enough to offer engine 7 (nondeterministic) first, then 3 and
+ * 5 (deterministic); executing a plan computes nothing.
  */
 #include <string.h>
 
@@ -179,4 +182,90 @@ FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
                 }
     free(order);
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* The backend API: every descriptor is one of these. */
+struct backend {
+    int type;
+    int64_t engine; /* ENGINE, ENGINECFG, EXECUTION_PLAN: the engine's global index */
+};
+
+static const int64_t engines[] = { 7, 3, 5 };
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
+                                                       cudnnBackendDescriptor_t *d)
+{
+    struct backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return 1;
+    b->type = type;
+    b->engine = -1;
+    *d = b;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t d)
+{
+    free(d);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
+{
+    (void)d;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Sets the engine config of an execution plan; every other attribute is
+ * accepted and ignored. */
+FAKE_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d,
+                                                   cudnnBackendAttributeName_t attr,
+                                                   cudnnBackendAttributeType_t type, int64_t n,
+                                                   const void *values)
+{
+    struct backend *b = d;
+    if (attr == CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG && type == CUDNN_TYPE_BACKEND_DESCRIPTOR &&
+        n == 1)
+        b->engine = (*(struct backend *const *)values)->engine;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d,
+                                                   cudnnBackendAttributeName_t attr,
+                                                   cudnnBackendAttributeType_t type,
+                                                   int64_t requested, int64_t *count, void *out)
+{
+    const struct backend *b = d;
+    if (attr == CUDNN_ATTR_ENGINEHEUR_RESULTS && type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+        int64_t n = 0;
+        for (; out && n < requested && n < 3; n++)
+            ((struct backend **)out)[n]->engine = engines[n];
+        *count = out ? n : 3;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if ((attr == CUDNN_ATTR_ENGINECFG_ENGINE || attr == CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG) &&
+        type == CUDNN_TYPE_BACKEND_DESCRIPTOR && requested >= 1) {
+        (*(struct backend **)out)->engine = b->engine;
+        *count = 1;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (attr == CUDNN_ATTR_ENGINE_GLOBAL_INDEX && type == CUDNN_TYPE_INT64 && requested >= 1) {
+        *(int64_t *)out = b->engine;
+        *count = 1;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (attr == CUDNN_ATTR_ENGINE_NUMERICAL_NOTE && type == CUDNN_TYPE_NUMERICAL_NOTE) {
+        *count = b->engine == engines[0] && requested >= 1;
+        if (*count)
+            *(cudnnBackendNumericalNote_t *)out = CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    return 3; /* CUDNN_STATUS_BAD_PARAM */
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h, cudnnBackendDescriptor_t plan,
+                                              cudnnBackendDescriptor_t pack)
+{
+    (void)h, (void)pack;
+    return ((struct backend *)plan)->engine >= 0 ? CUDNN_STATUS_SUCCESS : 3;
 }

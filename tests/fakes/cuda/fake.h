@@ -78,6 +78,17 @@ cudnnFindConvolutionForwardAlgorithm_fn cudnnFindConvolutionForwardAlgorithm;
 cudnnGetConvolutionForwardAlgorithm_v7_fn cudnnGetConvolutionForwardAlgorithm_v7;
 cudnnConvolutionForward_fn cudnnConvolutionForward;
 
+/* cuDNN backend */
+cudnnBackendCreateDescriptor_fn cudnnBackendCreateDescriptor;
+cudnnBackendDestroyDescriptor_fn cudnnBackendDestroyDescriptor;
+cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d);
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d,
+                                       cudnnBackendAttributeName_t attr,
+                                       cudnnBackendAttributeType_t type, int64_t n,
+                                       const void *values);
+cudnnBackendGetAttribute_fn cudnnBackendGetAttribute;
+cudnnBackendExecute_fn cudnnBackendExecute;
+
 /* cuRAND */
 curandCreateGenerator_fn curandCreateGenerator;
 curandCreateGeneratorHost_fn curandCreateGeneratorHost;
