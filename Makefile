@@ -26,7 +26,15 @@ DETDIFF_SRC := $(wildcard shim/detdiff/*.c)
 GEN_BLAS := $(B)/gen/blas_wrappers.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC))
+# The device digest kernels' PTX, embedded in the shim; built when nvcc is
+# found (NVCC= to build without), else an empty string: copy-and-hash only.
+NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+GEN_PTX := $(B)/gen/digest_ptx.c
+PTX_OBJ := $(B)/obj/gen/digest_ptx.o
+ifneq ($(NVCC),)
+CPPFLAGS += -DDETSHIM_DIGEST_KERNEL=1
+endif
+LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC)) $(PTX_OBJ)
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \
@@ -56,6 +64,23 @@ $(GEN_BLAS): scripts/gen-blas-wrappers.py
 	$(PYTHON) $< > $@.tmp && mv $@.tmp $@
 
 $(GEN_OBJ): $(GEN_BLAS) $(wildcard include/*.h include/detshim/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+
+ifneq ($(NVCC),)
+$(B)/gen/digest.ptx: shim/cuda/digest.cu include/detshim/cuda_digest_kernel.h
+	@mkdir -p $(dir $@)
+	$(NVCC) --ptx -arch=compute_75 -Iinclude -o $@ $<
+
+$(GEN_PTX): scripts/embed-ptx.py $(B)/gen/digest.ptx
+	$(PYTHON) $< $(B)/gen/digest.ptx > $@.tmp && mv $@.tmp $@
+else
+$(GEN_PTX): scripts/embed-ptx.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) $< > $@.tmp && mv $@.tmp $@
+endif
+
+$(PTX_OBJ): $(GEN_PTX)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
@@ -100,7 +125,7 @@ $(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c
 $(B)/fakes/libcublasLt.so.13: tests/fakes/cuda/cublasLt.c
 $(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c
 $(B)/fakes/libcurand.so.10: tests/fakes/cuda/curand.c
-$(GPU_FAKES): tests/fakes/cuda/fake.h include/detshim/cuda_api.h
+$(GPU_FAKES): tests/fakes/cuda/fake.h include/detshim/cuda_api.h include/detshim/cuda_digest_kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
 	    -o $@ $(filter %.c,$^)

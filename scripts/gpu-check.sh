@@ -9,8 +9,9 @@
 #   3. counts the intercepted cuBLAS / cuBLASLt / cuDNN / cuRAND calls per
 #      symbol (must be > 0; if 0, lists the CUDA library symbols torch's
 #      libraries import, to see what PyTorch actually calls);
-#   4. compares device digests in a trace with host digests of the same
-#      tensors' bytes (copied to the host by the script);
+#   4. compares device digests in a trace (the PTX kernel's, for operands
+#      of 4 KiB and more) with host digests of the same tensors' bytes
+#      (copied to the host by the script);
 #   5. times a training step without the shim, with the shim and no trace,
 #      and with the trace (goal: traced / untraced under 1.05).
 # Results go to $OUT (default build/gpu-check): summary.txt, the logs and
@@ -173,8 +174,10 @@ torch.manual_seed(0)
 a = torch.randn(64, 48, device="cuda")
 b = torch.randn(48, 32, device="cuda")
 c = a @ b
+big = torch.randn(1024, 1024, device="cuda")  # 4 MiB: several thousand kernel blocks
+big2 = big @ big
 torch.cuda.synchronize()
-for name, t in (("a", a), ("b", b), ("c", c)):
+for name, t in (("a", a), ("b", b), ("c", c), ("big", big), ("big2", big2)):
     h = t.detach().cpu().contiguous()
     with open(sys.argv[1] + "/" + name + ".bin", "wb") as f:
         f.write(ctypes.string_at(h.data_ptr(), h.numel() * h.element_size()))
@@ -184,7 +187,8 @@ EOF
         "$PY" "$OUT/digest_check.py" "$OUT" > "$OUT/digest_check.out" 2>&1
     check "the digest check program exits 0" $?
     "$DETDIFF" --show "$OUT/traceD" > "$OUT/traceD.show" 2>&1
-    for name in a b c; do
+    say "$(grep -m1 'device_digest =' "$OUT/traceD.show")"
+    for name in a b c big big2; do
         host=$("$OUT/hostdigest" "$OUT/$name.bin")
         short=$(echo "$host" | cut -c1-8)
         line=$(grep -E "(cublas|cublasLt)[A-Za-z_0-9]* .*:(in|out):[0-9]+x4:$short" "$OUT/traceD.show" | head -1)

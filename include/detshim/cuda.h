@@ -41,8 +41,8 @@ int cuda_scalar_is_zero(const void *v, int type);
 
 /* Device digests (devdigest.c). All take `stream`, the stream the call's
  * work runs on, and wait for the work queued there so far (the digest of
- * an input is taken before the call, of an output after it); the copies
- * themselves synchronise the device with the host (copy-and-hash).
+ * an input is taken before the call, of an output after it): by the
+ * device kernel for 4 KiB and more where it loads, else copy-and-hash.
  * Each returns 0, or -1 when there is no CUDA driver or a copy failed; *d
  * is then the digest of no bytes. */
 
@@ -61,6 +61,9 @@ int cuda_read(CUstream stream, void *dst, const void *dptr, size_t n);
 detshim_digest cuda_digest_combine(const detshim_digest *parts, int64_t n);
 /* How device buffers are digested, for the trace header and notes. */
 const char *cuda_digest_method(void);
+/* The device digest kernels' PTX (build/gen/digest_ptx.c); "" in a build
+ * without nvcc. */
+extern const char cuda_digest_ptx[];
 
 /* Records the device matrix op(X) of a column-major routine as operand
  * `name`: rows x cols after op, `trans` a cublasOperation_t, leading

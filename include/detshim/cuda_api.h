@@ -101,6 +101,9 @@ enum { DETSHIM_CUDA_ENUMS(DETSHIM_CUDA_ENUM_CONSTANT) };
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUstream_st *CUstream;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *cudaStream_t;
 typedef int cudaDataType;
 typedef struct { unsigned short x; } __half;
@@ -159,6 +162,17 @@ typedef CUresult cuInit_fn(unsigned int flags);
 typedef CUresult cuMemcpyDtoH_v2_fn(void *dst, CUdeviceptr src, size_t bytes);
 typedef CUresult cuStreamSynchronize_fn(CUstream stream);
 typedef CUresult cuCtxSynchronize_fn(void);
+typedef CUresult cuCtxGetCurrent_fn(CUcontext *pctx);
+typedef CUresult cuModuleLoadData_fn(CUmodule *module, const void *image);
+typedef CUresult cuModuleGetFunction_fn(CUfunction *hfunc, CUmodule hmod, const char *name);
+typedef CUresult cuLaunchKernel_fn(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                   unsigned int gridDimZ, unsigned int blockDimX,
+                                   unsigned int blockDimY, unsigned int blockDimZ,
+                                   unsigned int sharedMemBytes, CUstream hStream,
+                                   void **kernelParams, void **extra);
+typedef CUresult cuMemAlloc_v2_fn(CUdeviceptr *dptr, size_t bytesize);
+typedef CUresult cuMemcpyDtoHAsync_v2_fn(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                         CUstream hStream);
 
 /* --- cuBLAS (libcublas.so.13) ------------------------------------------- */
 typedef cublasStatus_t cublasCreate_v2_fn(cublasHandle_t *handle);

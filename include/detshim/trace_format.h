@@ -89,10 +89,17 @@ enum trace_field_key {
                                      * digests agree whatever the method */
 };
 
-/* Device operands (shim/cuda/devdigest.c) are copied to the host and
- * digested there: equal to host digests of the same bytes, at the price of
- * a synchronisation per operand. */
+/* How device operands are digested (shim/cuda/devdigest.c): by the
+ * embedded PTX kernel on the call's stream when the build had nvcc, else
+ * copied to the host and digested there. Either way equal to host digests
+ * of the same bytes, and collected before the record is written (the
+ * host waits for the call's stream). */
+#ifdef DETSHIM_DIGEST_KERNEL
+#define TRACE_DEVICE_DIGEST "xxh3-128 by a device kernel (4 KiB and more; copy-and-hash below, " \
+                            "or where the kernel cannot load), collected synchronously"
+#else
 #define TRACE_DEVICE_DIGEST "xxh3-128 copy-and-hash (cuStreamSynchronize, then cuMemcpyDtoH)"
+#endif
 
 #define TRACE_FIELD_INFO 0x1u
 #define TRACE_THREAD_ENTROPY 0x80000000u

@@ -1,18 +1,23 @@
 /* Device digests (shim/cuda/devdigest.c) equal host digests of the same
  * bytes: the same algorithm over the same logical elements, whatever the
- * leading dimension, transposition or batching. Run against the fake
- * driver (tests/fakes/cuda/cuda.c, linked in), whose device memory is host
- * memory, so the host digest of a buffer is the reference.
+ * leading dimension, transposition or batching, by copy-and-hash and by
+ * the device kernel alike. Run against the fake driver
+ * (tests/fakes/cuda/cuda.c, linked in), whose device memory is host
+ * memory and which runs the kernels' logic on the host, so the host
+ * digest of a buffer is the reference.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "detshim/cuda.h"
 #include "detshim/digest.h"
+
+unsigned long long fake_cuda_kernel_launches(void); /* the fake driver's count */
 
 static float buf[64 * 40];
 
@@ -44,6 +49,34 @@ static void test_device_digest_equals_host_digest_of_the_same_elements(void **st
     detshim_digest bytes;
     assert_int_equal(cuda_digest_bytes(NULL, buf, 100, &bytes), 0);
     assert_same(bytes, digest_bytes(buf, 100));
+}
+
+static void test_kernel_digest_equals_host_digest_for_large_and_odd_layouts(void **state)
+{
+    (void)state;
+    if (!cuda_digest_ptx[0])
+        skip(); /* a build without nvcc has no kernel: copy-and-hash only */
+    enum { BYTES = 3 << 20 };
+    unsigned char *big = malloc(BYTES);
+    assert_non_null(big);
+    for (size_t i = 0; i < BYTES; i++)
+        big[i] = (unsigned char)((i * 2654435761u) >> 11);
+    /* { run length, runs, leading dimension, element size }: dense, padded,
+     * runs that split 8-byte words, one byte elements, just over 4 KiB,
+     * several MiB. */
+    static const int64_t shapes[][4] = { { 1024, 64, 1024, 4 }, { 1000, 70, 1003, 4 },
+                                         { 1001, 9, 1013, 1 },  { 4097, 1, 4097, 1 },
+                                         { 37, 300, 41, 8 },    { 512, 1400, 520, 4 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        unsigned long long before = fake_cuda_kernel_launches();
+        detshim_digest dev;
+        assert_int_equal(cuda_digest_matrix(NULL, big, shapes[i][0], shapes[i][1], shapes[i][2],
+                                            (size_t)shapes[i][3], &dev), 0);
+        assert_true(fake_cuda_kernel_launches() > before); /* the kernel ran */
+        assert_same(dev, digest_matrix(big, shapes[i][0], shapes[i][1], shapes[i][2],
+                                       (size_t)shapes[i][3]));
+    }
+    free(big);
 }
 
 static void test_padding_between_columns_never_changes_a_device_digest(void **state)
@@ -127,6 +160,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_digest_equals_host_digest_of_the_same_elements),
+        cmocka_unit_test(test_kernel_digest_equals_host_digest_for_large_and_odd_layouts),
         cmocka_unit_test(test_padding_between_columns_never_changes_a_device_digest),
         cmocka_unit_test(test_transposed_operand_digests_its_stored_columns),
         cmocka_unit_test(test_batch_digest_combines_the_matrices_in_order),

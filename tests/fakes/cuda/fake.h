@@ -101,6 +101,13 @@ cuInit_fn cuInit;
 cuMemcpyDtoH_v2_fn cuMemcpyDtoH_v2;
 cuStreamSynchronize_fn cuStreamSynchronize;
 cuCtxSynchronize_fn cuCtxSynchronize;
+cuCtxGetCurrent_fn cuCtxGetCurrent;
+cuModuleLoadData_fn cuModuleLoadData;
+cuModuleGetFunction_fn cuModuleGetFunction;
+cuLaunchKernel_fn cuLaunchKernel;
+cuMemAlloc_v2_fn cuMemAlloc_v2;
+cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync_v2;
+unsigned long long fake_cuda_kernel_launches(void); /* launches so far */
 
 /* The fakes' per-process variation: a seed from the pid and the clock,
  * never the same in two runs. static: each fake library draws its own. */
