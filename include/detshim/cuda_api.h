@@ -287,6 +287,23 @@ DETSHIM_CUDNN_ALGO_FN(cudnnFindConvolutionBackwardFilterAlgorithm, cudnnTensorDe
 DETSHIM_CUDNN_ALGO_FN(cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnTensorDescriptor_t,
                       cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
                       cudnnConvolutionBwdFilterAlgoPerf_t)
+/* The Find*Ex forms run the candidates on the caller's buffers. */
+#define DETSHIM_CUDNN_ALGO_EX_FN(name, D1, D2, D4, Perf)                                   \
+    typedef cudnnStatus_t name##_fn(cudnnHandle_t handle, const D1 d1, const void *p1,     \
+                                    const D2 d2, const void *p2,                           \
+                                    const cudnnConvolutionDescriptor_t convDesc,           \
+                                    const D4 d4, void *p4, const int requestedAlgoCount,   \
+                                    int *returnedAlgoCount, Perf *perfResults,             \
+                                    void *workSpace, size_t workSpaceSizeInBytes);
+DETSHIM_CUDNN_ALGO_EX_FN(cudnnFindConvolutionForwardAlgorithmEx, cudnnTensorDescriptor_t,
+                         cudnnFilterDescriptor_t, cudnnTensorDescriptor_t,
+                         cudnnConvolutionFwdAlgoPerf_t)
+DETSHIM_CUDNN_ALGO_EX_FN(cudnnFindConvolutionBackwardDataAlgorithmEx, cudnnFilterDescriptor_t,
+                         cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,
+                         cudnnConvolutionBwdDataAlgoPerf_t)
+DETSHIM_CUDNN_ALGO_EX_FN(cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnTensorDescriptor_t,
+                         cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+                         cudnnConvolutionBwdFilterAlgoPerf_t)
 typedef cudnnStatus_t cudnnConvolutionForward_fn(
     cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x,
     const cudnnFilterDescriptor_t wDesc, const void *w,

@@ -1,15 +1,15 @@
 /* cuDNN interceptors, legacy convolution API. Frameworks choose a
- * convolution algorithm from the list cudnnFind*Algorithm (timed) or
- * cudnnGet*Algorithm_v7 (heuristic) returns, fastest first, and some of
- * those algorithms sum in a nondeterministic order (atomics). In pinned
- * mode the lists are filtered to the algorithms cuDNN marks
- * CUDNN_DETERMINISTIC, their order kept and the count fixed, so whatever a
- * program picks from the list is deterministic. When no listed algorithm
- * is deterministic the list is left whole (a convolution must run), the
- * trace says so and a line is logged. The convolutions themselves are
- * traced with the algorithm they ran, alpha and beta, and operand
- * digests (the output's prior contents only when beta is nonzero, as
- * cuDNN reads them only then); tensors are
+ * convolution algorithm from the list that cudnnFind*Algorithm and
+ * cudnnFind*AlgorithmEx (timed) or cudnnGet*Algorithm_v7 (heuristic)
+ * return, fastest first, and some of those algorithms sum in a
+ * nondeterministic order (atomics). In pinned mode the lists are filtered
+ * to the algorithms cuDNN marks CUDNN_DETERMINISTIC, their order kept and
+ * the count fixed, so whatever a program picks from the list is
+ * deterministic. When no listed algorithm is deterministic the list is
+ * left whole (a convolution must run), the trace says so and a line is
+ * logged. The convolutions themselves are traced with the algorithm they
+ * ran, alpha and beta, and operand digests (the output's prior contents
+ * only when beta is nonzero, as cuDNN reads them only then); tensors are
  * digested over cudnnGet*SizeInBytes bytes (the packed span), not element
  * by element through their strides. The backend (graph) API is in
  * cudnn_backend.c.
@@ -109,6 +109,33 @@ ALGO_LIST(cudnnFindConvolutionBackwardFilterAlgorithm, cudnnTensorDescriptor_t,
           cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionBwdFilterAlgoPerf_t)
 ALGO_LIST(cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnTensorDescriptor_t,
           cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionBwdFilterAlgoPerf_t)
+
+#define ALGO_LIST_EX(NAME, D1, D2, D4, PERF)                                               \
+    DETSHIM_EXPORT cudnnStatus_t NAME(cudnnHandle_t handle, const D1 d1, const void *p1,   \
+                                      const D2 d2, const void *p2,                         \
+                                      const cudnnConvolutionDescriptor_t conv, const D4 d4, \
+                                      void *p4, const int requested, int *returned,        \
+                                      PERF *perf, void *ws, size_t wsize)                  \
+    {                                                                                      \
+        REAL_FN(NAME##_fn *, NAME);                                                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(handle, d1, p1, d2, p2, conv, d4, p4, requested, returned, perf,   \
+                        ws, wsize);                                                        \
+        cudnnStatus_t st = real(handle, d1, p1, d2, p2, conv, d4, p4, requested, returned, \
+                                perf, ws, wsize);                                          \
+        algo_list_after(&c, #NAME, requested, returned, perf, st);                         \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
+
+ALGO_LIST_EX(cudnnFindConvolutionForwardAlgorithmEx, cudnnTensorDescriptor_t,
+             cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgoPerf_t)
+ALGO_LIST_EX(cudnnFindConvolutionBackwardDataAlgorithmEx, cudnnFilterDescriptor_t,
+             cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionBwdDataAlgoPerf_t)
+ALGO_LIST_EX(cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnTensorDescriptor_t,
+             cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+             cudnnConvolutionBwdFilterAlgoPerf_t)
 
 static CUstream handle_stream(cudnnHandle_t h)
 {

@@ -45,6 +45,9 @@ expect_grep "the Lt matmul records its algorithm" \
 expect_grep "cuDNN's list keeps only deterministic algorithms" \
     "cudnnFindConvolutionForwardAlgorithm .*offered=3 returned=2 .*cuda.filter=kept 2 of 3" \
     "$WORK/a.show"
+expect_grep "FindEx's list is filtered too" "^findex_first 1 of 2" "$WORK/a.out"
+expect_grep "without the shim, FindEx offers the nondeterministic algorithm first" \
+    "^findex_first 4 of 3" "$WORK/bare1.out"
 expect_grep "the convolution records the algorithm it ran" \
     "cudnnConvolutionForward algo=1 .*y:out:2048x1.*cuda.algo=1" "$WORK/a.show"
 expect_grep "pinned, the backend's engine list holds deterministic engines only" \

@@ -118,6 +118,10 @@ int main(int argc, char **argv)
     CHECK(cudnnConvolutionForward(dnn, &one, xd, x, wd, w, cd, perf[0].algo, NULL, 0, &zero, yd,
                                   y));
     printf("conv %016llx\n", (unsigned long long)fnv(y, sizeof y, 0xcbf29ce484222325ull));
+    static float scratch[sizeof y / sizeof *y];
+    CHECK(cudnnFindConvolutionForwardAlgorithmEx(dnn, xd, x, wd, w, cd, yd, scratch, 8, &got, perf,
+                                                 NULL, 0));
+    printf("findex_first %d of %d\n", perf[0].algo, got);
     all = fnv(y, sizeof y, all);
 
     /* cuDNN backend: the first engine config the heuristics offer */

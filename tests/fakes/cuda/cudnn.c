@@ -139,6 +139,17 @@ FAKE_EXPORT cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(
     return list(requested, returned, perf);
 }
 
+FAKE_EXPORT cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
+    cudnnHandle_t h, const cudnnTensorDescriptor_t xd, const void *x,
+    const cudnnFilterDescriptor_t wd, const void *w, const cudnnConvolutionDescriptor_t conv,
+    const cudnnTensorDescriptor_t yd, void *y, const int requested, int *returned,
+    cudnnConvolutionFwdAlgoPerf_t *perf, void *ws, size_t wsize)
+{
+    (void)h, (void)xd, (void)x, (void)wd, (void)w, (void)conv, (void)yd, (void)y, (void)ws;
+    (void)wsize;
+    return list(requested, returned, perf);
+}
+
 FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
     cudnnHandle_t h, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
     const cudnnConvolutionDescriptor_t conv, const cudnnTensorDescriptor_t y, const int requested,

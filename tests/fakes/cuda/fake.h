@@ -76,6 +76,7 @@ cudnnGetTensorSizeInBytes_fn cudnnGetTensorSizeInBytes;
 cudnnGetFilterSizeInBytes_fn cudnnGetFilterSizeInBytes;
 cudnnFindConvolutionForwardAlgorithm_fn cudnnFindConvolutionForwardAlgorithm;
 cudnnGetConvolutionForwardAlgorithm_v7_fn cudnnGetConvolutionForwardAlgorithm_v7;
+cudnnFindConvolutionForwardAlgorithmEx_fn cudnnFindConvolutionForwardAlgorithmEx;
 cudnnConvolutionForward_fn cudnnConvolutionForward;
 
 /* cuDNN backend */
