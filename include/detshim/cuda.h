@@ -86,6 +86,10 @@ void cuda_rec_matrix_array(struct trace_rec *r, const char *name, int role, CUst
 int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, const void *v,
                     int on_device, int type);
 
+/* Notes, once per record, that a device operand could not be digested
+ * (no driver, a failed copy, or a stream in graph capture). */
+void cuda_note_no_digest(struct trace_rec *r);
+
 /* The note "cuda.mode": pinned or passthrough. */
 void cuda_note_mode(struct trace_rec *r, const struct cuda_call *c);
 

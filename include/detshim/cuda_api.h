@@ -18,6 +18,7 @@
  * static assertions against the real headers in the ABI test. */
 #define DETSHIM_CUDA_ENUMS(X)                                                              \
     X(CUDA_SUCCESS, 0)                                                                     \
+    X(CU_STREAM_CAPTURE_STATUS_NONE, 0) X(CU_STREAM_CAPTURE_STATUS_ACTIVE, 1)              \
     X(CUDA_R_32F, 0) X(CUDA_R_64F, 1) X(CUDA_R_16F, 2) X(CUDA_R_8I, 3) X(CUDA_C_32F, 4)    \
     X(CUDA_C_64F, 5) X(CUDA_C_16F, 6) X(CUDA_R_8U, 8) X(CUDA_R_32I, 10) X(CUDA_R_16BF, 14) \
     X(CUDA_R_8F_E4M3, 28) X(CUDA_R_8F_E5M2, 29) X(CUDA_C_8I, 7) X(CUDA_C_32I, 11)          \
@@ -104,6 +105,7 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef int CUstreamCaptureStatus;
 typedef struct CUstream_st *cudaStream_t;
 typedef int cudaDataType;
 typedef struct { unsigned short x; } __half;
@@ -162,6 +164,7 @@ typedef CUresult cuInit_fn(unsigned int flags);
 typedef CUresult cuMemcpyDtoH_v2_fn(void *dst, CUdeviceptr src, size_t bytes);
 typedef CUresult cuStreamSynchronize_fn(CUstream stream);
 typedef CUresult cuCtxSynchronize_fn(void);
+typedef CUresult cuStreamIsCapturing_fn(CUstream hStream, CUstreamCaptureStatus *captureStatus);
 typedef CUresult cuCtxGetCurrent_fn(CUcontext *pctx);
 typedef CUresult cuModuleLoadData_fn(CUmodule *module, const void *image);
 typedef CUresult cuModuleGetFunction_fn(CUfunction *hfunc, CUmodule hmod, const char *name);
@@ -340,6 +343,7 @@ typedef cudnnStatus_t cudnnBackendExecute_fn(cudnnHandle_t handle,
 typedef curandStatus_t curandCreateGenerator_fn(curandGenerator_t *generator,
                                                 curandRngType_t rng_type);
 typedef curandCreateGenerator_fn curandCreateGeneratorHost_fn;
+typedef curandStatus_t curandSetStream_fn(curandGenerator_t generator, cudaStream_t stream);
 typedef curandStatus_t curandSetPseudoRandomGeneratorSeed_fn(curandGenerator_t generator,
                                                              unsigned long long seed);
 typedef curandStatus_t curandSetGeneratorOrdering_fn(curandGenerator_t generator,

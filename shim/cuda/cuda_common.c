@@ -87,12 +87,12 @@ int cuda_scalar_is_zero(const void *v, int type)
     }
 }
 
-static void note_failed(struct trace_rec *r)
+void cuda_note_no_digest(struct trace_rec *r)
 {
     for (int i = 0; i < r->nnotes; i++)
         if (strcmp(r->notes[i].key, "cuda.digest") == 0)
             return;
-    trace_rec_note(r, "cuda.digest", "unavailable (no CUDA driver, or a copy failed)");
+    trace_rec_note(r, "cuda.digest", "unavailable (no CUDA driver, a copy failed, or the stream is being captured)");
 }
 
 /* The stored extent of op(X): len elements per column, `lines` columns. */
@@ -152,7 +152,7 @@ static void rec_batch(struct trace_rec *r, const char *name, int role, CUstream 
             d = cuda_digest_combine(parts, batch);
             count = (uint64_t)rows * (uint64_t)cols * (uint64_t)batch;
         } else {
-            note_failed(r);
+            cuda_note_no_digest(r);
         }
         free(parts);
     }
@@ -177,7 +177,7 @@ void cuda_rec_matrix_array(struct trace_rec *r, const char *name, int role, CUst
         rec_batch(r, name, role, stream, trans, rows, cols, ld, elem, batch, array_at, ptrs);
     } else {
         if (batch > 0)
-            note_failed(r);
+            cuda_note_no_digest(r);
         trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, elem);
     }
     free(ptrs);
@@ -194,7 +194,7 @@ int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, cons
     else if (ok)
         memcpy(bytes, v, (size_t)size);
     if (!ok) {
-        note_failed(r);
+        cuda_note_no_digest(r);
         trace_rec_operand(r, name, TRACE_ROLE_IN, digest_bytes(NULL, 0), 0, size);
         return 0;
     }

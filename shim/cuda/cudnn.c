@@ -161,7 +161,7 @@ static void rec_tensor(struct trace_rec *r, const char *name, int role, CUstream
                        : tsize && tsize((cudnnTensorDescriptor_t)(uintptr_t)desc, &bytes) == 0;
     detshim_digest d = digest_bytes(NULL, 0);
     if (!ok || cuda_digest_bytes(stream, p, bytes, &d) != 0) {
-        trace_rec_note(r, "cuda.digest", "unavailable (no CUDA driver, or a copy failed)");
+        cuda_note_no_digest(r);
         bytes = 0;
     }
     trace_rec_operand(r, name, role, d, bytes, 1);

@@ -26,6 +26,7 @@ static struct generator {
     curandGenerator_t g;
     unsigned long long seed;
     int host, pseudo;
+    cudaStream_t stream; /* curandSetStream's, where generation runs */
 } generators[MAX_GENERATORS];
 static int ngenerators;
 static pthread_mutex_t generators_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,6 +61,16 @@ static void generator_put(const struct generator *gen)
     pthread_mutex_unlock(&generators_lock);
 }
 
+/* The stream of a known generator, or NULL (cuRAND's default). */
+static void generator_set_stream(curandGenerator_t g, cudaStream_t stream)
+{
+    pthread_mutex_lock(&generators_lock);
+    for (int i = 0; i < ngenerators; i++)
+        if (generators[i].g == g)
+            generators[i].stream = stream;
+    pthread_mutex_unlock(&generators_lock);
+}
+
 static curandStatus_t real_seed(curandGenerator_t g, unsigned long long seed)
 {
     REAL_FN(curandSetPseudoRandomGeneratorSeed_fn *, curandSetPseudoRandomGeneratorSeed);
@@ -85,7 +96,8 @@ static curandStatus_t create(const char *api, curandCreateGenerator_fn *real,
     if (!cuda_enter(&c))
         return real(g, type);
     curandStatus_t st = real(g, type);
-    struct generator gen = { st == CURAND_STATUS_SUCCESS ? *g : NULL, 0, host, is_pseudo(type) };
+    struct generator gen = { st == CURAND_STATUS_SUCCESS ? *g : NULL, 0, host, is_pseudo(type),
+                             NULL };
     const char *ordering = "library default", *seeded = "library default";
     char seed_text[32];
     if (st == CURAND_STATUS_SUCCESS && c.pinned && gen.pseudo &&
@@ -181,6 +193,17 @@ DETSHIM_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g,
     return st;
 }
 
+/* Not traced: only remembered, so generation output is digested after the
+ * work on the generator's own stream. */
+DETSHIM_EXPORT curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t stream)
+{
+    REAL_FN(curandSetStream_fn *, curandSetStream);
+    curandStatus_t st = real(g, stream);
+    if (st == CURAND_STATUS_SUCCESS)
+        generator_set_stream(g, stream);
+    return st;
+}
+
 /* Records a generation call: n values of `elem` bytes at out. */
 static void rec_generate(const struct cuda_call *c, const char *api, curandGenerator_t g,
                          const void *out, size_t n, int elem, curandStatus_t st)
@@ -196,8 +219,9 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     trace_rec_int(&r, "status", st);
     if (st == CURAND_STATUS_SUCCESS && gen.host)
         d = digest_bytes(out, n * (size_t)elem);
-    else if (st == CURAND_STATUS_SUCCESS && cuda_digest_bytes(NULL, out, n * (size_t)elem, &d) != 0)
-        trace_rec_note(&r, "cuda.digest", "unavailable (no CUDA driver, or a copy failed)");
+    else if (st == CURAND_STATUS_SUCCESS &&
+             cuda_digest_bytes(gen.stream, out, n * (size_t)elem, &d) != 0)
+        cuda_note_no_digest(&r);
     trace_rec_operand(&r, "out", TRACE_ROLE_OUT, d, st == CURAND_STATUS_SUCCESS ? n : 0, elem);
     cuda_note_mode(&r, c);
     if (!known)

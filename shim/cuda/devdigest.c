@@ -9,7 +9,9 @@
  * way the host waits for the call's stream before the record is written:
  * the trace writer has no deferred records, so digests are not yet
  * collected asynchronously (issue 6). Trace headers say which method
- * (TRACE_FIELD_DEVICE_DIGEST).
+ * (TRACE_FIELD_DEVICE_DIGEST). A stream being captured into a CUDA graph
+ * is never waited for nor launched on: its calls' device operands are
+ * recorded as not digested.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -25,6 +27,7 @@
 static struct {
     cuMemcpyDtoH_v2_fn *memcpy_dtoh;
     cuStreamSynchronize_fn *stream_sync;
+    cuStreamIsCapturing_fn *is_capturing; /* NULL in drivers before CUDA 10 */
     int ok;
     /* the kernel path; all NULL if the driver lacks one */
     cuCtxGetCurrent_fn *ctx_current;
@@ -49,6 +52,7 @@ static void drv_open(void)
     drv.memcpy_dtoh = (cuMemcpyDtoH_v2_fn *)(uintptr_t)dlsym(h, "cuMemcpyDtoH_v2");
     drv.stream_sync = (cuStreamSynchronize_fn *)(uintptr_t)dlsym(h, "cuStreamSynchronize");
     drv.ok = init && drv.memcpy_dtoh && drv.stream_sync && init(0) == CUDA_SUCCESS;
+    drv.is_capturing = (cuStreamIsCapturing_fn *)(uintptr_t)dlsym(h, "cuStreamIsCapturing");
     drv.ctx_current = (cuCtxGetCurrent_fn *)(uintptr_t)dlsym(h, "cuCtxGetCurrent");
     drv.module_load = (cuModuleLoadData_fn *)(uintptr_t)dlsym(h, "cuModuleLoadData");
     drv.module_function = (cuModuleGetFunction_fn *)(uintptr_t)dlsym(h, "cuModuleGetFunction");
@@ -65,10 +69,19 @@ const char *cuda_digest_method(void)
     return TRACE_DEVICE_DIGEST;
 }
 
+/* 1 if work queued on `stream` is being captured into a CUDA graph: then
+ * nothing may wait for it, and no digest kernel may join the graph. */
+static int capturing(CUstream stream)
+{
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    return drv.is_capturing && drv.is_capturing(stream, &st) == CUDA_SUCCESS &&
+           st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 int cuda_read(CUstream stream, void *dst, const void *dptr, size_t n)
 {
     pthread_once(&drv_once, drv_open);
-    if (!drv.ok)
+    if (!drv.ok || capturing(stream))
         return -1;
     if (n == 0)
         return 0;
@@ -190,7 +203,7 @@ int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t l
     if (len <= 0 || lines <= 0)
         return 0;
     pthread_once(&drv_once, drv_open);
-    if (!drv.ok)
+    if (!drv.ok || capturing(stream))
         return -1;
     struct dk_layout l = { (dk_u64)(uintptr_t)dptr, (dk_u64)len * elem, (dk_u64)ld * elem,
                            (dk_u64)len * (dk_u64)lines * elem };

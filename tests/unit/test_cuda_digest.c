@@ -79,6 +79,22 @@ static void test_kernel_digest_equals_host_digest_for_large_and_odd_layouts(void
     free(big);
 }
 
+static void test_a_stream_in_graph_capture_is_never_waited_for(void **state)
+{
+    (void)state;
+    setenv("FAKE_CUDA_CAPTURING", "1", 1);
+    unsigned long long before = fake_cuda_kernel_launches();
+    detshim_digest d;
+    float x;
+    int big = cuda_digest_matrix(NULL, buf, 64, 40, 64, sizeof(float), &d);
+    int small = cuda_read(NULL, &x, buf, sizeof x);
+    unsetenv("FAKE_CUDA_CAPTURING");
+    assert_int_equal(big, -1);
+    assert_int_equal(small, -1);
+    assert_true(fake_cuda_kernel_launches() == before); /* nothing joined the graph */
+    assert_same(d, digest_bytes(NULL, 0));
+}
+
 static void test_padding_between_columns_never_changes_a_device_digest(void **state)
 {
     (void)state;
@@ -161,6 +177,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_digest_equals_host_digest_of_the_same_elements),
         cmocka_unit_test(test_kernel_digest_equals_host_digest_for_large_and_odd_layouts),
+        cmocka_unit_test(test_a_stream_in_graph_capture_is_never_waited_for),
         cmocka_unit_test(test_padding_between_columns_never_changes_a_device_digest),
         cmocka_unit_test(test_transposed_operand_digests_its_stored_columns),
         cmocka_unit_test(test_batch_digest_combines_the_matrices_in_order),

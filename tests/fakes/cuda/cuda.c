@@ -3,7 +3,8 @@
  * idle. Modules are detshim's digest kernels: loading checks that the
  * image is PTX declaring them, and a launch runs the same kernel logic
  * (detshim/cuda_digest_kernel.h) on the host, one call per thread of the
- * grid, so the tests exercise the code the GPU runs. Only the calls
+ * grid, so the tests exercise the code the GPU runs. Streams are never
+ * capturing unless FAKE_CUDA_CAPTURING=1. Only the calls
  * detshim's device digests and gpu_prog make.
  */
 #include <stdlib.h>
@@ -49,6 +50,15 @@ FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream)
 
 FAKE_EXPORT CUresult cuCtxSynchronize(void)
 {
+    return CUDA_SUCCESS;
+}
+
+/* Capturing when FAKE_CUDA_CAPTURING=1, as a stream in CUDA graph capture. */
+FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status)
+{
+    (void)stream;
+    const char *v = getenv("FAKE_CUDA_CAPTURING");
+    *status = v && *v == '1' ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
     return CUDA_SUCCESS;
 }
 

@@ -103,6 +103,7 @@ cuMemcpyDtoH_v2_fn cuMemcpyDtoH_v2;
 cuStreamSynchronize_fn cuStreamSynchronize;
 cuCtxSynchronize_fn cuCtxSynchronize;
 cuCtxGetCurrent_fn cuCtxGetCurrent;
+cuStreamIsCapturing_fn cuStreamIsCapturing;
 cuModuleLoadData_fn cuModuleLoadData;
 cuModuleGetFunction_fn cuModuleGetFunction;
 cuLaunchKernel_fn cuLaunchKernel;
