@@ -32,7 +32,8 @@ static cublasStatus_t real_set_math(cublasHandle_t h, int mode)
 static CUstream handle_stream(cublasHandle_t h)
 {
     static void *cache;
-    cublasGetStream_v2_fn *get = (cublasGetStream_v2_fn *)(uintptr_t)cuda_sym(&cache, "cublasGetStream_v2");
+    cublasGetStream_v2_fn *get =
+        (cublasGetStream_v2_fn *)(uintptr_t)cuda_sym(&cache, "cublasGetStream_v2");
     cudaStream_t s = NULL;
     if (!get || get(h, &s) != CUBLAS_STATUS_SUCCESS)
         s = NULL;
@@ -122,7 +123,8 @@ DETSHIM_EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t h, cublasAtomi
         trace_rec_int(&r, "mode", mode);
         trace_rec_int(&r, "status", st);
         cuda_note_mode(&r, &c);
-        trace_rec_note(&r, "cuda.atomics", applied == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
+        trace_rec_note(&r, "cuda.atomics",
+                       applied == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
         if (applied != (int)mode)
             trace_rec_note(&r, "cuda.override", "atomics_allowed->not_allowed");
         trace_rec_commit(&r);
@@ -271,7 +273,8 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
     trace_rec_int(r, "status", st);
     cuda_note_mode(r, c);
     if (get_atomics && get_atomics(g->h, &atomics) == CUBLAS_STATUS_SUCCESS)
-        trace_rec_note(r, "cuda.atomics", atomics == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
+        trace_rec_note(r, "cuda.atomics",
+                       atomics == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
     if (get_math && get_math(g->h, &math) == CUBLAS_STATUS_SUCCESS)
         trace_rec_note(r, "cuda.math_mode", math_name(math, g->math, sizeof g->math));
     if (g->compute >= 0)

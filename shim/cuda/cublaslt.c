@@ -171,7 +171,8 @@ static void rec_layout(struct trace_rec *r, const char *name, int role, cudaStre
     int64_t stride = layout_attr(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, 8, 0);
     int elem = cuda_type_size(type);
     if (!elem || (order != CUBLASLT_ORDER_COL && order != CUBLASLT_ORDER_ROW)) {
-        trace_rec_note(r, "cuda.digest", "not taken: a data type or matrix order detshim does not know");
+        trace_rec_note(r, "cuda.digest",
+                       "not taken: a data type or matrix order detshim does not know");
         return;
     }
     int64_t len = order == CUBLASLT_ORDER_COL ? rows : cols;
@@ -232,7 +233,8 @@ DETSHIM_EXPORT cublasStatus_t cublasLtMatmul(
         rec_layout(&r, "D", TRACE_ROLE_OUT, stream, D, Ddesc);
         trace_rec_int(&r, "status", st);
         cuda_note_mode(&r, &call);
-        trace_rec_note(&r, "cuda.algo", algo ? text : "NULL (cuBLASLt's heuristic inside the call)");
+        trace_rec_note(&r, "cuda.algo",
+                       algo ? text : "NULL (cuBLASLt's heuristic inside the call)");
         if (override)
             trace_rec_note(&r, "cuda.override", override);
         trace_rec_commit(&r);

@@ -92,7 +92,8 @@ void cuda_note_no_digest(struct trace_rec *r)
     for (int i = 0; i < r->nnotes; i++)
         if (strcmp(r->notes[i].key, "cuda.digest") == 0)
             return;
-    trace_rec_note(r, "cuda.digest", "unavailable (no CUDA driver, a copy failed, or the stream is being captured)");
+    trace_rec_note(r, "cuda.digest",
+                   "unavailable (no CUDA driver, a copy failed, or the stream is being captured)");
 }
 
 /* The stored extent of op(X): len elements per column, `lines` columns. */

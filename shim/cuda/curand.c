@@ -105,8 +105,8 @@ static curandStatus_t create(const char *api, curandCreateGenerator_fn *real,
         ordering = real_ordering(*g, CURAND_ORDERING_PSEUDO_LEGACY) == CURAND_STATUS_SUCCESS
                        ? "legacy" : "legacy refused by cuRAND (not pinned)";
         snprintf(seed_text, sizeof seed_text, "%llu", gen.seed);
-        seeded = real_seed(*g, gen.seed) == CURAND_STATUS_SUCCESS ? seed_text
-                                                                   : "refused by cuRAND (not pinned)";
+        seeded = real_seed(*g, gen.seed) == CURAND_STATUS_SUCCESS
+                     ? seed_text : "refused by cuRAND (not pinned)";
         generator_put(&gen);
     } else if (st == CURAND_STATUS_SUCCESS) {
         gen.seed = 0;

@@ -3,10 +3,11 @@
  * program is against NVIDIA's. It runs, in order: a cuBLAS SGEMM and
  * GemmEx, a cuBLASLt matmul with the first algorithm the heuristic
  * offers, a cuDNN forward convolution with the first algorithm Find
- * offers, a cuDNN backend execution plan built from the first engine
- * config the engine heuristics offer, and cuRAND uniform numbers; then
- * prints a hash of each result and of all, and the backend engine used. Inputs are fixed, so any change between runs comes from the
- * libraries.
+ * offers (and FindEx's first offer), a cuDNN backend execution plan built
+ * from the first engine config the engine heuristics offer, and cuRAND
+ * uniform numbers; then prints a hash of each result and of all, and the
+ * algorithm and engine choices. Inputs are fixed, so any change between
+ * runs comes from the libraries.
  *
  *   gpu_prog           a plain program: library defaults everywhere
  *   gpu_prog asks      a program that asks for nondeterminism itself:

@@ -29,7 +29,8 @@ typedef struct { unsigned short x; } __half; /* cuda_fp16.h: C++ only */
 DETSHIM_CUDA_ENUMS(CHECK_VALUE)
 
 /* Enums travel as int in the shim. */
-#define CHECK_INT_SIZED(type) _Static_assert(sizeof(type) == sizeof(int), #type " is not int-sized");
+#define CHECK_INT_SIZED(type)                                                              \
+    _Static_assert(sizeof(type) == sizeof(int), #type " is not int-sized");
 CHECK_INT_SIZED(cudaDataType)
 CHECK_INT_SIZED(cublasStatus_t)
 CHECK_INT_SIZED(cublasOperation_t)

@@ -116,7 +116,8 @@ FAKE_EXPORT cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescri
 
 /* The list every query returns: fastest first. */
 static const struct detshim_cudnn_algo_perf offered[] = {
-    { FAKE_CUDNN_ALGO_FAST_NONDET, CUDNN_STATUS_SUCCESS, 0.1f, 0, CUDNN_NON_DETERMINISTIC, 0, { 0 } },
+    { FAKE_CUDNN_ALGO_FAST_NONDET, CUDNN_STATUS_SUCCESS, 0.1f, 0, CUDNN_NON_DETERMINISTIC, 0,
+      { 0 } },
     { 1, CUDNN_STATUS_SUCCESS, 0.2f, 0, CUDNN_DETERMINISTIC, 0, { 0 } },
     { 0, CUDNN_STATUS_SUCCESS, 0.3f, 0, CUDNN_DETERMINISTIC, 0, { 0 } },
 };

@@ -127,7 +127,8 @@ static inline uint64_t fake_run_seed(void)
     if (!seed) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        seed = fake_mix((uint64_t)getpid() ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec) | 1;
+        uint64_t t = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec;
+        seed = fake_mix((uint64_t)getpid() ^ t) | 1;
     }
     return seed;
 }
