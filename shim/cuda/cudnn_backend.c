@@ -2,11 +2,13 @@
  * (cuDNN's frontend library, hence PyTorch's convolutions) ask an engine
  * heuristics descriptor for its engine configs, CUDNN_ATTR_ENGINEHEUR_
  * RESULTS, and build an execution plan from one of them. In pinned mode
- * the configs whose engine carries CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC
- * are moved behind the others and the count returned covers only the
- * rest: the caller still owns (and destroys) every descriptor it passed,
- * but sees only deterministic ones. If none is deterministic the list is
- * left whole, the trace says so and a line is logged. Heuristic answers
+ * the answer is first read into scratch descriptors to learn each
+ * engine's numerical notes; then the caller's descriptors are filled so
+ * that the configs whose engine carries CUDNN_NUMERICAL_NOTE_
+ * NONDETERMINISTIC come last, and the count returned covers only the
+ * others. The caller still owns (and destroys) every descriptor it
+ * passed. If none is deterministic the list is left whole, the trace says
+ * so and a line is logged. Heuristic answers
  * and executions (cudnnBackendExecute) are traced with the engine's
  * global index; executions carry no operand digests (a variant pack's
  * buffers have no sizes in it).
@@ -66,63 +68,125 @@ static int engine_of(cudnnBackendDescriptor_t cfg, int64_t *index, int *nondeter
     return ok ? 0 : -1;
 }
 
-/* After a successful ENGINEHEUR_RESULTS query: filters (pinned) and
- * records the configs offered. */
-static void heuristic_results(const struct cuda_call *c, cudnnBackendDescriptor_t *cfgs,
-                              int64_t *count)
+enum { MAX_CONFIGS = 256 }; /* a query for more is not examined (nor pinned) */
+
+/* Records a heuristics answer: the engine indices of the `returned`
+ * configs the caller sees, first the one it will likely use. */
+static void rec_engines(const struct cuda_call *c, int64_t offered, int64_t returned,
+                        cudnnStatus_t st, const int64_t *index, const char *filter)
 {
-    enum { MAX = 64 }; /* configs beyond the 64th are dropped in pinned mode */
-    int64_t total = *count, offered = total < MAX ? total : MAX, index[MAX], kept = 0;
-    int nondet[MAX], unknown = 0;
-    for (int64_t i = 0; i < offered; i++)
-        if (engine_of(cfgs[i], &index[i], &nondet[i]) != 0) {
-            index[i] = -1;
-            nondet[i] = 1; /* unknown counts as nondeterministic */
-            unknown++;
-        }
-    for (int64_t i = 0; i < offered; i++)
-        kept += !nondet[i];
-    char filter[160] = "";
-    if (c->pinned && kept == 0 && offered > 0) {
-        snprintf(filter, sizeof filter, "none of %lld deterministic: list kept whole (not pinned)",
-                 (long long)offered);
-        core_log(LOG_INFO, "cuDNN's engine heuristics offered no deterministic engine; the run "
-                 "is not pinned there (see the trace's cuda.filter notes)");
-    } else if (c->pinned && offered > 0) {
-        /* A stable partition of the caller's descriptors: deterministic
-         * first, in order; the rest after them, still the caller's. */
-        cudnnBackendDescriptor_t sorted[MAX];
-        int64_t sorted_index[MAX], k = 0;
-        for (int pass = 0; pass < 2; pass++)
-            for (int64_t i = 0; i < offered; i++)
-                if (nondet[i] == pass) {
-                    sorted_index[k] = index[i];
-                    sorted[k++] = cfgs[i];
-                }
-        memcpy(cfgs, sorted, (size_t)offered * sizeof *cfgs);
-        memcpy(index, sorted_index, (size_t)offered * sizeof *index);
-        snprintf(filter, sizeof filter, "kept %lld of %lld (deterministic only%s%s)",
-                 (long long)kept, (long long)total, unknown ? "; unknown engines dropped" : "",
-                 total > MAX ? "; only the first 64 examined" : "");
-        *count = kept;
-    }
-    if (!c->traced)
-        return;
     char chosen[48];
     struct trace_rec r;
     trace_rec_begin(&r, "cudnnBackendGetAttribute");
     trace_rec_str(&r, "attribute", "CUDNN_ATTR_ENGINEHEUR_RESULTS");
-    trace_rec_int(&r, "offered", total);
-    trace_rec_int(&r, "returned", *count);
+    trace_rec_int(&r, "offered", offered);
+    trace_rec_int(&r, "returned", returned);
+    trace_rec_int(&r, "status", st);
     trace_rec_operand(&r, "engines", TRACE_ROLE_OUT,
-                      digest_bytes(index, (size_t)(*count < MAX ? *count : MAX) * sizeof *index),
-                      (uint64_t)*count, (int)sizeof *index);
+                      digest_bytes(index, (size_t)returned * sizeof *index), (uint64_t)returned,
+                      (int)sizeof *index);
     cuda_note_mode(&r, c);
-    snprintf(chosen, sizeof chosen, "engine %lld", (long long)(*count > 0 ? index[0] : -1));
+    snprintf(chosen, sizeof chosen, "engine %lld", (long long)(returned > 0 ? index[0] : -1));
     trace_rec_note(&r, "cuda.algo", chosen);
     if (filter[0])
         trace_rec_note(&r, "cuda.filter", filter);
     trace_rec_commit(&r);
+}
+
+/* The heuristics' answer, read into scratch descriptors: each config's
+ * engine index and determinism. Returns the count read, or -1. */
+static int64_t survey(cudnnBackendDescriptor_t heur, int64_t requested, int64_t *index,
+                      int *nondet)
+{
+    cudnnBackendDescriptor_t cfgs[MAX_CONFIGS];
+    int64_t n = requested < MAX_CONFIGS ? requested : MAX_CONFIGS, made = 0, got = -1;
+    while (made < n && scratch(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfgs[made]) == 0)
+        made++;
+    if (made == n && real_get(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                              n, &got, cfgs) != CUDNN_STATUS_SUCCESS)
+        got = -1;
+    for (int64_t i = 0; i < got; i++)
+        if (engine_of(cfgs[i], &index[i], &nondet[i]) != 0) {
+            index[i] = -1;
+            nondet[i] = 1; /* an engine cuDNN will not describe counts as nondeterministic */
+        }
+    for (int64_t i = 0; i < made; i++)
+        scratch_free(cfgs[i]);
+    return made == n ? got : -1;
+}
+
+/* Pinned ENGINEHEUR_RESULTS: the caller's descriptors are filled so that
+ * the first `kept` hold the deterministic configs in the heuristics'
+ * order; the count returned covers only those. Callers that keep their
+ * own list of the descriptors they passed (cuDNN's frontend does) see the
+ * same thing as callers that read the array. The descriptors are filled
+ * by one real query, given them in the order results should land. */
+static cudnnStatus_t filtered(const struct cuda_call *c, cudnnBackendDescriptor_t heur,
+                              int64_t requested, int64_t *count, cudnnBackendDescriptor_t *cfgs)
+{
+    REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
+    int64_t index[MAX_CONFIGS], order[MAX_CONFIGS], kept = 0;
+    int nondet[MAX_CONFIGS];
+    int64_t got = requested <= MAX_CONFIGS ? survey(heur, requested, index, nondet) : -1;
+    char filter[160] = "";
+    cudnnStatus_t st;
+    if (got < 0) { /* could not look: the plain answer, said so */
+        st = real(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, requested,
+                  count, cfgs);
+        snprintf(filter, sizeof filter, "not examined: %s (not pinned)",
+                 requested > MAX_CONFIGS ? "more than 256 configs requested"
+                                         : "cuDNN would not say");
+        got = st == CUDNN_STATUS_SUCCESS ? (*count < MAX_CONFIGS ? *count : MAX_CONFIGS) : 0;
+        for (int64_t i = 0; i < got; i++)
+            index[i] = -1;
+    } else {
+        for (int64_t i = 0; i < got; i++)
+            kept += !nondet[i];
+        if (kept == 0 && got > 0) {
+            snprintf(filter, sizeof filter,
+                     "none of %lld deterministic: list kept whole (not pinned)", (long long)got);
+            core_log(LOG_INFO, "cuDNN's engine heuristics offered no deterministic engine; the "
+                     "run is not pinned there (see the trace's cuda.filter notes)");
+        } else if (got > 0) {
+            snprintf(filter, sizeof filter, "kept %lld of %lld (deterministic only)",
+                     (long long)kept, (long long)got);
+        }
+        /* Result i lands in the caller's descriptor order[i]. */
+        cudnnBackendDescriptor_t arranged[MAX_CONFIGS];
+        int64_t next_det = 0, next_other = kept;
+        for (int64_t i = 0; i < requested; i++) {
+            int det = i < got && (!nondet[i] || kept == 0);
+            order[i] = i >= got ? i : det ? next_det++ : next_other++;
+            arranged[i] = cfgs[order[i]];
+        }
+        st = real(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, requested,
+                  count, arranged);
+        if (st == CUDNN_STATUS_SUCCESS && kept > 0)
+            *count = kept;
+        /* The engine indices in the order the caller now sees them. */
+        int64_t seen[MAX_CONFIGS];
+        for (int64_t i = 0; i < got; i++)
+            seen[order[i]] = index[i];
+        memcpy(index, seen, (size_t)got * sizeof *index);
+    }
+    if (c->traced)
+        rec_engines(c, got, st == CUDNN_STATUS_SUCCESS ? (*count < got ? *count : got) : 0, st,
+                    index, filter);
+    return st;
+}
+
+/* Passthrough ENGINEHEUR_RESULTS: the answer as cuDNN gives it, recorded. */
+static void record_plain(const struct cuda_call *c, cudnnBackendDescriptor_t *cfgs,
+                         int64_t count, cudnnStatus_t st)
+{
+    int64_t index[MAX_CONFIGS], n = st == CUDNN_STATUS_SUCCESS ? count : 0;
+    int nondet;
+    if (n > MAX_CONFIGS)
+        n = MAX_CONFIGS;
+    for (int64_t i = 0; i < n; i++)
+        if (engine_of(cfgs[i], &index[i], &nondet) != 0)
+            index[i] = -1;
+    rec_engines(c, n, n, st, index, "");
 }
 
 DETSHIM_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d,
@@ -132,18 +196,23 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t c
                                                       void *array)
 {
     REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
-    /* Every other attribute goes straight through, without the guard:
-     * cuDNN's frontend reads many. */
-    if (attr != CUDNN_ATTR_ENGINEHEUR_RESULTS || type != CUDNN_TYPE_BACKEND_DESCRIPTOR)
+    /* Every other attribute, and a count-only query (no array: the
+     * filtered answer that follows can only be shorter), goes straight
+     * through without the guard: cuDNN's frontend reads many. */
+    if (attr != CUDNN_ATTR_ENGINEHEUR_RESULTS || type != CUDNN_TYPE_BACKEND_DESCRIPTOR ||
+        !array || !count || requested <= 0)
         return real(d, attr, type, requested, count, array);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(d, attr, type, requested, count, array);
-    cudnnStatus_t st = real(d, attr, type, requested, count, array);
-    /* A count-only query (no array) is left alone: the filtered answer
-     * that follows can only be shorter. */
-    if (st == CUDNN_STATUS_SUCCESS && array && count && *count > 0)
-        heuristic_results(&c, array, count);
+    cudnnStatus_t st;
+    if (c.pinned) {
+        st = filtered(&c, d, requested, count, array);
+    } else {
+        st = real(d, attr, type, requested, count, array);
+        if (c.traced)
+            record_plain(&c, array, *count, st);
+    }
     cuda_leave();
     return st;
 }

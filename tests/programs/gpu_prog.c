@@ -132,8 +132,12 @@ int main(int argc, char **argv)
     CHECK(cudnnBackendFinalize(heur));
     for (int i = 0; i < 4; i++)
         CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfgs[i]));
+    /* Like cuDNN's frontend, pass a copy of the list and keep using the
+     * program's own: whatever is filtered must show in the descriptors. */
+    cudnnBackendDescriptor_t passed[4];
+    memcpy(passed, cfgs, sizeof cfgs);
     CHECK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 4, &ncfg, cfgs));
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 4, &ncfg, passed));
     CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan));
     CHECK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfgs[0]));
