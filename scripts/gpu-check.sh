@@ -93,21 +93,24 @@ import ctypes, hashlib, sys, time
 import torch
 torch.manual_seed(0)
 dev = "cuda"
+# Only operations with deterministic CUDA implementations (no adaptive
+# pooling, no NLL loss): use_deterministic_algorithms(True) would refuse
+# the others.
 model = torch.nn.Sequential(
-    torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(),
-    torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(),
-    torch.nn.AdaptiveAvgPool2d(4), torch.nn.Flatten(),
-    torch.nn.Linear(32 * 16, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)).to(dev)
+    torch.nn.Conv2d(3, 16, 3, stride=2, padding=1), torch.nn.ReLU(),
+    torch.nn.Conv2d(16, 32, 3, stride=2, padding=1), torch.nn.ReLU(),
+    torch.nn.Flatten(),
+    torch.nn.Linear(32 * 8 * 8, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)).to(dev)
 opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 g = torch.Generator().manual_seed(1)
 x = torch.randn(64, 3, 32, 32, generator=g).to(dev)
-y = torch.randint(0, 10, (64,), generator=g).to(dev)
+y = torch.nn.functional.one_hot(torch.randint(0, 10, (64,), generator=g), 10).float().to(dev)
 times = []
 for step in range(int(sys.argv[1]) if len(sys.argv) > 1 else 12):
     torch.cuda.synchronize()
     t = time.perf_counter()
     opt.zero_grad()
-    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss = torch.nn.functional.mse_loss(model(x), y)
     loss.backward()
     opt.step()
     torch.cuda.synchronize()
@@ -122,15 +125,9 @@ steady = times[2:] or times
 print("step_ms %.3f" % (1000 * sum(steady) / len(steady)))
 EOF
 
-run_train() { # run_train NAME [TRACE]: env for the shim set by the caller
-    local name=$1 trace=${2:-}
-    if [ -n "$trace" ]; then
-        LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch DETSHIM_TRACE=$trace timeout 120 \
-            "$PY" "$OUT/train.py" > "$OUT/$name.out" 2> "$OUT/$name.err"
-    else
-        LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch timeout 120 \
-            "$PY" "$OUT/train.py" > "$OUT/$name.out" 2> "$OUT/$name.err"
-    fi
+run_train() { # run_train NAME TRACE-DIR: one pinned, traced training
+    LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch DETSHIM_TRACE=$2 timeout 120 \
+        "$PY" "$OUT/train.py" > "$OUT/$1.out" 2> "$OUT/$1.err"
 }
 
 # 2. Two traced runs.
