@@ -198,6 +198,12 @@ typedef cublasStatus_t cublasGetStream_v2_fn(cublasHandle_t h, cudaStream_t *str
                                      long long int strideA, const T *B, int ldb,           \
                                      long long int strideB, const T *beta, T *C, int ldc,  \
                                      long long int strideC, int batchCount);
+#define DETSHIM_GEMM_BATCHED_FN(name, T)                                                   \
+    typedef cublasStatus_t name##_fn(cublasHandle_t h, cublasOperation_t transa,           \
+                                     cublasOperation_t transb, int m, int n, int k,        \
+                                     const T *alpha, const T *const Aarray[], int lda,     \
+                                     const T *const Barray[], int ldb, const T *beta,      \
+                                     T *const Carray[], int ldc, int batchCount);
 DETSHIM_GEMM_FN(cublasSgemm_v2, float)
 DETSHIM_GEMM_FN(cublasDgemm_v2, double)
 DETSHIM_GEMM_FN(cublasHgemm, __half)
@@ -207,6 +213,10 @@ DETSHIM_GEMM_SB_FN(cublasSgemmStridedBatched, float)
 DETSHIM_GEMM_SB_FN(cublasDgemmStridedBatched, double)
 DETSHIM_GEMM_SB_FN(cublasCgemmStridedBatched, cuComplex)
 DETSHIM_GEMM_SB_FN(cublasZgemmStridedBatched, cuDoubleComplex)
+DETSHIM_GEMM_BATCHED_FN(cublasSgemmBatched, float)
+DETSHIM_GEMM_BATCHED_FN(cublasDgemmBatched, double)
+DETSHIM_GEMM_BATCHED_FN(cublasCgemmBatched, cuComplex)
+DETSHIM_GEMM_BATCHED_FN(cublasZgemmBatched, cuDoubleComplex)
 typedef cublasStatus_t cublasGemmEx_fn(cublasHandle_t h, cublasOperation_t transa,
                                        cublasOperation_t transb, int m, int n, int k,
                                        const void *alpha, const void *A, cudaDataType Atype,

@@ -285,8 +285,8 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
     trace_rec_commit(r);
 }
 
-/* cublas<T>gemm and cublas<T>gemmStridedBatched: the element type fixes
- * the data and scalar types. */
+/* cublas<T>gemm, cublas<T>gemmStridedBatched and cublas<T>gemmBatched:
+ * the element type fixes the data and scalar types. */
 #define TYPED_GEMM(NAME, T, TYPE)                                                          \
     DETSHIM_EXPORT cublasStatus_t NAME(cublasHandle_t h, cublasOperation_t transa,         \
                                        cublasOperation_t transb, int m, int n, int k,      \
@@ -339,6 +339,33 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
         return st;                                                                         \
     }
 
+#define TYPED_GEMM_BATCHED(NAME, T, TYPE)                                                  \
+    DETSHIM_EXPORT cublasStatus_t NAME(cublasHandle_t h, cublasOperation_t transa,         \
+                                       cublasOperation_t transb, int m, int n, int k,      \
+                                       const T *alpha, const T *const A[], int lda,        \
+                                       const T *const B[], int ldb, const T *beta,         \
+                                       T *const C[], int ldc, int batch)                   \
+    {                                                                                      \
+        REAL_FN(NAME##_fn *, NAME);                                                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,   \
+                        batch);                                                            \
+        struct gemm g = { .api = #NAME, .h = h, .transa = transa, .transb = transb,        \
+                          .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,      \
+                          .batch = batch, .batched = 1, .alpha = alpha, .beta = beta,      \
+                          .aa = (const void *const *)A, .ba = (const void *const *)B,      \
+                          .ca = (void *const *)C, .atype = TYPE, .btype = TYPE,            \
+                          .ctype = TYPE, .scalar_type = TYPE, .compute = -1, .algo = -1 }; \
+        struct trace_rec r;                                                                \
+        gemm_before(&c, &g, &r);                                                           \
+        cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,  \
+                                 C, ldc, batch);                                           \
+        gemm_after(&c, &g, &r, st);                                                        \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
+
 TYPED_GEMM(cublasSgemm_v2, float, CUDA_R_32F)
 TYPED_GEMM(cublasDgemm_v2, double, CUDA_R_64F)
 TYPED_GEMM(cublasHgemm, __half, CUDA_R_16F)
@@ -348,6 +375,10 @@ TYPED_GEMM_SB(cublasSgemmStridedBatched, float, CUDA_R_32F)
 TYPED_GEMM_SB(cublasDgemmStridedBatched, double, CUDA_R_64F)
 TYPED_GEMM_SB(cublasCgemmStridedBatched, cuComplex, CUDA_C_32F)
 TYPED_GEMM_SB(cublasZgemmStridedBatched, cuDoubleComplex, CUDA_C_64F)
+TYPED_GEMM_BATCHED(cublasSgemmBatched, float, CUDA_R_32F)
+TYPED_GEMM_BATCHED(cublasDgemmBatched, double, CUDA_R_64F)
+TYPED_GEMM_BATCHED(cublasCgemmBatched, cuComplex, CUDA_C_32F)
+TYPED_GEMM_BATCHED(cublasZgemmBatched, cuDoubleComplex, CUDA_C_64F)
 
 /* The type of alpha and beta for a compute type (cuBLAS's table for
  * cublasGemmEx): the compute precision, complex when C is. */

@@ -37,6 +37,8 @@ expect_grep "handles are created with atomics not allowed" \
 expect_grep "GEMMs carry the handle's decisions" \
     "cublasSgemm_v2 transa=N transb=N m=32 n=24 k=96 .*C:out:768x4.*cuda.atomics=not_allowed" \
     "$WORK/a.show"
+expect_grep "a pointer-array batch is traced, its matrices digested" \
+    "cublasSgemmBatched .*m=16 n=8 k=48 .*batch=2 .*A:in:1536x4:.*B:in:768x4:.*C:out:256x4:" "$WORK/a.show"
 expect_grep "the Lt heuristic is asked for no reduction scheme" \
     "cublasLtMatmulAlgoGetHeuristic .*returned=1 .*cuda.override=reduction_scheme_mask->none" \
     "$WORK/a.show"
@@ -99,7 +101,7 @@ expect_ne "passthrough: two runs differ" "$(all "$WORK/e.out")" "$(all "$WORK/f.
 $DETDIFF "$WORK/e" "$WORK/f" > "$WORK/ef.diff"
 expect_eq "passthrough: detdiff exit" 1 $?
 expect_grep "detdiff classifies the culprit" "nondeterministic operation" "$WORK/ef.diff"
-expect_grep "at the split-K Lt matmul" "record 4 \\(seq 4\\), cublasLtMatmul" "$WORK/ef.diff"
+expect_grep "at the split-K Lt matmul" "record 5 \\(seq 5\\), cublasLtMatmul" "$WORK/ef.diff"
 expect_grep "whose algorithm the record shows" "algo_id=1 splitk=4 reduction_scheme=1" "$WORK/ef.diff"
 $DETDIFF --show "$WORK/e" > "$WORK/e.show"
 expect_grep "passthrough records say so" "cuda.mode=passthrough" "$WORK/e.show"

@@ -72,6 +72,15 @@ int main(int argc, char **argv)
                        CUBLAS_GEMM_DEFAULT));
     printf("gemmex %016llx\n", (unsigned long long)fnv(d, sizeof d, 0xcbf29ce484222325ull));
     all = fnv(d, sizeof d, all);
+    /* Two products at once through pointer arrays (the arrays are
+     * "device" memory too): A B and, from the second halves, A' B'. */
+    static float e[2][16 * 8];
+    const float *as[2] = { a, a + 16 * K / 2 }, *bs[2] = { b, b + K * 8 };
+    float *es[2] = { e[0], e[1] };
+    CHECK(cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 8, K / 2, &one, as, 16, bs, K / 2,
+                             &zero, es, 16, 2));
+    printf("batched %016llx\n", (unsigned long long)fnv(e, sizeof e, 0xcbf29ce484222325ull));
+    all = fnv(e, sizeof e, all);
 
     /* cuBLASLt: D = A B + C, the heuristic's first algorithm */
     cublasLtHandle_t lt;

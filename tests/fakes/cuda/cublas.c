@@ -127,6 +127,21 @@ FAKE_EXPORT cublasStatus_t cublasSgemmStridedBatched(
     return CUBLAS_STATUS_SUCCESS;
 }
 
+FAKE_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t h, cublasOperation_t ta,
+                                              cublasOperation_t tb, int m, int n, int k,
+                                              const float *alpha, const float *const a[], int lda,
+                                              const float *const b[], int ldb, const float *beta,
+                                              float *const c[], int ldc, int batch)
+{
+    for (int i = 0; i < batch; i++) {
+        cublasStatus_t st = sgemm(h, ta, tb, m, n, k, *alpha, a[i], lda, b[i], ldb, *beta, c[i],
+                                  ldc, varies(h, -1));
+        if (st != CUBLAS_STATUS_SUCCESS)
+            return st;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 FAKE_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta,
                                         cublasOperation_t tb, int m, int n, int k,
                                         const void *alpha, const void *a, cudaDataType at_,

@@ -37,6 +37,7 @@ cublasSetMathMode_fn cublasSetMathMode;
 cublasSgemm_v2_fn cublasSgemm_v2;
 cublasGemmEx_fn cublasGemmEx;
 cublasSgemmStridedBatched_fn cublasSgemmStridedBatched;
+cublasSgemmBatched_fn cublasSgemmBatched;
 
 /* cuBLASLt */
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *lt);
