@@ -21,11 +21,20 @@ CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
 TRACE_SRC := $(wildcard shim/trace/*.c)
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
+CUDA_SRC := $(wildcard shim/cuda/*.c)
 DETDIFF_SRC := $(wildcard shim/detdiff/*.c)
 GEN_BLAS := $(B)/gen/blas_wrappers.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC))
+# The device digest kernels' PTX, embedded in the shim; built when nvcc is
+# found (NVCC= to build without), else an empty string: copy-and-hash only.
+NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+GEN_PTX := $(B)/gen/digest_ptx.c
+PTX_OBJ := $(B)/obj/gen/digest_ptx.o
+ifneq ($(NVCC),)
+CPPFLAGS += -DDETSHIM_DIGEST_KERNEL=1
+endif
+LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC)) $(PTX_OBJ)
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \
@@ -58,6 +67,23 @@ $(GEN_OBJ): $(GEN_BLAS) $(wildcard include/*.h include/detshim/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
+ifneq ($(NVCC),)
+$(B)/gen/digest.ptx: shim/cuda/digest.cu include/detshim/cuda_digest_kernel.h
+	@mkdir -p $(dir $@)
+	$(NVCC) --ptx -arch=compute_75 -Iinclude -o $@ $<
+
+$(GEN_PTX): scripts/embed-ptx.py $(B)/gen/digest.ptx
+	$(PYTHON) $< $(B)/gen/digest.ptx > $@.tmp && mv $@.tmp $@
+else
+$(GEN_PTX): scripts/embed-ptx.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) $< > $@.tmp && mv $@.tmp $@
+endif
+
+$(PTX_OBJ): $(GEN_PTX)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+
 $(B)/libdetshim.so: $(LIB_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim.so -o $@ $^ $(SHIM_LIBS)
 
@@ -68,13 +94,46 @@ $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
 # functions are reachable; wrappers and the constructor stay out.
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(call obj,$(DETDIFF_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter -o $@ $< \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(UNIT_EXTRA) -o $@ $< \
 	    $(LIB_OBJ) $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
+
+# The CUDA ABI test compares include/detshim/cuda_api.h with the toolkit's
+# headers where they are installed; elsewhere it reports itself skipped.
+CUDA_INC ?= /usr/local/cuda/include
+ifneq ($(wildcard $(CUDA_INC)/cublasLt.h $(CUDA_INC)/cudnn.h $(CUDA_INC)/curand.h),)
+$(B)/tests/test_cuda_abi: UNIT_EXTRA := -DDETSHIM_HAVE_CUDA_HEADERS -isystem $(CUDA_INC) \
+    -Wno-deprecated-declarations
+endif
+
+# Device digests are tested on the fake driver, whose device memory is
+# host memory; it is linked in so that dlopen("libcuda.so.1") finds it.
+$(B)/tests/test_cuda_digest: $(B)/fakes/libcuda.so.1
+$(B)/tests/test_cuda_digest: UNIT_EXTRA := -Wl,--no-as-needed $(B)/fakes/libcuda.so.1 \
+    -Wl,-rpath,$(abspath $(B)/fakes)
 
 $(B)/fakes/lib%.so: tests/fakes/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -o $@ $< -lm
+
+# Fake CUDA libraries, built under the real libraries' sonames so that
+# programs link and load them by those names (tests/fakes/cuda/fake.h).
+GPU_FAKES := $(B)/fakes/libcuda.so.1 $(B)/fakes/libcublas.so.13 $(B)/fakes/libcublasLt.so.13 \
+    $(B)/fakes/libcudnn.so.9 $(B)/fakes/libcurand.so.10
+$(B)/fakes/libcuda.so.1: tests/fakes/cuda/cuda.c
+$(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c
+$(B)/fakes/libcublasLt.so.13: tests/fakes/cuda/cublasLt.c
+$(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c
+$(B)/fakes/libcurand.so.10: tests/fakes/cuda/curand.c
+$(GPU_FAKES): tests/fakes/cuda/fake.h include/detshim/cuda_api.h include/detshim/cuda_digest_kernel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
+	    -o $@ $(filter %.c,$^)
+
+$(B)/programs/gpu_prog: tests/programs/gpu_prog.c $(GPU_FAKES)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
+	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)
 
 $(B)/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
@@ -89,7 +148,7 @@ deps:
 unit: all $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-integration: all $(FAKE_LIB) $(PROG_BIN)
+integration: all $(FAKE_LIB) $(GPU_FAKES) $(PROG_BIN)
 	@scripts/run-integration.sh
 
 test: deps

@@ -31,6 +31,8 @@ struct core_config {
     char rng_exempt[1024];   /* the policy's extra exempt modules */
     int blas_mode;           /* enum policy_blas_mode */
     int blas_threads;        /* the policy's [blas] threads */
+    int cuda_mode;           /* enum policy_cuda_mode */
+    int cuda_tf32;           /* enum policy_tf32 */
     char isa[16];            /* DETSHIM_ISA, "" for the best the CPU has */
     int trace_frames;        /* call-site depth recorded */
 };

@@ -13,6 +13,10 @@
 enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0, BLAS_MODE_PINNED = 1, BLAS_MODE_CANONICAL = 2 };
 enum policy_rng_pin { RNG_PIN_ALL = 0, RNG_PIN_NONE = 1 };
 enum policy_torch { TORCH_UNTOUCHED = 0, TORCH_DETERMINISTIC = 1, TORCH_WARN_ONLY = 2 };
+/* [cuda] mode: passthrough traces only; pinned makes cuBLAS, cuBLASLt,
+ * cuDNN and cuRAND deterministic through their own controls. */
+enum policy_cuda_mode { CUDA_MODE_PASSTHROUGH = 0, CUDA_MODE_PINNED = 1 };
+enum policy_tf32 { TF32_ALLOW = 0, TF32_DENY = 1 };
 
 /* How a policy sets one environment variable:
  *   SET      NAME = v   the policy's value, even over the user's own
@@ -46,6 +50,8 @@ struct policy {
     char rng_exempt[1024]; /* extra exempt module prefixes, comma-separated */
     int torch;             /* enum policy_torch, from [pytorch] deterministic */
     int tf_seed_hook;      /* [tensorflow] deterministic = on: seed TensorFlow */
+    int cuda_mode;         /* enum policy_cuda_mode, from [cuda] mode */
+    int cuda_tf32;         /* enum policy_tf32, from [cuda] tf32 */
     int nenv;
     struct policy_env env[POLICY_MAX_ENV]; /* in the order first set */
     char path[4096];       /* the top file */

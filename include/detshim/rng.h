@@ -24,6 +24,7 @@ enum rng_source {
     RNG_SRAND48,
     RNG_SEED48,
     RNG_LCONG48,
+    RNG_CURAND, /* cuRAND generator seeds (shim/cuda/curand.c), one per generator */
     RNG_NSOURCES
 };
 

@@ -84,7 +84,22 @@ enum trace_field_key {
                                    * so install paths never differ) */
     TRACE_FIELD_SETTINGS_ORIGIN = 12, /* informational: "NAME: who won\n" */
     TRACE_FIELD_SEED = 13,        /* the seed pinned randomness derives from */
+    TRACE_FIELD_DEVICE_DIGEST = 14, /* informational: how device operands are
+                                     * digested (TRACE_DEVICE_DIGEST); the
+                                     * digests agree whatever the method */
 };
+
+/* How device operands are digested (shim/cuda/devdigest.c): by the
+ * embedded PTX kernel on the call's stream when the build had nvcc, else
+ * copied to the host and digested there. Either way equal to host digests
+ * of the same bytes, and collected before the record is written (the
+ * host waits for the call's stream). */
+#ifdef DETSHIM_DIGEST_KERNEL
+#define TRACE_DEVICE_DIGEST "xxh3-128 by a device kernel (4 KiB and more; copy-and-hash below, " \
+                            "or where the kernel cannot load), collected synchronously"
+#else
+#define TRACE_DEVICE_DIGEST "xxh3-128 copy-and-hash (cuStreamSynchronize, then cuMemcpyDtoH)"
+#endif
 
 #define TRACE_FIELD_INFO 0x1u
 #define TRACE_THREAD_ENTROPY 0x80000000u

@@ -88,6 +88,8 @@ static void read_policy(void)
     snprintf(core_cfg.policy_digest, sizeof core_cfg.policy_digest, "%s", p.digest);
     core_cfg.blas_mode = p.blas_mode;
     core_cfg.blas_threads = p.blas_threads;
+    core_cfg.cuda_mode = p.cuda_mode;
+    core_cfg.cuda_tf32 = p.cuda_tf32;
     core_cfg.trace_frames = p.trace_frames;
     core_cfg.seed = p.seed;
     core_cfg.rng_pin = p.rng_pin;
@@ -194,6 +196,8 @@ static void explain_and_exit(void)
     printf("policy sha256   %s\n", core_cfg.policy_digest);
     printf("[blas] mode     %s\n", modes[core_cfg.blas_mode]);
     printf("[blas] threads  %d\n", core_cfg.blas_threads);
+    printf("[cuda] mode     %s\n", core_cfg.cuda_mode == CUDA_MODE_PINNED ? "pinned" : "passthrough");
+    printf("[cuda] tf32     %s\n", core_cfg.cuda_tf32 == TF32_DENY ? "deny" : "allow");
     printf("[trace] frames  %d\n", core_cfg.trace_frames);
     printf("[rng] seed      %llu%s\n", core_cfg.seed, getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
     printf("[rng] pin       %s\n", core_cfg.rng_pin == RNG_PIN_ALL ? "all" : "none");

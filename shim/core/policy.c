@@ -200,18 +200,32 @@ static void where_key(char *where, size_t len, const char *section, const char *
              strlen(value) > 60 ? "..." : "");
 }
 
-/* [cuda]: TF32 and cuBLAS's workspace, both read by the CUDA libraries
- * from the environment at their own start. */
+/* [cuda]: the mode of the cuda family (shim/cuda), and TF32 and cuBLAS's
+ * workspace, both also read by the CUDA libraries from the environment at
+ * their own start. */
 static int on_cuda(struct parse_state *st, const char *key, const char *value)
 {
     char where[160];
     where_key(where, sizeof where, "cuda", key, "=", value, st);
+    if (strcmp(key, "mode") == 0) {
+        static const char *const modes[] = { [CUDA_MODE_PASSTHROUGH] = "passthrough",
+                                             [CUDA_MODE_PINNED] = "pinned", NULL };
+        int m = pick(value, modes);
+        if (m < 0)
+            return set_error(st, "bad value '%s' for [cuda] mode (expected: %s)", value,
+                             "passthrough or pinned");
+        st->p->cuda_mode = m;
+        return 1;
+    }
     if (strcmp(key, "tf32") == 0) {
-        if (strcmp(value, "deny") == 0)
+        if (strcmp(value, "deny") == 0) {
+            st->p->cuda_tf32 = TF32_DENY;
             return env_put(st, "NVIDIA_TF32_OVERRIDE", ENV_SET, "0", where);
+        }
         if (strcmp(value, "allow") != 0)
             return set_error(st, "bad value '%s' for [cuda] tf32 (expected: %s)", value,
                              "allow or deny");
+        st->p->cuda_tf32 = TF32_ALLOW;
         env_remove(st->p, "NVIDIA_TF32_OVERRIDE");
         return 1;
     }
@@ -234,7 +248,8 @@ static int on_cuda(struct parse_state *st, const char *key, const char *value)
                              "expected :SIZE:COUNT pairs, e.g. :4096:8");
         return env_put(st, "CUBLAS_WORKSPACE_CONFIG", ENV_SET, value, where);
     }
-    return set_error(st, "unknown key '%s' in [cuda] (known: %s)", key, "tf32, cublas_workspace");
+    return set_error(st, "unknown key '%s' in [cuda] (known: %s)", key,
+                     "mode, tf32, cublas_workspace");
 }
 
 /* [nccl]: the collective algorithm and protocol fix the reduction order;

@@ -32,6 +32,7 @@ static const char *const source_names[RNG_NSOURCES] = {
     [RNG_SRAND48] = "srand48",
     [RNG_SEED48] = "seed48",
     [RNG_LCONG48] = "lcong48",
+    [RNG_CURAND] = "curand",
 };
 
 static _Atomic uint64_t ordinals[RNG_NSOURCES];

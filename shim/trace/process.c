@@ -153,6 +153,7 @@ static void build_header(void)
     add_field(TRACE_FIELD_HOST, TRACE_FIELD_INFO, text);
     snprintf(text, sizeof text, "%lld", (long long)time(NULL));
     add_field(TRACE_FIELD_START_TIME, TRACE_FIELD_INFO, text);
+    add_field(TRACE_FIELD_DEVICE_DIGEST, TRACE_FIELD_INFO, TRACE_DEVICE_DIGEST);
 }
 
 /* The file's identity, so a descriptor the program closed (and perhaps

@@ -157,6 +157,28 @@ static void test_env_operators_and_family_sections_become_variables(void **state
     path = write_policy("allow.policy", "include = deny\n[cuda]\ntf32 = allow\n");
     assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
     assert_null(policy_env_get(&p, "NVIDIA_TF32_OVERRIDE"));
+    assert_int_equal(p.cuda_tf32, TF32_ALLOW);
+}
+
+static void test_cuda_mode_and_tf32_are_read_and_default_to_untouched(void **state)
+{
+    (void)state;
+    struct policy p;
+    char err[512] = "";
+    /* No [cuda] section: the family only traces, TF32 is the framework's. */
+    const char *path = write_policy("nocuda.policy", "[blas]\nmode = pinned\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.cuda_mode, CUDA_MODE_PASSTHROUGH);
+    assert_int_equal(p.cuda_tf32, TF32_ALLOW);
+    path = write_policy("cuda.policy", "[cuda]\nmode = pinned\ntf32 = deny\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.cuda_mode, CUDA_MODE_PINNED);
+    assert_int_equal(p.cuda_tf32, TF32_DENY);
+    /* An including file's mode wins over the included one's. */
+    path = write_policy("cudapass.policy", "include = cuda\n[cuda]\nmode = passthrough\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.cuda_mode, CUDA_MODE_PASSTHROUGH);
+    assert_int_equal(p.cuda_tf32, TF32_DENY);
 }
 
 static void test_bad_include_and_include_cycle_name_file_and_line(void **state)
@@ -188,6 +210,8 @@ static void test_bad_env_lines_are_errors(void **state)
     expect_error("[env]\nBAD-NAME = 1\n", "bad.policy:2: bad variable name 'BAD-NAME'");
     expect_error("[env]\n9LIVES = 1\n", "bad.policy:2: bad variable name");
     expect_error("[cuda]\ntf32 = maybe\n", "bad.policy:2: bad value 'maybe' for [cuda] tf32");
+    expect_error("[cuda]\nmode = canonical\n",
+                 "bad.policy:2: bad value 'canonical' for [cuda] mode (expected: passthrough or pinned)");
     expect_error("[cuda]\ncublas_workspace = 4096\n", "bad.policy:2: bad value '4096'");
     expect_error("[nccl]\nalgo = Ring;rm\n", "bad.policy:2: bad value 'Ring;rm' for [nccl] algo");
     expect_error("[nccl]\nnvls = maybe\n", "bad.policy:2: bad value 'maybe' for [nccl] nvls");
@@ -244,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_syntax_error_names_the_line),
         cmocka_unit_test(test_include_reads_the_included_file_first_and_later_lines_win),
         cmocka_unit_test(test_env_operators_and_family_sections_become_variables),
+        cmocka_unit_test(test_cuda_mode_and_tf32_are_read_and_default_to_untouched),
         cmocka_unit_test(test_bad_include_and_include_cycle_name_file_and_line),
         cmocka_unit_test(test_bad_env_lines_are_errors),
         cmocka_unit_test(test_find_by_name_in_build_tree_and_install_layout),

@@ -1,0 +1,96 @@
+/* The cuda family (shim/cuda): interceptors for cuBLAS, cuBLASLt, cuDNN
+ * and cuRAND, and the helpers they share: entering and leaving an
+ * interceptor, optional symbols of the vendor libraries, element sizes,
+ * and device digests (devdigest.c), which fingerprint device buffers with
+ * the same algorithm and logical-element order as the host digests of
+ * shim/trace/digest.c, so a device operand's digest equals the host
+ * digest of the same bytes.
+ */
+#ifndef DETSHIM_CUDA_H
+#define DETSHIM_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "detshim.h"
+#include "detshim/cuda_api.h"
+#include "detshim/trace.h"
+
+/* One intercepted call: `traced` when it is recorded, `pinned` when the
+ * policy's [cuda] mode is pinned. */
+struct cuda_call {
+    int traced, pinned;
+};
+
+/* Starts an interceptor: 0 when the call was re-entered from inside the
+ * shim or a vendor library (the caller then calls the real function and
+ * returns, touching nothing); else 1 with the guard held and *c filled.
+ * Every 1 is paired with cuda_leave(). */
+int cuda_enter(struct cuda_call *c);
+void cuda_leave(void);
+
+/* A vendor symbol we call but do not intercept, looked up once and cached
+ * in *cache; NULL (not fatal) where no loaded library defines it. */
+void *cuda_sym(void **cache, const char *name);
+
+/* Bytes per element of a cudaDataType; 0 for a type we do not know. */
+int cuda_type_size(int type);
+/* 1 if the scalar at host address v, of cudaDataType `type`, is zero
+ * (+0 or -0; both parts of a complex). Unknown types are never zero. */
+int cuda_scalar_is_zero(const void *v, int type);
+
+/* Device digests (devdigest.c). All take `stream`, the stream the call's
+ * work runs on, and wait for the work queued there so far (the digest of
+ * an input is taken before the call, of an output after it): by the
+ * device kernel for 4 KiB and more where it loads, else copy-and-hash.
+ * Each returns 0, or -1 when there is no CUDA driver or a copy failed; *d
+ * is then the digest of no bytes. */
+
+/* `lines` runs of `len` elements of `elem` bytes, run j at
+ * dptr + j*ld elements: digest_matrix()'s layout, on the device. */
+int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t lines, int64_t ld,
+                       size_t elem, detshim_digest *d);
+/* n contiguous bytes. */
+int cuda_digest_bytes(CUstream stream, const void *dptr, size_t n, detshim_digest *d);
+/* Copies n bytes from device address dptr into dst (scalars passed by
+ * device pointer). Returns 0 or -1. */
+int cuda_read(CUstream stream, void *dst, const void *dptr, size_t n);
+/* The batch's digest: with one matrix, that matrix's digest; with more,
+ * digest_bytes over the matrices' digests in batch order (lo, hi each
+ * little-endian), so a batch digests alike on the device and the host. */
+detshim_digest cuda_digest_combine(const detshim_digest *parts, int64_t n);
+/* How device buffers are digested, for the trace header and notes. */
+const char *cuda_digest_method(void);
+/* The device digest kernels' PTX (build/gen/digest_ptx.c); "" in a build
+ * without nvcc. */
+extern const char cuda_digest_ptx[];
+
+/* Records the device matrix op(X) of a column-major routine as operand
+ * `name`: rows x cols after op, `trans` a cublasOperation_t, leading
+ * dimension ld, `batch` matrices `stride` elements apart (batch 1 for a
+ * plain call). An empty or invalid shape records the digest of nothing;
+ * a failed device copy records the same and notes cuda.digest. */
+void cuda_rec_matrix(struct trace_rec *r, const char *name, int role, CUstream stream,
+                     const void *x, int trans, int64_t rows, int64_t cols, int64_t ld,
+                     int elem, int64_t batch, int64_t stride);
+/* The same for a batch given as an array of device pointers, itself in
+ * device memory (cublasGemmBatchedEx). */
+void cuda_rec_matrix_array(struct trace_rec *r, const char *name, int role, CUstream stream,
+                           const void *const *array, int trans, int64_t rows, int64_t cols,
+                           int64_t ld, int elem, int64_t batch);
+/* A scalar alpha or beta of cudaDataType `type`, at host or device address
+ * v, recorded as an IN operand (its bytes digested; the digest of nothing
+ * when it cannot be read). Returns 1 if it is known to be zero, else 0:
+ * an unreadable scalar counts as nonzero, so the operands it scales are
+ * still digested. */
+int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, const void *v,
+                    int on_device, int type);
+
+/* Notes, once per record, that a device operand could not be digested
+ * (no driver, a failed copy, or a stream in graph capture). */
+void cuda_note_no_digest(struct trace_rec *r);
+
+/* The note "cuda.mode": pinned or passthrough. */
+void cuda_note_mode(struct trace_rec *r, const struct cuda_call *c);
+
+#endif

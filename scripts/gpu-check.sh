@@ -1,0 +1,216 @@
+#!/bin/bash
+# The GPU check of issue 6: one prepared run on a machine with an NVIDIA GPU
+# and PyTorch (CUDA build), under 6 minutes on one H200. It
+#   1. builds libdetshim.so and detdiff (or uses ones already built: the
+#      device machine may lack build dependencies; libraries the shim needs
+#      at run time may be put in build/gpu-deps/);
+#   2. trains a small CNN on the GPU twice under the pytorch policy with
+#      traces: the weights must be identical and detdiff must exit 0;
+#   3. counts the intercepted cuBLAS / cuBLASLt / cuDNN / cuRAND calls per
+#      symbol (must be > 0; if 0, lists the CUDA library symbols torch's
+#      libraries import, to see what PyTorch actually calls);
+#   4. compares device digests in a trace (the PTX kernel's, for operands
+#      of 4 KiB and more) with host digests of the same tensors' bytes
+#      (copied to the host by the script);
+#   5. times a training step without the shim, with the shim and no trace,
+#      and with the trace (goal: traced / untraced under 1.05).
+# Results go to $OUT (default build/gpu-check): summary.txt, the logs and
+# the traces' --show output. Exit status: 0 all checks passed, 1 a check
+# failed, 2 the machine cannot run the check (no GPU, no torch, no build).
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$TOP/build/gpu-check}
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.txt
+: > "$SUMMARY"
+failures=0
+say() { echo "$*" | tee -a "$SUMMARY"; }
+check() { # check WHAT CONDITION-EXIT-STATUS
+    if [ "$2" -eq 0 ]; then say "PASS $1"; else say "FAIL $1"; failures=$((failures + 1)); fi
+}
+PY=${PYTHON:-python3}
+cd "$TOP" || exit 2
+
+say "== detshim GPU check, $(date -u +%FT%TZ)"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
+$PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
+"cudnn", torch.backends.cudnn.version(), "gpu", torch.cuda.is_available())' 2>&1 | tee -a "$SUMMARY"
+$PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' || {
+    say "SKIP no usable GPU or no CUDA build of torch"
+    exit 2
+}
+
+# 1. Build (or reuse).
+if make -j"$(nproc)" all > "$OUT/build.log" 2>&1; then
+    say "build: ok"
+elif [ -f build/libdetshim.so ] && [ -f build/detdiff ]; then
+    say "build: failed (see build.log); using the libdetshim.so and detdiff already in build/"
+else
+    say "SKIP cannot build and nothing built: see $OUT/build.log"
+    exit 2
+fi
+if [ -d build/gpu-deps ]; then
+    export LD_LIBRARY_PATH=$TOP/build/gpu-deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+if ldd build/libdetshim.so | grep -q "not found"; then
+    ldd build/libdetshim.so | grep "not found" | tee -a "$SUMMARY"
+    say "SKIP libdetshim.so's run-time libraries are missing (put them in build/gpu-deps/)"
+    exit 2
+fi
+SHIM=$TOP/build/libdetshim.so
+DETDIFF=$TOP/build/detdiff
+
+# The host digest of a file's bytes, as the shim computes it (hi then lo,
+# as detdiff prints digests), from the shim's own digest objects.
+cat > "$OUT/hostdigest.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "detshim/digest.h"
+int main(int argc, char **argv)
+{
+    FILE *f = argc == 2 ? fopen(argv[1], "rb") : NULL;
+    if (!f)
+        return 2;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    unsigned char *b = malloc((size_t)n + 1);
+    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n)
+        return 2;
+    detshim_digest d = digest_bytes(b, (size_t)n);
+    printf("%016llx%016llx\n", (unsigned long long)d.hi, (unsigned long long)d.lo);
+    return 0;
+}
+EOF
+cc -Iinclude -O2 -o "$OUT/hostdigest" "$OUT/hostdigest.c" build/obj/shim/trace/digest.o \
+    build/obj/shim/trace/xxh3_sse2.o build/obj/shim/trace/xxh3_avx2.o 2> "$OUT/hostdigest.log" ||
+    say "note: cannot build the host digest helper (see hostdigest.log); step 4 skipped"
+
+# The training: a small CNN, fixed data, 12 SGD steps; prints the weights'
+# SHA-256 and the mean time of the steps after the first two.
+cat > "$OUT/train.py" <<'EOF'
+import ctypes, hashlib, sys, time
+import torch
+torch.manual_seed(0)
+dev = "cuda"
+# Only operations with deterministic CUDA implementations (no adaptive
+# pooling, no NLL loss): use_deterministic_algorithms(True) would refuse
+# the others.
+model = torch.nn.Sequential(
+    torch.nn.Conv2d(3, 16, 3, stride=2, padding=1), torch.nn.ReLU(),
+    torch.nn.Conv2d(16, 32, 3, stride=2, padding=1), torch.nn.ReLU(),
+    torch.nn.Flatten(),
+    torch.nn.Linear(32 * 8 * 8, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)).to(dev)
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+g = torch.Generator().manual_seed(1)
+x = torch.randn(64, 3, 32, 32, generator=g).to(dev)
+y = torch.nn.functional.one_hot(torch.randint(0, 10, (64,), generator=g), 10).float().to(dev)
+times = []
+for step in range(int(sys.argv[1]) if len(sys.argv) > 1 else 12):
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    torch.cuda.synchronize()
+    times.append(time.perf_counter() - t)
+h = hashlib.sha256()
+for k, v in sorted(model.state_dict().items()):
+    h.update(k.encode())
+    t = v.detach().cpu().contiguous()
+    h.update(ctypes.string_at(t.data_ptr(), t.numel() * t.element_size()))
+print("weights", h.hexdigest())
+steady = times[2:] or times
+print("step_ms %.3f" % (1000 * sum(steady) / len(steady)))
+EOF
+
+run_train() { # run_train NAME TRACE-DIR: one pinned, traced training
+    LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch DETSHIM_TRACE=$2 timeout 120 \
+        "$PY" "$OUT/train.py" > "$OUT/$1.out" 2> "$OUT/$1.err"
+}
+
+# 2. Two traced runs.
+rm -rf "$OUT/traceA" "$OUT/traceB"
+run_train A "$OUT/traceA"; check "traced run A exits 0" $?
+run_train B "$OUT/traceB"; check "traced run B exits 0" $?
+wa=$(sed -n 's/^weights //p' "$OUT/A.out"); wb=$(sed -n 's/^weights //p' "$OUT/B.out")
+say "weights A $wa"
+say "weights B $wb"
+[ -n "$wa" ] && [ "$wa" = "$wb" ]; check "identical weights in two pinned runs" $?
+"$DETDIFF" "$OUT/traceA" "$OUT/traceB" > "$OUT/detdiff.txt" 2>&1
+rc=$?
+say "detdiff exit $rc: $(tail -1 "$OUT/detdiff.txt")"
+check "detdiff finds the two traces identical" $rc
+
+# 3. What was intercepted.
+"$DETDIFF" --show "$OUT/traceA" > "$OUT/traceA.show" 2>&1
+grep -oE '^ +[0-9]+ (cublas|cudnn|curand)[A-Za-z0-9_]*' "$OUT/traceA.show" | awk '{print $2}' |
+    sort | uniq -c | sort -rn > "$OUT/calls.txt"
+say "intercepted CUDA-library calls in run A (count symbol):"
+sed 's/^/    /' "$OUT/calls.txt" | tee -a "$SUMMARY"
+ncalls=$(awk '{s += $1} END {print s + 0}' "$OUT/calls.txt")
+[ "$ncalls" -gt 0 ]; check "some cuBLAS/cuBLASLt/cuDNN calls were intercepted ($ncalls)" $?
+grep -oE 'cuda\.(override|filter|algo)=[^|]*' "$OUT/traceA.show" | sort | uniq -c | sort -rn |
+    head -20 > "$OUT/decisions.txt"
+say "decisions recorded (most frequent first):"
+sed 's/^/    /' "$OUT/decisions.txt" | tee -a "$SUMMARY"
+if [ "$ncalls" -eq 0 ]; then
+    say "symbols torch's CUDA libraries import from cuBLAS/cuDNN (what PyTorch calls):"
+    tdir=$($PY -c 'import torch, os; print(os.path.dirname(torch.__file__))')
+    nm -D --undefined-only "$tdir"/lib/libtorch_cuda*.so 2>/dev/null |
+        grep -oE '(cublas|cublasLt|cudnn|curand)[A-Za-z0-9_]*' | sort -u | head -60 |
+        sed 's/^/    /' | tee -a "$SUMMARY"
+fi
+
+# 4. Device digests against host digests of the same bytes.
+if [ -x "$OUT/hostdigest" ]; then
+    cat > "$OUT/digest_check.py" <<'EOF'
+import ctypes, sys, torch
+torch.manual_seed(0)
+a = torch.randn(64, 48, device="cuda")
+b = torch.randn(48, 32, device="cuda")
+c = a @ b
+big = torch.randn(1024, 1024, device="cuda")  # 4 MiB: several thousand kernel blocks
+big2 = big @ big
+torch.cuda.synchronize()
+for name, t in (("a", a), ("b", b), ("c", c), ("big", big), ("big2", big2)):
+    h = t.detach().cpu().contiguous()
+    with open(sys.argv[1] + "/" + name + ".bin", "wb") as f:
+        f.write(ctypes.string_at(h.data_ptr(), h.numel() * h.element_size()))
+EOF
+    rm -rf "$OUT/traceD"
+    LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch DETSHIM_TRACE=$OUT/traceD \
+        "$PY" "$OUT/digest_check.py" "$OUT" > "$OUT/digest_check.out" 2>&1
+    check "the digest check program exits 0" $?
+    "$DETDIFF" --show "$OUT/traceD" > "$OUT/traceD.show" 2>&1
+    say "$(grep -m1 'device_digest =' "$OUT/traceD.show")"
+    for name in a b c big big2; do
+        host=$("$OUT/hostdigest" "$OUT/$name.bin")
+        short=$(echo "$host" | cut -c1-8)
+        line=$(grep -E "(cublas|cublasLt)[A-Za-z_0-9]* .*:(in|out):[0-9]+x4:$short" "$OUT/traceD.show" | head -1)
+        say "tensor $name: host digest $host; in the trace: ${line:+yes: $(echo "$line" | cut -c1-160)}"
+        [ -n "$line" ]; check "device digest of tensor $name equals its host digest" $?
+    done
+fi
+
+# 5. Step time: no shim, shim without trace, shim with trace.
+timeout 120 "$PY" "$OUT/train.py" 30 > "$OUT/T0.out" 2>&1
+run_train_steps() { # run_train_steps TRACE-DIR-OR-EMPTY OUTPUT
+    env LD_PRELOAD="$SHIM" DETSHIM_POLICY=pytorch ${1:+DETSHIM_TRACE="$1"} timeout 180 \
+        "$PY" "$OUT/train.py" 30 > "$2" 2>&1
+}
+run_train_steps "" "$OUT/T1.out"
+rm -rf "$OUT/traceT"
+run_train_steps "$OUT/traceT" "$OUT/T2.out"
+t0=$(sed -n 's/^step_ms //p' "$OUT/T0.out")
+t1=$(sed -n 's/^step_ms //p' "$OUT/T1.out")
+t2=$(sed -n 's/^step_ms //p' "$OUT/T2.out")
+say "step time: no shim ${t0:-?} ms, shim no trace ${t1:-?} ms, shim with trace ${t2:-?} ms"
+if [ -n "$t1" ] && [ -n "$t2" ]; then
+    ratio=$(awk -v a="$t2" -v b="$t1" 'BEGIN {printf "%.3f", a / b}')
+    say "trace on / off: $ratio (goal: under 1.05; device digests are copy-and-hash)"
+fi
+
+say "== $failures check(s) failed"
+[ "$failures" -eq 0 ]

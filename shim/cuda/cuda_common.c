@@ -1,0 +1,209 @@
+/* What every interceptor of the cuda family shares: entering and leaving
+ * (the re-entry guard, the policy's mode, whether to record), vendor
+ * symbols we call without intercepting, element sizes of cudaDataType,
+ * and recording device operands and scalars through devdigest.c. Sits
+ * between the per-library interceptors (left) and the trace writer.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detshim/core.h"
+#include "detshim/cuda.h"
+#include "detshim/digest.h"
+#include "detshim/policy.h"
+
+int cuda_enter(struct cuda_call *c)
+{
+    if (guard_held())
+        return 0;
+    trace_start(); /* a no-op after start-up; the CUDA libraries load late */
+    if (!guard_enter())
+        return 0;
+    c->pinned = core_cfg.cuda_mode == CUDA_MODE_PINNED;
+    c->traced = trace_active();
+    return 1;
+}
+
+void cuda_leave(void)
+{
+    guard_leave();
+}
+
+void *cuda_sym(void **cache, const char *name)
+{
+    void *p = atomic_load_explicit((_Atomic(void *) *)cache, memory_order_acquire);
+    if (!p) {
+        p = resolve_real(name);
+        if (p)
+            atomic_store_explicit((_Atomic(void *) *)cache, p, memory_order_release);
+    }
+    return p;
+}
+
+int cuda_type_size(int type)
+{
+    switch (type) {
+    case CUDA_R_8I: case CUDA_R_8U: case CUDA_R_8F_E4M3: case CUDA_R_8F_E5M2:
+        return 1;
+    case CUDA_R_16F: case CUDA_R_16BF: case CUDA_C_8I:
+        return 2;
+    case CUDA_R_32F: case CUDA_R_32I: case CUDA_R_32U: case CUDA_C_16F: case CUDA_C_16BF:
+        return 4;
+    case CUDA_R_64F: case CUDA_C_32F: case CUDA_C_32I:
+        return 8;
+    case CUDA_C_64F:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+int cuda_scalar_is_zero(const void *v, int type)
+{
+    /* Zero whatever the sign: the sign bit of each part is masked. */
+    uint64_t a[2] = { 0, 0 };
+    switch (type) {
+    case CUDA_R_16F: case CUDA_R_16BF: {
+        uint16_t h;
+        memcpy(&h, v, 2);
+        return (h & 0x7fffu) == 0;
+    }
+    case CUDA_R_32F: case CUDA_C_32F: {
+        uint32_t f[2] = { 0, 0 };
+        memcpy(f, v, type == CUDA_R_32F ? 4 : 8);
+        return (f[0] & 0x7fffffffu) == 0 && (f[1] & 0x7fffffffu) == 0;
+    }
+    case CUDA_R_64F: case CUDA_C_64F:
+        memcpy(a, v, type == CUDA_R_64F ? 8 : 16);
+        return (a[0] << 1) == 0 && (a[1] << 1) == 0;
+    case CUDA_R_32I: {
+        int32_t i;
+        memcpy(&i, v, 4);
+        return i == 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+void cuda_note_no_digest(struct trace_rec *r)
+{
+    for (int i = 0; i < r->nnotes; i++)
+        if (strcmp(r->notes[i].key, "cuda.digest") == 0)
+            return;
+    trace_rec_note(r, "cuda.digest",
+                   "unavailable (no CUDA driver, a copy failed, or the stream is being captured)");
+}
+
+/* The stored extent of op(X): len elements per column, `lines` columns. */
+static int stored_shape(int trans, int64_t rows, int64_t cols, int64_t ld, int64_t *len,
+                        int64_t *lines)
+{
+    if (rows <= 0 || cols <= 0)
+        return -1;
+    *len = trans == CUBLAS_OP_N ? rows : cols;
+    *lines = trans == CUBLAS_OP_N ? cols : rows;
+    return ld < *len ? -1 : 0;
+}
+
+/* Digests `batch` matrices of one stored shape into parts[]; the matrix
+ * b at at(arg, b). Returns 0, or -1 if any copy failed. */
+static int digest_batch(CUstream stream, int64_t batch, int64_t len, int64_t lines, int64_t ld,
+                        int elem, const void *(*at)(const void *arg, int64_t b, int elem),
+                        const void *arg, detshim_digest *parts)
+{
+    int failed = 0;
+    for (int64_t b = 0; b < batch && !failed; b++)
+        failed = cuda_digest_matrix(stream, at(arg, b, elem), len, lines, ld, (size_t)elem,
+                                    &parts[b]) != 0;
+    return failed ? -1 : 0;
+}
+
+struct strided {
+    const void *x;
+    int64_t stride;
+};
+
+static const void *strided_at(const void *arg, int64_t b, int elem)
+{
+    const struct strided *s = arg;
+    return (const char *)s->x + (size_t)(b * s->stride) * (size_t)elem;
+}
+
+static const void *array_at(const void *arg, int64_t b, int elem)
+{
+    (void)elem;
+    return ((const void *const *)arg)[b];
+}
+
+/* Records the batch: one matrix's digest, or the combination of all. */
+static void rec_batch(struct trace_rec *r, const char *name, int role, CUstream stream,
+                      int trans, int64_t rows, int64_t cols, int64_t ld, int elem,
+                      int64_t batch, const void *(*at)(const void *, int64_t, int),
+                      const void *arg)
+{
+    int64_t len, lines;
+    detshim_digest d = digest_bytes(NULL, 0);
+    uint64_t count = 0;
+    detshim_digest *parts = NULL;
+    if (batch > 0 && stored_shape(trans, rows, cols, ld, &len, &lines) == 0) {
+        parts = malloc((size_t)batch * sizeof *parts);
+        if (parts && digest_batch(stream, batch, len, lines, ld, elem, at, arg, parts) == 0) {
+            d = cuda_digest_combine(parts, batch);
+            count = (uint64_t)rows * (uint64_t)cols * (uint64_t)batch;
+        } else {
+            cuda_note_no_digest(r);
+        }
+        free(parts);
+    }
+    trace_rec_operand(r, name, role, d, count, elem);
+}
+
+void cuda_rec_matrix(struct trace_rec *r, const char *name, int role, CUstream stream,
+                     const void *x, int trans, int64_t rows, int64_t cols, int64_t ld,
+                     int elem, int64_t batch, int64_t stride)
+{
+    struct strided s = { x, stride };
+    rec_batch(r, name, role, stream, trans, rows, cols, ld, elem, batch, strided_at, &s);
+}
+
+void cuda_rec_matrix_array(struct trace_rec *r, const char *name, int role, CUstream stream,
+                           const void *const *array, int trans, int64_t rows, int64_t cols,
+                           int64_t ld, int elem, int64_t batch)
+{
+    /* The array of pointers is itself in device memory. */
+    const void **ptrs = batch > 0 ? malloc((size_t)batch * sizeof *ptrs) : NULL;
+    if (ptrs && cuda_read(stream, ptrs, array, (size_t)batch * sizeof *ptrs) == 0) {
+        rec_batch(r, name, role, stream, trans, rows, cols, ld, elem, batch, array_at, ptrs);
+    } else {
+        if (batch > 0)
+            cuda_note_no_digest(r);
+        trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, elem);
+    }
+    free(ptrs);
+}
+
+int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, const void *v,
+                    int on_device, int type)
+{
+    unsigned char bytes[16] = { 0 };
+    int size = cuda_type_size(type);
+    int ok = v && size > 0 && size <= 16;
+    if (ok && on_device)
+        ok = cuda_read(stream, bytes, v, (size_t)size) == 0;
+    else if (ok)
+        memcpy(bytes, v, (size_t)size);
+    if (!ok) {
+        cuda_note_no_digest(r);
+        trace_rec_operand(r, name, TRACE_ROLE_IN, digest_bytes(NULL, 0), 0, size);
+        return 0;
+    }
+    trace_rec_operand(r, name, TRACE_ROLE_IN, digest_bytes(bytes, (size_t)size), 1, size);
+    return cuda_scalar_is_zero(bytes, type);
+}
+
+void cuda_note_mode(struct trace_rec *r, const struct cuda_call *c)
+{
+    trace_rec_note(r, "cuda.mode", c->pinned ? "pinned" : "passthrough");
+}

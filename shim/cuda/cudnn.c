@@ -1,0 +1,301 @@
+/* cuDNN interceptors, legacy convolution API. Frameworks choose a
+ * convolution algorithm from the list that cudnnFind*Algorithm and
+ * cudnnFind*AlgorithmEx (timed) or cudnnGet*Algorithm_v7 (heuristic)
+ * return, fastest first, and some of those algorithms sum in a
+ * nondeterministic order (atomics). In pinned mode the lists are filtered
+ * to the algorithms cuDNN marks CUDNN_DETERMINISTIC, their order kept and
+ * the count fixed, so whatever a program picks from the list is
+ * deterministic. When no listed algorithm is deterministic the list is
+ * left whole (a convolution must run), the trace says so and a line is
+ * logged. The convolutions themselves are traced with the algorithm they
+ * ran, alpha and beta, and operand digests (the output's prior contents
+ * only when beta is nonzero, as cuDNN reads them only then); tensors are
+ * digested over cudnnGet*SizeInBytes bytes (the packed span), not element
+ * by element through their strides. The backend (graph) API is in
+ * cudnn_backend.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "detshim/core.h"
+#include "detshim/cuda.h"
+#include "detshim/digest.h"
+
+/* Filters perf[0..*count) to the deterministic entries, in order. Writes
+ * what it did to note (for cuda.filter) and returns the new count. */
+static int keep_deterministic(struct detshim_cudnn_algo_perf *perf, int *count, char *note,
+                              size_t len)
+{
+    int n = *count, kept = 0;
+    for (int i = 0; i < n; i++)
+        kept += perf[i].determinism == CUDNN_DETERMINISTIC;
+    if (kept == 0) {
+        snprintf(note, len, "none of %d deterministic: list kept whole (not pinned)", n);
+        core_log(LOG_INFO, "cuDNN offered no deterministic convolution algorithm; "
+                 "the run is not pinned there (see the trace's cuda.filter notes)");
+        return n;
+    }
+    kept = 0;
+    for (int i = 0; i < n; i++)
+        if (perf[i].determinism == CUDNN_DETERMINISTIC)
+            perf[kept++] = perf[i];
+    snprintf(note, len, "kept %d of %d (deterministic only)", kept, n);
+    *count = kept;
+    return kept;
+}
+
+/* Runs after a Find or Get_v7 call: filters in pinned mode, records. */
+static void algo_list_after(const struct cuda_call *c, const char *api, int requested,
+                            int *returned, struct detshim_cudnn_algo_perf *perf, cudnnStatus_t st)
+{
+    char filter[96] = "";
+    int before = st == CUDNN_STATUS_SUCCESS && returned ? *returned : 0;
+    if (c->pinned && before > 0)
+        keep_deterministic(perf, returned, filter, sizeof filter);
+    if (!c->traced)
+        return;
+    int n = st == CUDNN_STATUS_SUCCESS && returned ? *returned : 0;
+    char first[48];
+    struct trace_rec r;
+    trace_rec_begin(&r, api);
+    trace_rec_int(&r, "requested", requested);
+    trace_rec_int(&r, "offered", before);
+    trace_rec_int(&r, "returned", n);
+    trace_rec_int(&r, "status", st);
+    /* (algo, determinism) pairs in order: what the program chooses from.
+     * Times and memory vary run to run and stay out. */
+    int32_t pairs[2 * 64];
+    int np = n < 64 ? n : 64;
+    for (int i = 0; i < np; i++) {
+        pairs[2 * i] = perf[i].algo;
+        pairs[2 * i + 1] = perf[i].determinism;
+    }
+    trace_rec_operand(&r, "algos", TRACE_ROLE_OUT, digest_bytes(pairs, (size_t)np * 8),
+                      (uint64_t)np, 8);
+    cuda_note_mode(&r, c);
+    snprintf(first, sizeof first, "%d (%s)", n > 0 ? perf[0].algo : -1,
+             n > 0 && perf[0].determinism == CUDNN_DETERMINISTIC ? "deterministic"
+                                                                 : "nondeterministic");
+    trace_rec_note(&r, "cuda.algo", n > 0 ? first : "none");
+    if (filter[0])
+        trace_rec_note(&r, "cuda.filter", filter);
+    trace_rec_commit(&r);
+}
+
+#define ALGO_LIST(NAME, D1, D2, D4, PERF)                                                  \
+    DETSHIM_EXPORT cudnnStatus_t NAME(cudnnHandle_t handle, const D1 d1, const D2 d2,      \
+                                      const cudnnConvolutionDescriptor_t conv, const D4 d4, \
+                                      const int requested, int *returned, PERF *perf)      \
+    {                                                                                      \
+        REAL_FN(NAME##_fn *, NAME);                                                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(handle, d1, d2, conv, d4, requested, returned, perf);              \
+        cudnnStatus_t st = real(handle, d1, d2, conv, d4, requested, returned, perf);      \
+        algo_list_after(&c, #NAME, requested, returned, perf, st);                         \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
+
+ALGO_LIST(cudnnFindConvolutionForwardAlgorithm, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+          cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgoPerf_t)
+ALGO_LIST(cudnnGetConvolutionForwardAlgorithm_v7, cudnnTensorDescriptor_t,
+          cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgoPerf_t)
+ALGO_LIST(cudnnFindConvolutionBackwardDataAlgorithm, cudnnFilterDescriptor_t,
+          cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionBwdDataAlgoPerf_t)
+ALGO_LIST(cudnnGetConvolutionBackwardDataAlgorithm_v7, cudnnFilterDescriptor_t,
+          cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionBwdDataAlgoPerf_t)
+ALGO_LIST(cudnnFindConvolutionBackwardFilterAlgorithm, cudnnTensorDescriptor_t,
+          cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionBwdFilterAlgoPerf_t)
+ALGO_LIST(cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnTensorDescriptor_t,
+          cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionBwdFilterAlgoPerf_t)
+
+#define ALGO_LIST_EX(NAME, D1, D2, D4, PERF)                                               \
+    DETSHIM_EXPORT cudnnStatus_t NAME(cudnnHandle_t handle, const D1 d1, const void *p1,   \
+                                      const D2 d2, const void *p2,                         \
+                                      const cudnnConvolutionDescriptor_t conv, const D4 d4, \
+                                      void *p4, const int requested, int *returned,        \
+                                      PERF *perf, void *ws, size_t wsize)                  \
+    {                                                                                      \
+        REAL_FN(NAME##_fn *, NAME);                                                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(handle, d1, p1, d2, p2, conv, d4, p4, requested, returned, perf,   \
+                        ws, wsize);                                                        \
+        cudnnStatus_t st = real(handle, d1, p1, d2, p2, conv, d4, p4, requested, returned, \
+                                perf, ws, wsize);                                          \
+        algo_list_after(&c, #NAME, requested, returned, perf, st);                         \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
+
+ALGO_LIST_EX(cudnnFindConvolutionForwardAlgorithmEx, cudnnTensorDescriptor_t,
+             cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgoPerf_t)
+ALGO_LIST_EX(cudnnFindConvolutionBackwardDataAlgorithmEx, cudnnFilterDescriptor_t,
+             cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionBwdDataAlgoPerf_t)
+ALGO_LIST_EX(cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnTensorDescriptor_t,
+             cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+             cudnnConvolutionBwdFilterAlgoPerf_t)
+
+static CUstream handle_stream(cudnnHandle_t h)
+{
+    static void *cache;
+    cudnnGetStream_fn *get = (cudnnGetStream_fn *)(uintptr_t)cuda_sym(&cache, "cudnnGetStream");
+    cudaStream_t s = NULL;
+    if (!get || get(h, &s) != CUDNN_STATUS_SUCCESS)
+        s = NULL;
+    return s;
+}
+
+/* A tensor (is_filter 0) or filter descriptor's packed span, digested. */
+static void rec_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
+                       const void *p, const void *desc, int is_filter)
+{
+    static void *tcache, *fcache;
+    cudnnGetTensorSizeInBytes_fn *tsize = (cudnnGetTensorSizeInBytes_fn *)(uintptr_t)cuda_sym(
+        &tcache, "cudnnGetTensorSizeInBytes");
+    cudnnGetFilterSizeInBytes_fn *fsize = (cudnnGetFilterSizeInBytes_fn *)(uintptr_t)cuda_sym(
+        &fcache, "cudnnGetFilterSizeInBytes");
+    size_t bytes = 0;
+    int ok = is_filter ? fsize && fsize((cudnnFilterDescriptor_t)(uintptr_t)desc, &bytes) == 0
+                       : tsize && tsize((cudnnTensorDescriptor_t)(uintptr_t)desc, &bytes) == 0;
+    detshim_digest d = digest_bytes(NULL, 0);
+    if (!ok || cuda_digest_bytes(stream, p, bytes, &d) != 0) {
+        cuda_note_no_digest(r);
+        bytes = 0;
+    }
+    trace_rec_operand(r, name, role, d, bytes, 1);
+}
+
+/* One convolution: out = alpha conv(in1, in2) + beta out. */
+struct conv {
+    const char *api;
+    const char *n1, *n2, *nout;
+    const void *in1, *d1, *in2, *d2, *dout;
+    void *out;
+    int f1, f2, fout; /* which descriptors are filters */
+    int algo;
+    size_t workspace;
+    const void *alpha, *beta;
+    cudnnTensorDescriptor_t tensor; /* one of the tensors, for the data type */
+};
+
+/* cuDNN's scaling factors are host doubles for double data, host floats
+ * for every other type. */
+static int scale_type(cudnnTensorDescriptor_t t)
+{
+    static void *cache;
+    cudnnGetTensorNdDescriptor_fn *get = (cudnnGetTensorNdDescriptor_fn *)(uintptr_t)cuda_sym(
+        &cache, "cudnnGetTensorNdDescriptor");
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
+    int nb, dims[8], strides[8];
+    if (get && get(t, 8, &type, &nb, dims, strides) == CUDNN_STATUS_SUCCESS &&
+        type == CUDNN_DATA_DOUBLE)
+        return CUDA_R_64F;
+    return CUDA_R_32F;
+}
+
+static void conv_before(const struct cuda_call *c, struct conv *v, cudnnHandle_t h,
+                        struct trace_rec *r, CUstream *stream)
+{
+    if (!c->traced)
+        return;
+    *stream = handle_stream(h);
+    trace_rec_begin(r, v->api);
+    trace_rec_int(r, "algo", v->algo);
+    trace_rec_int(r, "workspaceSize", (int64_t)v->workspace);
+    int type = scale_type(v->tensor);
+    int alpha_zero = cuda_rec_scalar(r, "alpha", *stream, v->alpha, 0, type);
+    int beta_zero = cuda_rec_scalar(r, "beta", *stream, v->beta, 0, type);
+    if (!alpha_zero) {
+        rec_tensor(r, v->n1, TRACE_ROLE_IN, *stream, v->in1, v->d1, v->f1);
+        rec_tensor(r, v->n2, TRACE_ROLE_IN, *stream, v->in2, v->d2, v->f2);
+    }
+    if (!beta_zero)
+        rec_tensor(r, v->nout, TRACE_ROLE_IN, *stream, v->out, v->dout, v->fout);
+}
+
+static void conv_after(const struct cuda_call *c, struct conv *v, struct trace_rec *r,
+                       CUstream stream, cudnnStatus_t st)
+{
+    if (!c->traced)
+        return;
+    char algo[16];
+    rec_tensor(r, v->nout, TRACE_ROLE_OUT, stream, v->out, v->dout, v->fout);
+    trace_rec_int(r, "status", st);
+    cuda_note_mode(r, c);
+    snprintf(algo, sizeof algo, "%d", v->algo);
+    trace_rec_note(r, "cuda.algo", algo);
+    trace_rec_commit(r);
+}
+
+DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionForward(
+    cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x,
+    const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc,
+    cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes,
+    const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    REAL_FN(cudnnConvolutionForward_fn *, cudnnConvolutionForward);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
+                    workSpaceSizeInBytes, beta, yDesc, y);
+    struct conv v = { "cudnnConvolutionForward", "x", "w", "y", x, xDesc, w, wDesc, yDesc, y,
+                      0, 1, 0, algo, workSpaceSizeInBytes, alpha, beta, xDesc };
+    struct trace_rec r;
+    CUstream stream = NULL;
+    conv_before(&c, &v, handle, &r, &stream);
+    cudnnStatus_t st = real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
+                            workSpaceSizeInBytes, beta, yDesc, y);
+    conv_after(&c, &v, &r, stream, st);
+    cuda_leave();
+    return st;
+}
+
+DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionBackwardData(
+    cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w,
+    const cudnnTensorDescriptor_t dyDesc, const void *dy,
+    const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo,
+    void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
+    const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    REAL_FN(cudnnConvolutionBackwardData_fn *, cudnnConvolutionBackwardData);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace,
+                    workSpaceSizeInBytes, beta, dxDesc, dx);
+    struct conv v = { "cudnnConvolutionBackwardData", "w", "dy", "dx", w, wDesc, dy, dyDesc,
+                      dxDesc, dx, 1, 0, 0, algo, workSpaceSizeInBytes, alpha, beta, dyDesc };
+    struct trace_rec r;
+    CUstream stream = NULL;
+    conv_before(&c, &v, handle, &r, &stream);
+    cudnnStatus_t st = real(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace,
+                            workSpaceSizeInBytes, beta, dxDesc, dx);
+    conv_after(&c, &v, &r, stream, st);
+    cuda_leave();
+    return st;
+}
+
+DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
+    cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x,
+    const cudnnTensorDescriptor_t dyDesc, const void *dy,
+    const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo,
+    void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
+    const cudnnFilterDescriptor_t dwDesc, void *dw)
+{
+    REAL_FN(cudnnConvolutionBackwardFilter_fn *, cudnnConvolutionBackwardFilter);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace,
+                    workSpaceSizeInBytes, beta, dwDesc, dw);
+    struct conv v = { "cudnnConvolutionBackwardFilter", "x", "dy", "dw", x, xDesc, dy, dyDesc,
+                      dwDesc, dw, 0, 0, 1, algo, workSpaceSizeInBytes, alpha, beta, xDesc };
+    struct trace_rec r;
+    CUstream stream = NULL;
+    conv_before(&c, &v, handle, &r, &stream);
+    cudnnStatus_t st = real(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace,
+                            workSpaceSizeInBytes, beta, dwDesc, dw);
+    conv_after(&c, &v, &r, stream, st);
+    cuda_leave();
+    return st;
+}

@@ -1,0 +1,267 @@
+/* cuRAND host-API interceptors. A generator's output is fixed by its seed,
+ * offset and ordering; the default ordering may change with the device and
+ * the library version. In pinned mode every pseudo-random generator gets
+ * CURAND_ORDERING_PSEUDO_LEGACY (guaranteed the same across releases) and
+ * a seed derived from the policy's seed, like every other pinned source of
+ * randomness: the rng module's stream for source "curand", whose ordinal
+ * is the generator's creation order in the process. A program's own
+ * curandSetPseudoRandomGeneratorSeed or curandSetGeneratorOrdering is
+ * overridden with these. The seed the program asked for is logged (at
+ * DETSHIM_LOG=info), not traced: a program seeding from the clock would
+ * otherwise make two pinned runs differ in their traces while their
+ * results agree. Generation calls are traced with output digests.
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "detshim/core.h"
+#include "detshim/cuda.h"
+#include "detshim/digest.h"
+#include "detshim/rng.h"
+
+/* Generators we pinned, so a later seed call gets the same pinned seed
+ * and generation knows host from device memory. */
+#define MAX_GENERATORS 256
+static struct generator {
+    curandGenerator_t g;
+    unsigned long long seed;
+    int host, pseudo;
+    cudaStream_t stream; /* curandSetStream's, where generation runs */
+} generators[MAX_GENERATORS];
+static int ngenerators;
+static pthread_mutex_t generators_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A copy of g's entry; 0 if g is not known (created before us, or one
+ * past MAX_GENERATORS). */
+static int generator_get(curandGenerator_t g, struct generator *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&generators_lock);
+    for (int i = 0; i < ngenerators && !found; i++)
+        if (generators[i].g == g) {
+            *out = generators[i];
+            found = 1;
+        }
+    pthread_mutex_unlock(&generators_lock);
+    return found;
+}
+
+static void generator_put(const struct generator *gen)
+{
+    pthread_mutex_lock(&generators_lock);
+    int slot = ngenerators;
+    for (int i = 0; i < ngenerators; i++)
+        if (generators[i].g == gen->g)
+            slot = i; /* an address reused after curandDestroyGenerator */
+    if (slot < MAX_GENERATORS) {
+        generators[slot] = *gen;
+        if (slot == ngenerators)
+            ngenerators++;
+    }
+    pthread_mutex_unlock(&generators_lock);
+}
+
+/* The stream of a known generator, or NULL (cuRAND's default). */
+static void generator_set_stream(curandGenerator_t g, cudaStream_t stream)
+{
+    pthread_mutex_lock(&generators_lock);
+    for (int i = 0; i < ngenerators; i++)
+        if (generators[i].g == g)
+            generators[i].stream = stream;
+    pthread_mutex_unlock(&generators_lock);
+}
+
+static curandStatus_t real_seed(curandGenerator_t g, unsigned long long seed)
+{
+    REAL_FN(curandSetPseudoRandomGeneratorSeed_fn *, curandSetPseudoRandomGeneratorSeed);
+    return real(g, seed);
+}
+
+static curandStatus_t real_ordering(curandGenerator_t g, int order)
+{
+    REAL_FN(curandSetGeneratorOrdering_fn *, curandSetGeneratorOrdering);
+    return real(g, order);
+}
+
+static int is_pseudo(int type)
+{
+    return type >= CURAND_RNG_PSEUDO_DEFAULT && type < CURAND_RNG_QUASI_DEFAULT;
+}
+
+/* Creation, host or device: pins a pseudo generator and records it. */
+static curandStatus_t create(const char *api, curandCreateGenerator_fn *real,
+                             curandGenerator_t *g, curandRngType_t type, int host)
+{
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(g, type);
+    curandStatus_t st = real(g, type);
+    struct generator gen = { st == CURAND_STATUS_SUCCESS ? *g : NULL, 0, host, is_pseudo(type),
+                             NULL };
+    const char *ordering = "library default", *seeded = "library default";
+    char seed_text[32];
+    if (st == CURAND_STATUS_SUCCESS && c.pinned && gen.pseudo &&
+        rng_fill(RNG_CURAND, &gen.seed, sizeof gen.seed) == 0) {
+        ordering = real_ordering(*g, CURAND_ORDERING_PSEUDO_LEGACY) == CURAND_STATUS_SUCCESS
+                       ? "legacy" : "legacy refused by cuRAND (not pinned)";
+        snprintf(seed_text, sizeof seed_text, "%llu", gen.seed);
+        seeded = real_seed(*g, gen.seed) == CURAND_STATUS_SUCCESS
+                     ? seed_text : "refused by cuRAND (not pinned)";
+        generator_put(&gen);
+    } else if (st == CURAND_STATUS_SUCCESS) {
+        gen.seed = 0;
+        generator_put(&gen);
+    }
+    if (c.traced) {
+        struct trace_rec r;
+        trace_rec_begin(&r, api);
+        trace_rec_int(&r, "rng_type", type);
+        trace_rec_int(&r, "status", st);
+        cuda_note_mode(&r, &c);
+        trace_rec_note(&r, "cuda.ordering", ordering);
+        trace_rec_note(&r, "cuda.seed", seeded);
+        trace_rec_commit(&r);
+    }
+    cuda_leave();
+    return st;
+}
+
+DETSHIM_EXPORT curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRngType_t type)
+{
+    REAL_FN(curandCreateGenerator_fn *, curandCreateGenerator);
+    return create("curandCreateGenerator", real, g, type, 0);
+}
+
+DETSHIM_EXPORT curandStatus_t curandCreateGeneratorHost(curandGenerator_t *g,
+                                                        curandRngType_t type)
+{
+    REAL_FN(curandCreateGeneratorHost_fn *, curandCreateGeneratorHost);
+    return create("curandCreateGeneratorHost", real, g, type, 1);
+}
+
+DETSHIM_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
+                                                                 unsigned long long seed)
+{
+    REAL_FN(curandSetPseudoRandomGeneratorSeed_fn *, curandSetPseudoRandomGeneratorSeed);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(g, seed);
+    struct generator gen;
+    int pin = c.pinned && generator_get(g, &gen) && gen.pseudo;
+    unsigned long long applied = pin ? gen.seed : seed;
+    if (pin && applied != seed)
+        core_log(LOG_INFO, "curandSetPseudoRandomGeneratorSeed(%llu) replaced by the pinned "
+                 "seed %llu", seed, applied);
+    curandStatus_t st = real(g, applied);
+    if (c.traced) {
+        struct trace_rec r;
+        trace_rec_begin(&r, "curandSetPseudoRandomGeneratorSeed");
+        trace_rec_int(&r, "seed", (int64_t)applied);
+        trace_rec_int(&r, "status", st);
+        cuda_note_mode(&r, &c);
+        if (pin)
+            trace_rec_note(&r, "cuda.override",
+                           "seed->pinned seed (the program's seed is logged, not traced)");
+        trace_rec_commit(&r);
+    }
+    cuda_leave();
+    return st;
+}
+
+DETSHIM_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g,
+                                                         curandOrdering_t order)
+{
+    REAL_FN(curandSetGeneratorOrdering_fn *, curandSetGeneratorOrdering);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(g, order);
+    struct generator gen;
+    int pin = c.pinned && generator_get(g, &gen) && gen.pseudo;
+    int applied = pin ? CURAND_ORDERING_PSEUDO_LEGACY : order;
+    curandStatus_t st = real(g, applied);
+    if (c.traced) {
+        struct trace_rec r;
+        trace_rec_begin(&r, "curandSetGeneratorOrdering");
+        trace_rec_int(&r, "order", order);
+        trace_rec_int(&r, "status", st);
+        cuda_note_mode(&r, &c);
+        if (applied != (int)order)
+            trace_rec_note(&r, "cuda.override", "ordering->legacy");
+        trace_rec_commit(&r);
+    }
+    cuda_leave();
+    return st;
+}
+
+/* Not traced: only remembered, so generation output is digested after the
+ * work on the generator's own stream. */
+DETSHIM_EXPORT curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t stream)
+{
+    REAL_FN(curandSetStream_fn *, curandSetStream);
+    curandStatus_t st = real(g, stream);
+    if (st == CURAND_STATUS_SUCCESS)
+        generator_set_stream(g, stream);
+    return st;
+}
+
+/* Records a generation call: n values of `elem` bytes at out. */
+static void rec_generate(const struct cuda_call *c, const char *api, curandGenerator_t g,
+                         const void *out, size_t n, int elem, curandStatus_t st)
+{
+    if (!c->traced)
+        return;
+    struct generator gen = { .host = 0 };
+    int known = generator_get(g, &gen);
+    struct trace_rec r;
+    detshim_digest d = digest_bytes(NULL, 0);
+    trace_rec_begin(&r, api);
+    trace_rec_int(&r, "n", (int64_t)n);
+    trace_rec_int(&r, "status", st);
+    if (st == CURAND_STATUS_SUCCESS && gen.host)
+        d = digest_bytes(out, n * (size_t)elem);
+    else if (st == CURAND_STATUS_SUCCESS &&
+             cuda_digest_bytes(gen.stream, out, n * (size_t)elem, &d) != 0)
+        cuda_note_no_digest(&r);
+    trace_rec_operand(&r, "out", TRACE_ROLE_OUT, d, st == CURAND_STATUS_SUCCESS ? n : 0, elem);
+    cuda_note_mode(&r, c);
+    if (!known)
+        trace_rec_note(&r, "cuda.generator", "created before detshim saw it: not pinned");
+    trace_rec_commit(&r);
+}
+
+DETSHIM_EXPORT curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
+{
+    REAL_FN(curandGenerate_fn *, curandGenerate);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(g, out, n);
+    curandStatus_t st = real(g, out, n);
+    rec_generate(&c, "curandGenerate", g, out, n, 4, st);
+    cuda_leave();
+    return st;
+}
+
+DETSHIM_EXPORT curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
+{
+    REAL_FN(curandGenerateUniform_fn *, curandGenerateUniform);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(g, out, n);
+    curandStatus_t st = real(g, out, n);
+    rec_generate(&c, "curandGenerateUniform", g, out, n, 4, st);
+    cuda_leave();
+    return st;
+}
+
+DETSHIM_EXPORT curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n,
+                                                   float mean, float stddev)
+{
+    REAL_FN(curandGenerateNormal_fn *, curandGenerateNormal);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(g, out, n, mean, stddev);
+    curandStatus_t st = real(g, out, n, mean, stddev);
+    rec_generate(&c, "curandGenerateNormal", g, out, n, 4, st);
+    cuda_leave();
+    return st;
+}

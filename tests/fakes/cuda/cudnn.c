@@ -1,0 +1,283 @@
+/* A fake cuDNN (libcudnn.so.9) for tests, on host memory: 4-d FP32 NCHW
+ * tensors and forward cross-correlation only. Its algorithm lists (Find
+ * and Get_v7 alike) offer a fast nondeterministic algorithm first, as the
+ * real lists often do for backward passes, then two deterministic ones; a
+ * convolution run with the nondeterministic one sums in a per-run
+ * shuffled order (fake.h), the others in index order. Its backend API
+ * knows engine heuristics, engine configs, engines and execution plans
+ * just well enough to offer engine 7 (nondeterministic) first, then 3 and
+ * 5 (deterministic); executing a plan computes nothing.
+ */
+#include <string.h>
+
+#include "fake.h"
+
+struct cudnnContext {
+    cudaStream_t stream;
+};
+struct cudnnTensorStruct {
+    int n, c, h, w, type;
+};
+struct cudnnFilterStruct {
+    int k, c, h, w, type;
+};
+struct cudnnConvolutionStruct {
+    int pad_h, pad_w, u, v, dil_h, dil_w;
+};
+
+FAKE_EXPORT cudnnStatus_t cudnnCreate(cudnnHandle_t *h)
+{
+    *h = calloc(1, sizeof **h);
+    return *h ? CUDNN_STATUS_SUCCESS : 1;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnGetStream(cudnnHandle_t h, cudaStream_t *stream)
+{
+    *stream = h->stream;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d)
+{
+    *d = calloc(1, sizeof **d);
+    return *d ? CUDNN_STATUS_SUCCESS : 1;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, int format,
+                                                     cudnnDataType_t type, int n, int c, int h,
+                                                     int w)
+{
+    if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT)
+        return 9; /* CUDNN_STATUS_NOT_SUPPORTED */
+    *d = (struct cudnnTensorStruct){ n, c, h, w, type };
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t d, int req,
+                                                     cudnnDataType_t *type, int *nb, int dims[],
+                                                     int strides[])
+{
+    int v[4] = { d->n, d->c, d->h, d->w };
+    *type = d->type;
+    *nb = 4;
+    for (int i = 0; i < 4 && i < req; i++) {
+        dims[i] = v[i];
+        strides[i] = 1;
+        for (int j = i + 1; j < 4; j++)
+            strides[i] *= v[j];
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t d, size_t *size)
+{
+    *size = (size_t)d->n * (size_t)d->c * (size_t)d->h * (size_t)d->w * sizeof(float);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d)
+{
+    *d = calloc(1, sizeof **d);
+    return *d ? CUDNN_STATUS_SUCCESS : 1;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d,
+                                                     cudnnDataType_t type, int format, int k,
+                                                     int c, int h, int w)
+{
+    if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT)
+        return 9;
+    *d = (struct cudnnFilterStruct){ k, c, h, w, type };
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t d, size_t *size)
+{
+    *size = (size_t)d->k * (size_t)d->c * (size_t)d->h * (size_t)d->w * sizeof(float);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d)
+{
+    *d = calloc(1, sizeof **d);
+    return *d ? CUDNN_STATUS_SUCCESS : 1;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d,
+                                                          int pad_h, int pad_w, int u, int v,
+                                                          int dil_h, int dil_w, int mode,
+                                                          cudnnDataType_t type)
+{
+    if (mode != CUDNN_CROSS_CORRELATION || type != CUDNN_DATA_FLOAT || u < 1 || v < 1)
+        return 9;
+    *d = (struct cudnnConvolutionStruct){ pad_h, pad_w, u, v, dil_h, dil_w };
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The list every query returns: fastest first. */
+static const struct detshim_cudnn_algo_perf offered[] = {
+    { FAKE_CUDNN_ALGO_FAST_NONDET, CUDNN_STATUS_SUCCESS, 0.1f, 0, CUDNN_NON_DETERMINISTIC, 0,
+      { 0 } },
+    { 1, CUDNN_STATUS_SUCCESS, 0.2f, 0, CUDNN_DETERMINISTIC, 0, { 0 } },
+    { 0, CUDNN_STATUS_SUCCESS, 0.3f, 0, CUDNN_DETERMINISTIC, 0, { 0 } },
+};
+
+static cudnnStatus_t list(int requested, int *returned, struct detshim_cudnn_algo_perf *perf)
+{
+    int n = 0;
+    for (; n < requested && n < (int)(sizeof offered / sizeof *offered); n++)
+        perf[n] = offered[n];
+    *returned = n;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(
+    cudnnHandle_t h, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
+    const cudnnConvolutionDescriptor_t conv, const cudnnTensorDescriptor_t y, const int requested,
+    int *returned, cudnnConvolutionFwdAlgoPerf_t *perf)
+{
+    (void)h, (void)x, (void)w, (void)conv, (void)y;
+    return list(requested, returned, perf);
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
+    cudnnHandle_t h, const cudnnTensorDescriptor_t xd, const void *x,
+    const cudnnFilterDescriptor_t wd, const void *w, const cudnnConvolutionDescriptor_t conv,
+    const cudnnTensorDescriptor_t yd, void *y, const int requested, int *returned,
+    cudnnConvolutionFwdAlgoPerf_t *perf, void *ws, size_t wsize)
+{
+    (void)h, (void)xd, (void)x, (void)wd, (void)w, (void)conv, (void)yd, (void)y, (void)ws;
+    (void)wsize;
+    return list(requested, returned, perf);
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+    cudnnHandle_t h, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
+    const cudnnConvolutionDescriptor_t conv, const cudnnTensorDescriptor_t y, const int requested,
+    int *returned, cudnnConvolutionFwdAlgoPerf_t *perf)
+{
+    (void)h, (void)x, (void)w, (void)conv, (void)y;
+    return list(requested, returned, perf);
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
+    cudnnHandle_t h, const void *alpha, const cudnnTensorDescriptor_t xd, const void *xv,
+    const cudnnFilterDescriptor_t wd, const void *wv, const cudnnConvolutionDescriptor_t cd,
+    cudnnConvolutionFwdAlgo_t algo, void *workspace, size_t wsize, const void *beta,
+    const cudnnTensorDescriptor_t yd, void *yv)
+{
+    (void)h, (void)workspace, (void)wsize;
+    const float *x = xv, *w = wv;
+    float *y = yv, al = *(const float *)alpha, be = *(const float *)beta;
+    int64_t taps = (int64_t)wd->c * wd->h * wd->w;
+    int64_t *order = malloc(sizeof *order * (size_t)taps);
+    if (!order)
+        return 1;
+    for (int n = 0; n < yd->n; n++)
+        for (int k = 0; k < yd->c; k++)
+            for (int oh = 0; oh < yd->h; oh++)
+                for (int ow = 0; ow < yd->w; ow++) {
+                    fake_order(order, taps, algo == FAKE_CUDNN_ALGO_FAST_NONDET);
+                    float s = 0;
+                    for (int64_t t = 0; t < taps; t++) {
+                        int c = (int)(order[t] / (wd->h * wd->w));
+                        int r = (int)(order[t] / wd->w % wd->h), q = (int)(order[t] % wd->w);
+                        int ih = oh * cd->u - cd->pad_h + r * cd->dil_h;
+                        int iw = ow * cd->v - cd->pad_w + q * cd->dil_w;
+                        if (ih < 0 || ih >= xd->h || iw < 0 || iw >= xd->w)
+                            continue;
+                        s += x[((n * xd->c + c) * xd->h + ih) * xd->w + iw] *
+                             w[((k * wd->c + c) * wd->h + r) * wd->w + q];
+                    }
+                    float *out = &y[((n * yd->c + k) * yd->h + oh) * yd->w + ow];
+                    *out = al * s + (be != 0 ? be * *out : 0);
+                }
+    free(order);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The backend API: every descriptor is one of these. */
+struct backend {
+    int type;
+    int64_t engine; /* ENGINE, ENGINECFG, EXECUTION_PLAN: the engine's global index */
+};
+
+static const int64_t engines[] = { 7, 3, 5 };
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
+                                                       cudnnBackendDescriptor_t *d)
+{
+    struct backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return 1;
+    b->type = type;
+    b->engine = -1;
+    *d = b;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t d)
+{
+    free(d);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
+{
+    (void)d;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Sets the engine config of an execution plan; every other attribute is
+ * accepted and ignored. */
+FAKE_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d,
+                                                   cudnnBackendAttributeName_t attr,
+                                                   cudnnBackendAttributeType_t type, int64_t n,
+                                                   const void *values)
+{
+    struct backend *b = d;
+    if (attr == CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG && type == CUDNN_TYPE_BACKEND_DESCRIPTOR &&
+        n == 1)
+        b->engine = (*(struct backend *const *)values)->engine;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d,
+                                                   cudnnBackendAttributeName_t attr,
+                                                   cudnnBackendAttributeType_t type,
+                                                   int64_t requested, int64_t *count, void *out)
+{
+    const struct backend *b = d;
+    if (attr == CUDNN_ATTR_ENGINEHEUR_RESULTS && type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+        int64_t n = 0;
+        for (; out && n < requested && n < 3; n++)
+            ((struct backend **)out)[n]->engine = engines[n];
+        *count = out ? n : 3;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if ((attr == CUDNN_ATTR_ENGINECFG_ENGINE || attr == CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG) &&
+        type == CUDNN_TYPE_BACKEND_DESCRIPTOR && requested >= 1) {
+        (*(struct backend **)out)->engine = b->engine;
+        *count = 1;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (attr == CUDNN_ATTR_ENGINE_GLOBAL_INDEX && type == CUDNN_TYPE_INT64 && requested >= 1) {
+        *(int64_t *)out = b->engine;
+        *count = 1;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (attr == CUDNN_ATTR_ENGINE_NUMERICAL_NOTE && type == CUDNN_TYPE_NUMERICAL_NOTE) {
+        *count = b->engine == engines[0] && requested >= 1;
+        if (*count)
+            *(cudnnBackendNumericalNote_t *)out = CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    return 3; /* CUDNN_STATUS_BAD_PARAM */
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h, cudnnBackendDescriptor_t plan,
+                                              cudnnBackendDescriptor_t pack)
+{
+    (void)h, (void)pack;
+    return ((struct backend *)plan)->engine >= 0 ? CUDNN_STATUS_SUCCESS : 3;
+}

@@ -1,0 +1,155 @@
+/* Shared by the fake CUDA libraries in this folder (libcuda, libcublas,
+ * libcublasLt, libcudnn, libcurand, built under their real sonames) and
+ * by tests/programs/gpu_prog.c: the vendor functions they define beyond
+ * the ones detshim declares in detshim/cuda_api.h, and the fakes' one
+ * source of per-run variation. "Device memory" is host memory here.
+ *
+ * Where a real library may be nondeterministic (cuBLAS with atomics
+ * allowed, cuBLASLt split-K reductions, a nondeterministic cuDNN
+ * algorithm, cuRAND's default ordering) the fakes really are: they sum in
+ * an order shuffled by a seed drawn once per process from the pid and the
+ * clock, so two runs give different bits. (The fakes also treat TF32 math
+ * as varying, though real TF32 is only less precise, so the tests can see
+ * detshim's override of it.) Pinned settings sum in index order.
+ */
+#ifndef FAKE_CUDA_H
+#define FAKE_CUDA_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "detshim/cuda_api.h"
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+
+/* cuBLAS */
+cublasStatus_t cublasDestroy_v2(cublasHandle_t h);
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t mode);
+cublasGetAtomicsMode_fn cublasGetAtomicsMode;
+cublasGetMathMode_fn cublasGetMathMode;
+cublasGetPointerMode_v2_fn cublasGetPointerMode_v2;
+cublasGetStream_v2_fn cublasGetStream_v2;
+cublasCreate_v2_fn cublasCreate_v2;
+cublasSetAtomicsMode_fn cublasSetAtomicsMode;
+cublasSetMathMode_fn cublasSetMathMode;
+cublasSgemm_v2_fn cublasSgemm_v2;
+cublasGemmEx_fn cublasGemmEx;
+cublasSgemmStridedBatched_fn cublasSgemmStridedBatched;
+cublasSgemmBatched_fn cublasSgemmBatched;
+
+/* cuBLASLt */
+cublasStatus_t cublasLtCreate(cublasLtHandle_t *lt);
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc, cublasComputeType_t compute,
+                                        cudaDataType scale);
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+                                              cublasLtMatmulDescAttributes_t attr,
+                                              const void *buf, size_t size);
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout, cudaDataType type,
+                                          uint64_t rows, uint64_t cols, int64_t ld);
+cublasLtMatmulDescGetAttribute_fn cublasLtMatmulDescGetAttribute;
+cublasLtMatrixLayoutGetAttribute_fn cublasLtMatrixLayoutGetAttribute;
+cublasLtMatmulPreferenceCreate_fn cublasLtMatmulPreferenceCreate;
+cublasLtMatmulPreferenceDestroy_fn cublasLtMatmulPreferenceDestroy;
+cublasLtMatmulPreferenceSetAttribute_fn cublasLtMatmulPreferenceSetAttribute;
+cublasLtMatmulAlgoGetHeuristic_fn cublasLtMatmulAlgoGetHeuristic;
+cublasLtMatmulAlgoConfigGetAttribute_fn cublasLtMatmulAlgoConfigGetAttribute;
+cublasLtMatmul_fn cublasLtMatmul;
+
+/* cuDNN: 4-d float tensors, NCHW, only what gpu_prog uses. */
+enum { CUDNN_TENSOR_NCHW = 0, CUDNN_CROSS_CORRELATION = 1 };
+enum { FAKE_CUDNN_ALGO_FAST_NONDET = 4 }; /* CUDNN_CONVOLUTION_FWD_ALGO_FFT */
+cudnnStatus_t cudnnCreate(cudnnHandle_t *h);
+cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d);
+cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, int format,
+                                         cudnnDataType_t type, int n, int c, int h, int w);
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d);
+cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataType_t type,
+                                         int format, int k, int c, int h, int w);
+cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d);
+cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, int pad_h,
+                                              int pad_w, int u, int v, int dilation_h,
+                                              int dilation_w, int mode, cudnnDataType_t type);
+cudnnGetStream_fn cudnnGetStream;
+cudnnGetTensorNdDescriptor_fn cudnnGetTensorNdDescriptor;
+cudnnGetTensorSizeInBytes_fn cudnnGetTensorSizeInBytes;
+cudnnGetFilterSizeInBytes_fn cudnnGetFilterSizeInBytes;
+cudnnFindConvolutionForwardAlgorithm_fn cudnnFindConvolutionForwardAlgorithm;
+cudnnGetConvolutionForwardAlgorithm_v7_fn cudnnGetConvolutionForwardAlgorithm_v7;
+cudnnFindConvolutionForwardAlgorithmEx_fn cudnnFindConvolutionForwardAlgorithmEx;
+cudnnConvolutionForward_fn cudnnConvolutionForward;
+
+/* cuDNN backend */
+cudnnBackendCreateDescriptor_fn cudnnBackendCreateDescriptor;
+cudnnBackendDestroyDescriptor_fn cudnnBackendDestroyDescriptor;
+cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d);
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d,
+                                       cudnnBackendAttributeName_t attr,
+                                       cudnnBackendAttributeType_t type, int64_t n,
+                                       const void *values);
+cudnnBackendGetAttribute_fn cudnnBackendGetAttribute;
+cudnnBackendExecute_fn cudnnBackendExecute;
+
+/* cuRAND */
+curandCreateGenerator_fn curandCreateGenerator;
+curandCreateGeneratorHost_fn curandCreateGeneratorHost;
+curandSetPseudoRandomGeneratorSeed_fn curandSetPseudoRandomGeneratorSeed;
+curandSetGeneratorOrdering_fn curandSetGeneratorOrdering;
+curandGenerateUniform_fn curandGenerateUniform;
+
+/* Driver */
+cuInit_fn cuInit;
+cuMemcpyDtoH_v2_fn cuMemcpyDtoH_v2;
+cuStreamSynchronize_fn cuStreamSynchronize;
+cuCtxSynchronize_fn cuCtxSynchronize;
+cuCtxGetCurrent_fn cuCtxGetCurrent;
+cuStreamIsCapturing_fn cuStreamIsCapturing;
+cuModuleLoadData_fn cuModuleLoadData;
+cuModuleGetFunction_fn cuModuleGetFunction;
+cuLaunchKernel_fn cuLaunchKernel;
+cuMemAlloc_v2_fn cuMemAlloc_v2;
+cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync_v2;
+unsigned long long fake_cuda_kernel_launches(void); /* launches so far */
+
+/* The fakes' per-process variation: a seed from the pid and the clock,
+ * never the same in two runs. static: each fake library draws its own. */
+static inline uint64_t fake_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static inline uint64_t fake_run_seed(void)
+{
+    static uint64_t seed;
+    if (!seed) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t t = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec;
+        seed = fake_mix((uint64_t)getpid() ^ t) | 1;
+    }
+    return seed;
+}
+
+/* order[0..n): 0..n-1, shuffled when `vary` (differently each run and
+ * each call), else in index order. */
+static inline void fake_order(int64_t *order, int64_t n, int vary)
+{
+    static uint64_t calls;
+    for (int64_t i = 0; i < n; i++)
+        order[i] = i;
+    if (!vary)
+        return;
+    uint64_t s = fake_mix(fake_run_seed() ^ ++calls);
+    for (int64_t i = n - 1; i > 0; i--) {
+        s = fake_mix(s);
+        int64_t j = (int64_t)(s % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+#endif

@@ -1,0 +1,111 @@
+#!/bin/sh
+# The cuda family on fake CUDA libraries (tests/fakes/cuda), which vary
+# their bits run to run wherever the real ones may: cuBLAS atomics and
+# TF32, cuBLASLt split-K reductions, a nondeterministic cuDNN algorithm,
+# cuRAND's default ordering; the cuDNN backend offers a nondeterministic
+# engine first. gpu_prog (tests/programs/gpu_prog.c) runs one
+# call of each. Pinned, two runs agree to the bit and their traces diff
+# identical, even when the program itself asks for the nondeterministic
+# settings; passthrough, they differ and detdiff names the call.
+. "$(dirname "$0")/lib.sh"
+P=$PROGS/gpu_prog
+unset DETSHIM_POLICY DETSHIM_SEED
+all() { sed -n 's/^all //p' "$1"; }
+
+# Without the shim the fakes vary.
+$P > "$WORK/bare1.out" && $P > "$WORK/bare2.out"
+expect_ne "without the shim, two runs differ" "$(all "$WORK/bare1.out")" "$(all "$WORK/bare2.out")"
+$P asks > "$WORK/bare3.out" && $P asks > "$WORK/bare4.out"
+expect_ne "without the shim, a program asking for nondeterminism gets it" \
+    "$(all "$WORK/bare3.out")" "$(all "$WORK/bare4.out")"
+expect_grep "without the shim, the first backend engine is the nondeterministic one" \
+    "^backend_engine 7 of 3" "$WORK/bare1.out"
+
+# The default policy pins ([cuda] mode = pinned, tf32 = deny).
+shim "$WORK/a" $P > "$WORK/a.out"
+expect_eq "pinned run exits 0" 0 $?
+shim "$WORK/b" $P > "$WORK/b.out"
+expect_eq "pinned: two runs give the same bits" "$(cat "$WORK/a.out")" "$(cat "$WORK/b.out")"
+$DETDIFF "$WORK/a" "$WORK/b" > "$WORK/ab.diff"
+expect_eq "pinned: detdiff finds the traces identical" 0 $?
+LD_PRELOAD=$SHIM $P > "$WORK/notrace.out"
+expect_eq "pinned without a trace: the same bits" "$(cat "$WORK/a.out")" "$(cat "$WORK/notrace.out")"
+
+$DETDIFF --show "$WORK/a" > "$WORK/a.show"
+expect_grep "handles are created with atomics not allowed" \
+    "cublasCreate_v2 .*cuda.atomics=not_allowed cuda.math_mode=default" "$WORK/a.show"
+expect_grep "GEMMs carry the handle's decisions" \
+    "cublasSgemm_v2 transa=N transb=N m=32 n=24 k=96 .*C:out:768x4.*cuda.atomics=not_allowed" \
+    "$WORK/a.show"
+expect_grep "a pointer-array batch is traced, its matrices digested" \
+    "cublasSgemmBatched .*m=16 n=8 k=48 .*batch=2 .*A:in:1536x4:.*B:in:768x4:.*C:out:256x4:" "$WORK/a.show"
+expect_grep "the Lt heuristic is asked for no reduction scheme" \
+    "cublasLtMatmulAlgoGetHeuristic .*returned=1 .*cuda.override=reduction_scheme_mask->none" \
+    "$WORK/a.show"
+expect_grep "the Lt matmul records its algorithm" \
+    "cublasLtMatmul .*algo_id=0 splitk=1 reduction_scheme=0 .*algo:in:1x64" "$WORK/a.show"
+expect_grep "cuDNN's list keeps only deterministic algorithms" \
+    "cudnnFindConvolutionForwardAlgorithm .*offered=3 returned=2 .*cuda.filter=kept 2 of 3" \
+    "$WORK/a.show"
+expect_grep "FindEx's list is filtered too" "^findex_first 1 of 2" "$WORK/a.out"
+expect_grep "without the shim, FindEx offers the nondeterministic algorithm first" \
+    "^findex_first 4 of 3" "$WORK/bare1.out"
+expect_grep "the convolution records the algorithm it ran" \
+    "cudnnConvolutionForward algo=1 .*y:out:2048x1.*cuda.algo=1" "$WORK/a.show"
+expect_grep "pinned, the backend's engine list holds deterministic engines only" \
+    "^backend_engine 3 of 2" "$WORK/a.out"
+expect_grep "the engine heuristics' answer is filtered and recorded" \
+    "cudnnBackendGetAttribute attribute=CUDNN_ATTR_ENGINEHEUR_RESULTS offered=3 returned=2 .*cuda.algo=engine 3 cuda.filter=kept 2 of 3" \
+    "$WORK/a.show"
+expect_grep "a backend execution records its engine" \
+    "cudnnBackendExecute engine=3 .*cuda.algo=engine 3 \\(deterministic\\)" "$WORK/a.show"
+expect_grep "cuRAND generators get LEGACY ordering and a derived seed" \
+    "curandCreateGenerator .*cuda.ordering=legacy cuda.seed=[0-9]+" "$WORK/a.show"
+expect_grep "the header says how device operands are digested" \
+    "device_digest = xxh3-128 (copy-and-hash|by a device kernel)" "$WORK/a.show"
+# Same bytes, same digest: GemmEx reads A transposed from the same buffer.
+a_sgemm=$(sed -n 's/.*cublasSgemm_v2 .* A:in:3072x4:\([0-9a-f]*\) .*/\1/p' "$WORK/a.show")
+a_gemmex=$(sed -n 's/.*cublasGemmEx .* A:in:3072x4:\([0-9a-f]*\) .*/\1/p' "$WORK/a.show")
+expect_ne "an A digest is recorded" "" "$a_sgemm"
+expect_eq "one buffer read as A and as A transposed digests alike" "$a_sgemm" "$a_gemmex"
+
+# A program that asks for atomics, TF32, a nondeterministic algorithm and
+# its own seed gets the pinned behaviour, and the trace shows each override.
+shim "$WORK/c" $P asks > "$WORK/c.out"
+shim "$WORK/d" $P asks > "$WORK/d.out"
+expect_eq "pinned, asking: two runs give the same bits" "$(cat "$WORK/c.out")" "$(cat "$WORK/d.out")"
+expect_eq "pinned, asking: the same bits as not asking" "$(cat "$WORK/a.out")" "$(cat "$WORK/c.out")"
+$DETDIFF "$WORK/c" "$WORK/d" > "$WORK/cd.diff"
+expect_eq "pinned, asking: detdiff finds the traces identical" 0 $?
+$DETDIFF --show "$WORK/c" > "$WORK/c.show"
+expect_grep "atomics request overridden" \
+    "cublasSetAtomicsMode mode=1 .*cuda.atomics=not_allowed cuda.override=atomics_allowed->not_allowed" \
+    "$WORK/c.show"
+expect_grep "TF32 math request overridden" \
+    "cublasSetMathMode mode=3 .*cuda.override=math_tf32_tensor_op->default" "$WORK/c.show"
+expect_grep "FAST_TF32 compute type overridden" \
+    "cublasGemmEx .*computeType=77 .*cuda.override=compute_type_77->68" "$WORK/c.show"
+expect_grep "Get_v7's list is filtered too" \
+    "cudnnGetConvolutionForwardAlgorithm_v7 .*returned=2 .*cuda.algo=1 \\(deterministic\\)" \
+    "$WORK/c.show"
+expect_grep "the program's cuRAND seed is replaced" \
+    "curandSetPseudoRandomGeneratorSeed .*cuda.override=seed->pinned seed" "$WORK/c.show"
+expect_no_grep "the program's own seed stays out of the trace" "seed=1234" "$WORK/c.show"
+expect_grep "the program's ordering is replaced" \
+    "curandSetGeneratorOrdering order=100 .*cuda.override=ordering->legacy" "$WORK/c.show"
+
+# Passthrough: the libraries are untouched, calls only traced.
+DETSHIM_POLICY=passthrough shim "$WORK/e" $P > "$WORK/e.out"
+DETSHIM_POLICY=passthrough shim "$WORK/f" $P > "$WORK/f.out"
+expect_ne "passthrough: two runs differ" "$(all "$WORK/e.out")" "$(all "$WORK/f.out")"
+$DETDIFF "$WORK/e" "$WORK/f" > "$WORK/ef.diff"
+expect_eq "passthrough: detdiff exit" 1 $?
+expect_grep "detdiff classifies the culprit" "nondeterministic operation" "$WORK/ef.diff"
+expect_grep "at the split-K Lt matmul" "record 5 \\(seq 5\\), cublasLtMatmul" "$WORK/ef.diff"
+expect_grep "whose algorithm the record shows" "algo_id=1 splitk=4 reduction_scheme=1" "$WORK/ef.diff"
+$DETDIFF --show "$WORK/e" > "$WORK/e.show"
+expect_grep "passthrough records say so" "cuda.mode=passthrough" "$WORK/e.show"
+expect_grep "passthrough: the backend runs the nondeterministic engine, and the trace says so" \
+    "cudnnBackendExecute engine=7 .*engine 7 \\(nondeterministic\\)" "$WORK/e.show"
+expect_no_grep "passthrough overrides nothing" "cuda.override|cuda.filter" "$WORK/e.show"
+finish

@@ -1,0 +1,176 @@
+/* A small GPU program for the cuda family's tests, linked against the
+ * fake CUDA libraries (tests/fakes/cuda) by their real sonames, as a real
+ * program is against NVIDIA's. It runs, in order: a cuBLAS SGEMM and
+ * GemmEx, a cuBLASLt matmul with the first algorithm the heuristic
+ * offers, a cuDNN forward convolution with the first algorithm Find
+ * offers (and FindEx's first offer), a cuDNN backend execution plan built
+ * from the first engine config the engine heuristics offer, and cuRAND
+ * uniform numbers; then prints a hash of each result and of all, and the
+ * algorithm and engine choices. Inputs are fixed, so any change between
+ * runs comes from the libraries.
+ *
+ *   gpu_prog           a plain program: library defaults everywhere
+ *   gpu_prog asks      a program that asks for nondeterminism itself:
+ *                      atomics allowed, TF32 math and compute type, cuDNN's
+ *                      Get_v7 first pick, its own cuRAND seed and ordering
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake.h"
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        int st_ = (int)(call);                                                             \
+        if (st_ != 0) {                                                                    \
+            fprintf(stderr, "gpu_prog: %s failed: %d\n", #call, st_);                      \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void fill(float *x, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+}
+
+enum { M = 32, N = 24, K = 96 };
+
+int main(int argc, char **argv)
+{
+    int asks = argc > 1 && strcmp(argv[1], "asks") == 0;
+    uint64_t all = 0xcbf29ce484222325ull;
+    CHECK(cuInit(0));
+
+    /* cuBLAS */
+    static float a[M * K], b[K * N], c[M * N], d[M * N];
+    fill(a, M * K, 1);
+    fill(b, K * N, 2);
+    cublasHandle_t h;
+    CHECK(cublasCreate_v2(&h));
+    if (asks) {
+        CHECK(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED));
+        CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+    }
+    float one = 1, zero = 0;
+    CHECK(cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, a, M, b, K, &zero, c, M));
+    printf("sgemm %016llx\n", (unsigned long long)fnv(c, sizeof c, 0xcbf29ce484222325ull));
+    all = fnv(c, sizeof c, all);
+    CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, a, CUDA_R_32F, K, b,
+                       CUDA_R_32F, K, &zero, d, CUDA_R_32F, M,
+                       asks ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT));
+    printf("gemmex %016llx\n", (unsigned long long)fnv(d, sizeof d, 0xcbf29ce484222325ull));
+    all = fnv(d, sizeof d, all);
+    /* Two products at once through pointer arrays (the arrays are
+     * "device" memory too): A B and, from the second halves, A' B'. */
+    static float e[2][16 * 8];
+    const float *as[2] = { a, a + 16 * K / 2 }, *bs[2] = { b, b + K * 8 };
+    float *es[2] = { e[0], e[1] };
+    CHECK(cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 8, K / 2, &one, as, 16, bs, K / 2,
+                             &zero, es, 16, 2));
+    printf("batched %016llx\n", (unsigned long long)fnv(e, sizeof e, 0xcbf29ce484222325ull));
+    all = fnv(e, sizeof e, all);
+
+    /* cuBLASLt: D = A B + C, the heuristic's first algorithm */
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulPreference_t pref;
+    CHECK(cublasLtCreate(&lt));
+    CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, M, K, M));
+    CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, K, N, K));
+    CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, M, N, M));
+    CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    cublasLtMatmulHeuristicResult_t results[4];
+    int got = 0;
+    CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 4, results, &got));
+    static float lt_out[M * N];
+    CHECK(cublasLtMatmul(lt, desc, &one, a, la, b, lb, &one, c, lc, lt_out, lc, &results[0].algo,
+                         NULL, 0, NULL));
+    printf("lt %016llx\n", (unsigned long long)fnv(lt_out, sizeof lt_out, 0xcbf29ce484222325ull));
+    all = fnv(lt_out, sizeof lt_out, all);
+
+    /* cuDNN: 2x3x10x10 input, 4 filters of 3x3x3, no padding */
+    static float x[2 * 3 * 10 * 10], w[4 * 3 * 3 * 3], y[2 * 4 * 8 * 8];
+    fill(x, sizeof x / sizeof *x, 3);
+    fill(w, sizeof w / sizeof *w, 4);
+    cudnnHandle_t dnn;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    CHECK(cudnnCreate(&dnn));
+    CHECK(cudnnCreateTensorDescriptor(&xd));
+    CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 10, 10));
+    CHECK(cudnnCreateTensorDescriptor(&yd));
+    CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 4, 8, 8));
+    CHECK(cudnnCreateFilterDescriptor(&wd));
+    CHECK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, 3, 3, 3));
+    CHECK(cudnnCreateConvolutionDescriptor(&cd));
+    CHECK(cudnnSetConvolution2dDescriptor(cd, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT));
+    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    if (asks)
+        CHECK(cudnnGetConvolutionForwardAlgorithm_v7(dnn, xd, wd, cd, yd, 8, &got, perf));
+    else
+        CHECK(cudnnFindConvolutionForwardAlgorithm(dnn, xd, wd, cd, yd, 8, &got, perf));
+    CHECK(cudnnConvolutionForward(dnn, &one, xd, x, wd, w, cd, perf[0].algo, NULL, 0, &zero, yd,
+                                  y));
+    printf("conv %016llx\n", (unsigned long long)fnv(y, sizeof y, 0xcbf29ce484222325ull));
+    static float scratch[sizeof y / sizeof *y];
+    CHECK(cudnnFindConvolutionForwardAlgorithmEx(dnn, xd, x, wd, w, cd, yd, scratch, 8, &got, perf,
+                                                 NULL, 0));
+    printf("findex_first %d of %d\n", perf[0].algo, got);
+    all = fnv(y, sizeof y, all);
+
+    /* cuDNN backend: the first engine config the heuristics offer */
+    cudnnBackendDescriptor_t heur, cfgs[4], plan;
+    int64_t ncfg = 0, engine = -1, one64 = 0;
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heur));
+    CHECK(cudnnBackendFinalize(heur));
+    for (int i = 0; i < 4; i++)
+        CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfgs[i]));
+    /* Like cuDNN's frontend, pass a copy of the list and keep using the
+     * program's own: whatever is filtered must show in the descriptors. */
+    cudnnBackendDescriptor_t passed[4];
+    memcpy(passed, cfgs, sizeof cfgs);
+    CHECK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 4, &ncfg, passed));
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan));
+    CHECK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfgs[0]));
+    CHECK(cudnnBackendFinalize(plan));
+    CHECK(cudnnBackendExecute(dnn, plan, NULL));
+    cudnnBackendDescriptor_t eng;
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng));
+    CHECK(cudnnBackendGetAttribute(cfgs[0], CUDNN_ATTR_ENGINECFG_ENGINE,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &one64, &eng));
+    CHECK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+                                   &one64, &engine));
+    printf("backend_engine %lld of %lld\n", (long long)engine, (long long)ncfg);
+
+    /* cuRAND */
+    curandGenerator_t gen;
+    static float u[256];
+    CHECK(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT));
+    if (asks) {
+        CHECK(curandSetPseudoRandomGeneratorSeed(gen, 1234));
+        CHECK(curandSetGeneratorOrdering(gen, CURAND_ORDERING_PSEUDO_BEST));
+    }
+    CHECK(curandGenerateUniform(gen, u, 256));
+    printf("curand %016llx\n", (unsigned long long)fnv(u, sizeof u, 0xcbf29ce484222325ull));
+    all = fnv(u, sizeof u, all);
+    printf("all %016llx\n", (unsigned long long)all);
+    return 0;
+}

@@ -1,0 +1,187 @@
+/* include/detshim/cuda_api.h declares the CUDA libraries' ABI itself, so
+ * the shim builds without the toolkit. When the toolkit's headers exist
+ * (the Makefile passes DETSHIM_HAVE_CUDA_HEADERS), this test includes
+ * them and checks that every enum value, struct layout and function type
+ * we declare is NVIDIA's: mostly at compile time (a mismatch does not
+ * build), and the enum values again at run time so a failure names them.
+ * Without the headers it says so and passes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#ifdef DETSHIM_HAVE_CUDA_HEADERS
+#include <cuda.h>
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cudnn.h>
+#include <curand.h>
+#include <library_types.h>
+
+#define DETSHIM_CUDA_REAL_TYPES
+typedef struct { unsigned short x; } __half; /* cuda_fp16.h: C++ only */
+#include "detshim/cuda_api.h"
+
+/* Every enum value, at compile time. */
+#define CHECK_VALUE(name, value) _Static_assert((long long)(name) == (value), #name " differs");
+DETSHIM_CUDA_ENUMS(CHECK_VALUE)
+
+/* Enums travel as int in the shim. */
+#define CHECK_INT_SIZED(type)                                                              \
+    _Static_assert(sizeof(type) == sizeof(int), #type " is not int-sized");
+CHECK_INT_SIZED(cudaDataType)
+CHECK_INT_SIZED(cublasStatus_t)
+CHECK_INT_SIZED(cublasOperation_t)
+CHECK_INT_SIZED(cublasPointerMode_t)
+CHECK_INT_SIZED(cublasAtomicsMode_t)
+CHECK_INT_SIZED(cublasMath_t)
+CHECK_INT_SIZED(cublasComputeType_t)
+CHECK_INT_SIZED(cublasGemmAlgo_t)
+CHECK_INT_SIZED(cublasLtMatmulPreferenceAttributes_t)
+CHECK_INT_SIZED(cublasLtMatrixLayoutAttribute_t)
+CHECK_INT_SIZED(cublasLtMatmulDescAttributes_t)
+CHECK_INT_SIZED(cublasLtMatmulAlgoConfigAttributes_t)
+CHECK_INT_SIZED(cudnnStatus_t)
+CHECK_INT_SIZED(cudnnConvolutionFwdAlgo_t)
+CHECK_INT_SIZED(cudnnDeterminism_t)
+CHECK_INT_SIZED(cudnnMathType_t)
+CHECK_INT_SIZED(cudnnDataType_t)
+CHECK_INT_SIZED(cudnnBackendAttributeName_t)
+CHECK_INT_SIZED(cudnnBackendAttributeType_t)
+CHECK_INT_SIZED(cudnnBackendDescriptorType_t)
+CHECK_INT_SIZED(cudnnBackendNumericalNote_t)
+CHECK_INT_SIZED(curandStatus_t)
+CHECK_INT_SIZED(curandRngType_t)
+CHECK_INT_SIZED(curandOrdering_t)
+CHECK_INT_SIZED(CUresult)
+CHECK_INT_SIZED(CUstreamCaptureStatus)
+
+/* Our function types, built from the real parameter types here, must be
+ * the real functions' types: same count, order and width of parameters. */
+#define CHECK_FN(name)                                                                     \
+    _Static_assert(__builtin_types_compatible_p(name##_fn, __typeof__(name)),              \
+                   #name " has another signature");
+CHECK_FN(cuInit)
+CHECK_FN(cuMemcpyDtoH_v2)
+CHECK_FN(cuStreamSynchronize)
+CHECK_FN(cuCtxSynchronize)
+CHECK_FN(cuCtxGetCurrent)
+CHECK_FN(cuStreamIsCapturing)
+CHECK_FN(cuModuleLoadData)
+CHECK_FN(cuModuleGetFunction)
+CHECK_FN(cuLaunchKernel)
+CHECK_FN(cuMemAlloc_v2)
+CHECK_FN(cuMemcpyDtoHAsync_v2)
+CHECK_FN(cublasCreate_v2)
+CHECK_FN(cublasSetAtomicsMode)
+CHECK_FN(cublasGetAtomicsMode)
+CHECK_FN(cublasSetMathMode)
+CHECK_FN(cublasGetMathMode)
+CHECK_FN(cublasGetPointerMode_v2)
+CHECK_FN(cublasGetStream_v2)
+CHECK_FN(cublasSgemm_v2)
+CHECK_FN(cublasDgemm_v2)
+/* cublasHgemm is declared for C++ only; its type is Sgemm's with __half. */
+CHECK_FN(cublasCgemm_v2)
+CHECK_FN(cublasZgemm_v2)
+CHECK_FN(cublasSgemmStridedBatched)
+CHECK_FN(cublasDgemmStridedBatched)
+CHECK_FN(cublasCgemmStridedBatched)
+CHECK_FN(cublasZgemmStridedBatched)
+CHECK_FN(cublasSgemmBatched)
+CHECK_FN(cublasDgemmBatched)
+CHECK_FN(cublasCgemmBatched)
+CHECK_FN(cublasZgemmBatched)
+CHECK_FN(cublasGemmEx)
+CHECK_FN(cublasGemmBatchedEx)
+CHECK_FN(cublasGemmStridedBatchedEx)
+CHECK_FN(cublasLtMatmulPreferenceSetAttribute)
+CHECK_FN(cublasLtMatmulPreferenceCreate)
+CHECK_FN(cublasLtMatmulPreferenceDestroy)
+CHECK_FN(cublasLtMatmulAlgoGetHeuristic)
+CHECK_FN(cublasLtMatmul)
+CHECK_FN(cublasLtMatmulAlgoConfigGetAttribute)
+CHECK_FN(cublasLtMatrixLayoutGetAttribute)
+CHECK_FN(cublasLtMatmulDescGetAttribute)
+CHECK_FN(cudnnGetStream)
+CHECK_FN(cudnnGetTensorSizeInBytes)
+CHECK_FN(cudnnGetFilterSizeInBytes)
+CHECK_FN(cudnnGetTensorNdDescriptor)
+CHECK_FN(cudnnFindConvolutionForwardAlgorithm)
+CHECK_FN(cudnnGetConvolutionForwardAlgorithm_v7)
+CHECK_FN(cudnnFindConvolutionBackwardDataAlgorithm)
+CHECK_FN(cudnnGetConvolutionBackwardDataAlgorithm_v7)
+CHECK_FN(cudnnFindConvolutionBackwardFilterAlgorithm)
+CHECK_FN(cudnnGetConvolutionBackwardFilterAlgorithm_v7)
+CHECK_FN(cudnnFindConvolutionForwardAlgorithmEx)
+CHECK_FN(cudnnFindConvolutionBackwardDataAlgorithmEx)
+CHECK_FN(cudnnFindConvolutionBackwardFilterAlgorithmEx)
+CHECK_FN(cudnnConvolutionForward)
+CHECK_FN(cudnnConvolutionBackwardData)
+CHECK_FN(cudnnConvolutionBackwardFilter)
+CHECK_FN(cudnnBackendCreateDescriptor)
+CHECK_FN(cudnnBackendDestroyDescriptor)
+CHECK_FN(cudnnBackendGetAttribute)
+CHECK_FN(cudnnBackendExecute)
+CHECK_FN(curandCreateGenerator)
+CHECK_FN(curandCreateGeneratorHost)
+CHECK_FN(curandSetStream)
+CHECK_FN(curandSetPseudoRandomGeneratorSeed)
+CHECK_FN(curandSetGeneratorOrdering)
+CHECK_FN(curandGenerate)
+CHECK_FN(curandGenerateUniform)
+CHECK_FN(curandGenerateNormal)
+
+/* The structs the shim reads and rewrites, field by field. */
+#define SAME_FIELD(ours, real, field)                                                      \
+    _Static_assert(offsetof(ours, field) == offsetof(real, field) &&                       \
+                       sizeof(((ours *)0)->field) == sizeof(((real *)0)->field),           \
+                   #real "." #field " differs");
+#define SAME_PERF(real)                                                                    \
+    _Static_assert(sizeof(struct detshim_cudnn_algo_perf) == sizeof(real), #real);         \
+    SAME_FIELD(struct detshim_cudnn_algo_perf, real, algo)                                 \
+    SAME_FIELD(struct detshim_cudnn_algo_perf, real, status)                               \
+    SAME_FIELD(struct detshim_cudnn_algo_perf, real, time)                                 \
+    SAME_FIELD(struct detshim_cudnn_algo_perf, real, memory)                               \
+    SAME_FIELD(struct detshim_cudnn_algo_perf, real, determinism)                          \
+    SAME_FIELD(struct detshim_cudnn_algo_perf, real, mathType)
+SAME_PERF(cudnnConvolutionFwdAlgoPerf_t)
+SAME_PERF(cudnnConvolutionBwdDataAlgoPerf_t)
+SAME_PERF(cudnnConvolutionBwdFilterAlgoPerf_t)
+_Static_assert(sizeof(struct detshim_lt_algo) == sizeof(cublasLtMatmulAlgo_t), "Lt algo size");
+_Static_assert(sizeof(struct detshim_lt_heuristic) == sizeof(cublasLtMatmulHeuristicResult_t),
+               "Lt heuristic result size");
+SAME_FIELD(struct detshim_lt_heuristic, cublasLtMatmulHeuristicResult_t, algo)
+SAME_FIELD(struct detshim_lt_heuristic, cublasLtMatmulHeuristicResult_t, workspaceSize)
+SAME_FIELD(struct detshim_lt_heuristic, cublasLtMatmulHeuristicResult_t, state)
+SAME_FIELD(struct detshim_lt_heuristic, cublasLtMatmulHeuristicResult_t, wavesCount)
+
+static void test_every_enum_value_we_declare_is_nvidias(void **state)
+{
+    (void)state;
+    int checked = 0;
+#define RUNTIME_VALUE(name, value)                                                         \
+    if ((long long)(name) != (value))                                                      \
+        fail_msg("%s is %lld in the CUDA headers, %lld in cuda_api.h", #name,              \
+                 (long long)(name), (long long)(value));                                   \
+    checked++;
+    DETSHIM_CUDA_ENUMS(RUNTIME_VALUE)
+    assert_true(checked > 60);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_enum_value_we_declare_is_nvidias),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#else
+int main(void)
+{
+    puts("test_cuda_abi: skipped: no CUDA toolkit headers (set CUDA_INC to their folder)");
+    return 0;
+}
+#endif

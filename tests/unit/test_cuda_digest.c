@@ -1,0 +1,187 @@
+/* Device digests (shim/cuda/devdigest.c) equal host digests of the same
+ * bytes: the same algorithm over the same logical elements, whatever the
+ * leading dimension, transposition or batching, by copy-and-hash and by
+ * the device kernel alike. Run against the fake driver
+ * (tests/fakes/cuda/cuda.c, linked in), whose device memory is host
+ * memory and which runs the kernels' logic on the host, so the host
+ * digest of a buffer is the reference.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "detshim/cuda.h"
+#include "detshim/digest.h"
+
+unsigned long long fake_cuda_kernel_launches(void); /* the fake driver's count */
+
+static float buf[64 * 40];
+
+static int setup(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof buf / sizeof *buf; i++)
+        buf[i] = (float)i * 0.25f - 100.0f;
+    return 0;
+}
+
+static void assert_same(detshim_digest a, detshim_digest b)
+{
+    assert_true(a.lo == b.lo && a.hi == b.hi);
+}
+
+static void test_device_digest_equals_host_digest_of_the_same_elements(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][3] = { { 7, 5, 7 }, { 7, 5, 9 }, { 64, 40, 64 },
+                                         { 1, 30, 64 }, { 33, 1, 33 }, { 0, 4, 4 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        detshim_digest dev;
+        assert_int_equal(cuda_digest_matrix(NULL, buf, shapes[i][0], shapes[i][1], shapes[i][2],
+                                            sizeof(float), &dev), 0);
+        assert_same(dev, digest_matrix(buf, shapes[i][0], shapes[i][1], shapes[i][2],
+                                       sizeof(float)));
+    }
+    detshim_digest bytes;
+    assert_int_equal(cuda_digest_bytes(NULL, buf, 100, &bytes), 0);
+    assert_same(bytes, digest_bytes(buf, 100));
+}
+
+static void test_kernel_digest_equals_host_digest_for_large_and_odd_layouts(void **state)
+{
+    (void)state;
+    if (!cuda_digest_ptx[0])
+        skip(); /* a build without nvcc has no kernel: copy-and-hash only */
+    enum { BYTES = 3 << 20 };
+    unsigned char *big = malloc(BYTES);
+    assert_non_null(big);
+    for (size_t i = 0; i < BYTES; i++)
+        big[i] = (unsigned char)((i * 2654435761u) >> 11);
+    /* { run length, runs, leading dimension, element size }: dense, padded,
+     * runs that split 8-byte words, one byte elements, just over 4 KiB,
+     * several MiB. */
+    static const int64_t shapes[][4] = { { 1024, 64, 1024, 4 }, { 1000, 70, 1003, 4 },
+                                         { 1001, 9, 1013, 1 },  { 4097, 1, 4097, 1 },
+                                         { 37, 300, 41, 8 },    { 512, 1400, 520, 4 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        unsigned long long before = fake_cuda_kernel_launches();
+        detshim_digest dev;
+        assert_int_equal(cuda_digest_matrix(NULL, big, shapes[i][0], shapes[i][1], shapes[i][2],
+                                            (size_t)shapes[i][3], &dev), 0);
+        assert_true(fake_cuda_kernel_launches() > before); /* the kernel ran */
+        assert_same(dev, digest_matrix(big, shapes[i][0], shapes[i][1], shapes[i][2],
+                                       (size_t)shapes[i][3]));
+    }
+    free(big);
+}
+
+static void test_a_stream_in_graph_capture_is_never_waited_for(void **state)
+{
+    (void)state;
+    setenv("FAKE_CUDA_CAPTURING", "1", 1);
+    unsigned long long before = fake_cuda_kernel_launches();
+    detshim_digest d;
+    float x;
+    int big = cuda_digest_matrix(NULL, buf, 64, 40, 64, sizeof(float), &d);
+    int small = cuda_read(NULL, &x, buf, sizeof x);
+    unsetenv("FAKE_CUDA_CAPTURING");
+    assert_int_equal(big, -1);
+    assert_int_equal(small, -1);
+    assert_true(fake_cuda_kernel_launches() == before); /* nothing joined the graph */
+    assert_same(d, digest_bytes(NULL, 0));
+}
+
+static void test_padding_between_columns_never_changes_a_device_digest(void **state)
+{
+    (void)state;
+    float padded[10 * 4];
+    memcpy(padded, buf, sizeof padded);
+    detshim_digest before, after;
+    assert_int_equal(cuda_digest_matrix(NULL, padded, 8, 4, 10, sizeof(float), &before), 0);
+    for (int j = 0; j < 4; j++)
+        padded[j * 10 + 8] = padded[j * 10 + 9] = 12345.0f;
+    assert_int_equal(cuda_digest_matrix(NULL, padded, 8, 4, 10, sizeof(float), &after), 0);
+    assert_same(before, after);
+}
+
+static detshim_digest operand(const struct trace_rec *r, const char *name)
+{
+    for (int i = 0; i < r->noperands; i++)
+        if (strcmp(r->operands[i].name, name) == 0)
+            return r->operands[i].digest;
+    fail_msg("no operand %s", name);
+    return (detshim_digest){ 0, 0 };
+}
+
+static void test_transposed_operand_digests_its_stored_columns(void **state)
+{
+    (void)state;
+    /* op(A) = A^T is 5 x 7 with A stored 7 x 5, ld 9: seven-element runs. */
+    struct trace_rec r;
+    trace_rec_begin(&r, "test");
+    cuda_rec_matrix(&r, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_T, 5, 7, 9, 4, 1, 0);
+    assert_same(operand(&r, "A"), digest_matrix(buf, 7, 5, 9, sizeof(float)));
+    assert_int_equal(r.operands[0].count, 35);
+    /* ld shorter than a run: cuBLAS rejects the call, nothing is digested. */
+    cuda_rec_matrix(&r, "bad", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 2, 7, 4, 1, 0);
+    assert_same(operand(&r, "bad"), digest_bytes(NULL, 0));
+    assert_int_equal(r.operands[1].count, 0);
+}
+
+static void test_batch_digest_combines_the_matrices_in_order(void **state)
+{
+    (void)state;
+    struct trace_rec r;
+    trace_rec_begin(&r, "test");
+    /* Three 6 x 4 matrices (ld 8), 40 elements apart. */
+    cuda_rec_matrix(&r, "C", TRACE_ROLE_OUT, NULL, buf, CUBLAS_OP_N, 6, 4, 8, 4, 3, 40);
+    detshim_digest parts[3];
+    for (int b = 0; b < 3; b++)
+        parts[b] = digest_matrix(buf + 40 * b, 6, 4, 8, sizeof(float));
+    assert_same(operand(&r, "C"), cuda_digest_combine(parts, 3));
+    assert_int_equal(r.operands[0].count, 72);
+    /* The same matrices through a pointer array digest alike. */
+    const void *ptrs[3] = { buf, buf + 40, buf + 80 };
+    cuda_rec_matrix_array(&r, "Carray", TRACE_ROLE_OUT, NULL, ptrs, CUBLAS_OP_N, 6, 4, 8, 4, 3);
+    assert_same(operand(&r, "Carray"), operand(&r, "C"));
+    /* A batch of one is that matrix's own digest. */
+    cuda_rec_matrix(&r, "one", TRACE_ROLE_OUT, NULL, buf, CUBLAS_OP_N, 6, 4, 8, 4, 1, 0);
+    assert_same(operand(&r, "one"), parts[0]);
+    /* Order matters. */
+    detshim_digest swapped[3] = { parts[1], parts[0], parts[2] };
+    assert_true(cuda_digest_combine(swapped, 3).lo != cuda_digest_combine(parts, 3).lo);
+}
+
+static void test_zero_scalars_are_zero_whatever_their_sign(void **state)
+{
+    (void)state;
+    float f = -0.0f, c[2] = { 0.0f, -0.0f }, c1[2] = { 0.0f, 1.0f };
+    double d = -0.0, one = 1.0;
+    uint16_t h = 0x8000, h1 = 0x3c00;
+    assert_true(cuda_scalar_is_zero(&f, CUDA_R_32F));
+    assert_true(cuda_scalar_is_zero(&d, CUDA_R_64F));
+    assert_true(cuda_scalar_is_zero(&h, CUDA_R_16F));
+    assert_true(cuda_scalar_is_zero(c, CUDA_C_32F));
+    assert_false(cuda_scalar_is_zero(c1, CUDA_C_32F));
+    assert_false(cuda_scalar_is_zero(&one, CUDA_R_64F));
+    assert_false(cuda_scalar_is_zero(&h1, CUDA_R_16F));
+    assert_false(cuda_scalar_is_zero(&f, 99)); /* unknown type: never zero */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_device_digest_equals_host_digest_of_the_same_elements),
+        cmocka_unit_test(test_kernel_digest_equals_host_digest_for_large_and_odd_layouts),
+        cmocka_unit_test(test_a_stream_in_graph_capture_is_never_waited_for),
+        cmocka_unit_test(test_padding_between_columns_never_changes_a_device_digest),
+        cmocka_unit_test(test_transposed_operand_digests_its_stored_columns),
+        cmocka_unit_test(test_batch_digest_combines_the_matrices_in_order),
+        cmocka_unit_test(test_zero_scalars_are_zero_whatever_their_sign),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
