@@ -618,10 +618,16 @@ int policy_find(const char *name, const char *libdir, char *path, size_t pathlen
             return 0;
         }
     }
+    /* The library's parent, without "..", so the folders named are ones a
+     * user can paste. */
+    char up[PATH_MAX + 4];
+    snprintf(up, sizeof up, "%s/..", libdir);
+    char *real = realpath(up, NULL);
     snprintf(err, errlen,
-             "DETSHIM_POLICY=%s: no policy of that name in %s/../policies or "
-             "%s/../share/detshim/policies; use a name listed there or a path",
-             name, libdir, libdir);
+             "DETSHIM_POLICY=%s: no policy of that name in %s/policies or "
+             "%s/share/detshim/policies; use a name listed there or a path",
+             name, real ? real : up, real ? real : up);
+    free(real);
     return -1;
 }
 
