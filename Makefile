@@ -130,7 +130,7 @@ $(GPU_FAKES): tests/fakes/cuda/fake.h include/detshim/cuda_api.h include/detshim
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
 	    -o $@ $(filter %.c,$^)
 
-$(B)/programs/gpu_prog: tests/programs/gpu_prog.c $(GPU_FAKES)
+$(B)/programs/gpu_prog $(B)/programs/gpu_pending: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
 	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)

@@ -40,11 +40,32 @@ int cuda_type_size(int type);
 int cuda_scalar_is_zero(const void *v, int type);
 
 /* Device digests (devdigest.c). All take `stream`, the stream the call's
- * work runs on, and wait for the work queued there so far (the digest of
- * an input is taken before the call, of an output after it): by the
- * device kernel for 4 KiB and more where it loads, else copy-and-hash.
- * Each returns 0, or -1 when there is no CUDA driver or a copy failed; *d
- * is then the digest of no bytes. */
+ * work runs on, and digest the buffer as the work queued there so far
+ * leaves it (the digest of an input is taken before the call, of an
+ * output after it): by the device kernel for 4 KiB and more where it
+ * loads, else copy-and-hash. cuda_digest_start queues the digest and
+ * returns at once; the others wait for the stream. Each returns 0, or -1
+ * when there is no CUDA driver or a copy failed; *d is then the digest of
+ * no bytes. */
+
+/* The note value of an operand that could not be digested. */
+#define CUDA_NO_DIGEST_NOTE \
+    "unavailable (no CUDA driver, a copy failed, or the stream is being captured)"
+
+/* A device matrix: `lines` runs of `len` elements of `elem` bytes, run j
+ * at p + j*ld elements; len, lines >= 1 and ld >= len. */
+struct cuda_span {
+    const void *p;
+    int64_t len, lines, ld;
+    size_t elem;
+};
+/* Queues the digest of n spans on `stream` (n > 1: cuda_digest_combine of
+ * theirs) without waiting, and fills *later for trace_rec_operand_
+ * deferred. Returns 0, or -1 when it cannot be queued (no driver, the
+ * stream is being captured, DETSHIM_CUDA_DIGEST=sync, a driver error, no
+ * free job or pinned memory): the caller then digests synchronously. */
+int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
+                      struct trace_deferred *later);
 
 /* `lines` runs of `len` elements of `elem` bytes, run j at
  * dptr + j*ld elements: digest_matrix()'s layout, on the device. */
@@ -69,7 +90,9 @@ extern const char cuda_digest_ptx[];
  * `name`: rows x cols after op, `trans` a cublasOperation_t, leading
  * dimension ld, `batch` matrices `stride` elements apart (batch 1 for a
  * plain call). An empty or invalid shape records the digest of nothing;
- * a failed device copy records the same and notes cuda.digest. */
+ * a failed device copy records the same and notes cuda.digest. The
+ * digest is usually deferred (cuda_digest_start): the record then waits
+ * in its thread's FIFO of pending records when committed. */
 void cuda_rec_matrix(struct trace_rec *r, const char *name, int role, CUstream stream,
                      const void *x, int trans, int64_t rows, int64_t cols, int64_t ld,
                      int elem, int64_t batch, int64_t stride);
@@ -85,6 +108,13 @@ void cuda_rec_matrix_array(struct trace_rec *r, const char *name, int role, CUst
  * still digested. */
 int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, const void *v,
                     int on_device, int type);
+
+/* Records n contiguous device bytes at p as operand `name` with `count`
+ * elements of `elem` bytes (queued, or digested now as rec_matrix does).
+ * Returns 0, or -1 when they could not be digested: nothing is recorded
+ * then, and the caller records the failure. */
+int cuda_rec_bytes(struct trace_rec *r, const char *name, int role, CUstream stream,
+                   const void *p, size_t n, uint64_t count, int elem);
 
 /* Notes, once per record, that a device operand could not be digested
  * (no driver, a failed copy, or a stream in graph capture). */

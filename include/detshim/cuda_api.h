@@ -17,7 +17,8 @@
 /* Every enum value used, as X(name, value): constants in a normal build,
  * static assertions against the real headers in the ABI test. */
 #define DETSHIM_CUDA_ENUMS(X)                                                              \
-    X(CUDA_SUCCESS, 0)                                                                     \
+    X(CUDA_SUCCESS, 0) X(CUDA_ERROR_NOT_READY, 600) X(CU_EVENT_DISABLE_TIMING, 2)          \
+    X(CU_MEMHOSTALLOC_PORTABLE, 1)                                                         \
     X(CU_STREAM_CAPTURE_STATUS_NONE, 0) X(CU_STREAM_CAPTURE_STATUS_ACTIVE, 1)              \
     X(CUDA_R_32F, 0) X(CUDA_R_64F, 1) X(CUDA_R_16F, 2) X(CUDA_R_8I, 3) X(CUDA_C_32F, 4)    \
     X(CUDA_C_64F, 5) X(CUDA_C_16F, 6) X(CUDA_R_8U, 8) X(CUDA_R_32I, 10) X(CUDA_R_16BF, 14) \
@@ -105,6 +106,7 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef struct CUevent_st *CUevent;
 typedef int CUstreamCaptureStatus;
 typedef struct CUstream_st *cudaStream_t;
 typedef int cudaDataType;
@@ -176,6 +178,13 @@ typedef CUresult cuLaunchKernel_fn(CUfunction f, unsigned int gridDimX, unsigned
 typedef CUresult cuMemAlloc_v2_fn(CUdeviceptr *dptr, size_t bytesize);
 typedef CUresult cuMemcpyDtoHAsync_v2_fn(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
                                          CUstream hStream);
+typedef CUresult cuMemHostAlloc_fn(void **pp, size_t bytesize, unsigned int Flags);
+typedef CUresult cuMemFreeHost_fn(void *p);
+typedef CUresult cuEventCreate_fn(CUevent *phEvent, unsigned int Flags);
+typedef CUresult cuEventRecord_fn(CUevent hEvent, CUstream hStream);
+typedef CUresult cuEventQuery_fn(CUevent hEvent);
+typedef CUresult cuEventSynchronize_fn(CUevent hEvent);
+typedef CUresult cuEventDestroy_v2_fn(CUevent hEvent);
 
 /* --- cuBLAS (libcublas.so.13) ------------------------------------------- */
 typedef cublasStatus_t cublasCreate_v2_fn(cublasHandle_t *handle);

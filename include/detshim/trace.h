@@ -13,7 +13,24 @@
 #include "detshim.h"
 #include "detshim/trace_format.h"
 
+/* Records of one thread that may wait for deferred digests at once. */
+#define TRACE_PENDING_MAX 256
+
 enum trace_stream { TRACE_STREAM_CALLS = 0, TRACE_STREAM_ENTROPY = 1, TRACE_NSTREAMS };
+
+/* A digest that completes after the call: device digests are collected
+ * asynchronously (shim/cuda/devdigest.c). complete(arg, wait, &d) returns
+ * 1 with *d set, 0 when not ready yet (only when wait is 0; it never
+ * blocks then), or -1 when it failed; on 1 and -1 it has released arg.
+ * discard(arg) releases arg without completing (a forked child's copy of
+ * its parent's pending records). A failed digest records the digest of no
+ * bytes, count 0, and the note fail_key=fail_value (static strings). */
+struct trace_deferred {
+    int (*complete)(void *arg, int wait, detshim_digest *d);
+    void (*discard)(void *arg);
+    void *arg;
+    const char *fail_key, *fail_value;
+};
 
 struct trace_rec {
     const char *api;
@@ -30,6 +47,7 @@ struct trace_rec {
         uint8_t role, elem_size;
         uint64_t count;
         detshim_digest digest;
+        struct trace_deferred later; /* complete is NULL: digest is final */
     } operands[TRACE_MAX_OPERANDS];
     struct {
         const char *key, *value;
@@ -52,13 +70,22 @@ void trace_rec_str(struct trace_rec *r, const char *name, const char *v);
 /* `count` logical elements of `elem_size` bytes digested as `d`. */
 void trace_rec_operand(struct trace_rec *r, const char *name, int role,
                        detshim_digest d, uint64_t count, int elem_size);
+/* An operand whose digest completes later (struct trace_deferred). */
+void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
+                                struct trace_deferred later, uint64_t count, int elem_size);
 /* Puts the record in the thread's entropy stream instead of its calls. */
 void trace_rec_stream(struct trace_rec *r, int stream);
 /* A decision or remark; key and value must outlive the commit. */
 void trace_rec_note(struct trace_rec *r, const char *key, const char *value);
 /* Captures the call site, encodes, chains and buffers the record. Excess
  * params/operands/notes beyond the TRACE_MAX_* limits are a programming
- * error (assert). */
+ * error (assert). A record with deferred operands, and any record of the
+ * thread behind one, waits in the thread's FIFO of pending records
+ * (TRACE_PENDING_MAX): each commit first writes the pending records whose
+ * digests are complete, in order, without blocking; a full FIFO waits for
+ * its oldest; thread close (thread exit, exit, exec) waits for all. The
+ * records, their order and the chain are those of an immediate commit:
+ * the copy keeps every string, so r may go out of scope at once. */
 void trace_rec_commit(struct trace_rec *r);
 
 /* Process lifecycle, called by core: set up naming and fork handling at
@@ -67,6 +94,11 @@ int trace_process_start(char *err, size_t errlen);
 /* Core start-up and, if DETSHIM_TRACE is set, trace start-up; once. */
 void trace_start(void);
 void trace_process_flush_all(void);
+/* Waits for every thread's pending records and writes them, closing
+ * nothing: for the exit handler the cuda family registers once CUDA is up,
+ * which runs before CUDA's own teardown (records pending when the driver
+ * is gone could only be written as not digested). */
+void trace_drain_pending(void);
 /* Resolve the real exec and _exit functions ahead of any vfork. */
 void trace_exec_prepare(void);
 void trace_exit_prepare(void);

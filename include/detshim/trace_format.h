@@ -92,13 +92,14 @@ enum trace_field_key {
 /* How device operands are digested (shim/cuda/devdigest.c): by the
  * embedded PTX kernel on the call's stream when the build had nvcc, else
  * copied to the host and digested there. Either way equal to host digests
- * of the same bytes, and collected before the record is written (the
- * host waits for the call's stream). */
+ * of the same bytes, collected asynchronously (the record waits in its
+ * thread's FIFO until the digests' events complete). */
 #ifdef DETSHIM_DIGEST_KERNEL
 #define TRACE_DEVICE_DIGEST "xxh3-128 by a device kernel (4 KiB and more; copy-and-hash below, " \
-                            "or where the kernel cannot load), collected synchronously"
+                            "or where the kernel cannot load), collected asynchronously"
 #else
-#define TRACE_DEVICE_DIGEST "xxh3-128 copy-and-hash (cuStreamSynchronize, then cuMemcpyDtoH)"
+#define TRACE_DEVICE_DIGEST "xxh3-128 copy-and-hash (cuMemcpyDtoHAsync, then an event), " \
+                            "collected asynchronously"
 #endif
 
 #define TRACE_FIELD_INFO 0x1u

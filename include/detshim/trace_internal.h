@@ -14,6 +14,8 @@
 #define TRACE_BUF_CAP (64u * 1024u)
 #define SITE_CACHE_SIZE 512 /* per thread, power of two */
 
+struct pending_rec; /* writer.c */
+
 struct site_entry {
     uintptr_t addr; /* 0: empty */
     uint64_t module, offset;
@@ -31,6 +33,10 @@ struct thread_buf {
     size_t len;
     atomic_flag busy; /* owner while appending; the exit flusher */
     int finished;
+    /* FIFO of records waiting for deferred digests: npending from
+     * pending_head, in a ring of TRACE_PENDING_MAX; NULL until needed. */
+    struct pending_rec **pending;
+    unsigned pending_head, npending;
     struct site_entry sites[SITE_CACHE_SIZE];
     struct thread_buf *next;
 };

@@ -92,8 +92,7 @@ void cuda_note_no_digest(struct trace_rec *r)
     for (int i = 0; i < r->nnotes; i++)
         if (strcmp(r->notes[i].key, "cuda.digest") == 0)
             return;
-    trace_rec_note(r, "cuda.digest",
-                   "unavailable (no CUDA driver, a copy failed, or the stream is being captured)");
+    trace_rec_note(r, "cuda.digest", CUDA_NO_DIGEST_NOTE);
 }
 
 /* The stored extent of op(X): len elements per column, `lines` columns. */
@@ -107,17 +106,46 @@ static int stored_shape(int trans, int64_t rows, int64_t cols, int64_t ld, int64
     return ld < *len ? -1 : 0;
 }
 
-/* Digests `batch` matrices of one stored shape into parts[]; the matrix
- * b at at(arg, b). Returns 0, or -1 if any copy failed. */
-static int digest_batch(CUstream stream, int64_t batch, int64_t len, int64_t lines, int64_t ld,
-                        int elem, const void *(*at)(const void *arg, int64_t b, int elem),
-                        const void *arg, detshim_digest *parts)
+/* Digests the spans one by one, waiting for each, into parts[]. Returns
+ * 0, or -1 if any copy failed. */
+static int digest_spans_sync(CUstream stream, const struct cuda_span *spans, int64_t n,
+                             detshim_digest *parts)
 {
     int failed = 0;
-    for (int64_t b = 0; b < batch && !failed; b++)
-        failed = cuda_digest_matrix(stream, at(arg, b, elem), len, lines, ld, (size_t)elem,
-                                    &parts[b]) != 0;
+    for (int64_t b = 0; b < n && !failed; b++)
+        failed = cuda_digest_matrix(stream, spans[b].p, spans[b].len, spans[b].lines,
+                                    spans[b].ld, spans[b].elem, &parts[b]) != 0;
     return failed ? -1 : 0;
+}
+
+/* Records the spans' digest as operand `name`: queued on the device when
+ * it can be (the record then waits in the trace's FIFO), else taken now.
+ * Returns 0, or -1 when it could not be taken (nothing recorded). */
+static int rec_spans(struct trace_rec *r, const char *name, int role, CUstream stream,
+                     const struct cuda_span *spans, int64_t n, uint64_t count, int elem)
+{
+    struct trace_deferred later;
+    if (cuda_digest_start(stream, spans, n, &later) == 0) {
+        trace_rec_operand_deferred(r, name, role, later, count, elem);
+        return 0;
+    }
+    detshim_digest *parts = malloc((size_t)n * sizeof *parts);
+    int rc = parts && digest_spans_sync(stream, spans, n, parts) == 0 ? 0 : -1;
+    if (rc == 0)
+        trace_rec_operand(r, name, role, cuda_digest_combine(parts, n), count, elem);
+    free(parts);
+    return rc;
+}
+
+int cuda_rec_bytes(struct trace_rec *r, const char *name, int role, CUstream stream,
+                   const void *p, size_t n, uint64_t count, int elem)
+{
+    if (n == 0) {
+        trace_rec_operand(r, name, role, digest_bytes(NULL, 0), count, elem);
+        return 0;
+    }
+    struct cuda_span s = { p, (int64_t)n, 1, (int64_t)n, 1 };
+    return rec_spans(r, name, role, stream, &s, 1, count, elem);
 }
 
 struct strided {
@@ -144,20 +172,19 @@ static void rec_batch(struct trace_rec *r, const char *name, int role, CUstream 
                       const void *arg)
 {
     int64_t len, lines;
-    detshim_digest d = digest_bytes(NULL, 0);
-    uint64_t count = 0;
-    detshim_digest *parts = NULL;
     if (batch > 0 && stored_shape(trans, rows, cols, ld, &len, &lines) == 0) {
-        parts = malloc((size_t)batch * sizeof *parts);
-        if (parts && digest_batch(stream, batch, len, lines, ld, elem, at, arg, parts) == 0) {
-            d = cuda_digest_combine(parts, batch);
-            count = (uint64_t)rows * (uint64_t)cols * (uint64_t)batch;
-        } else {
-            cuda_note_no_digest(r);
-        }
-        free(parts);
+        struct cuda_span *spans = malloc((size_t)batch * sizeof *spans);
+        for (int64_t b = 0; spans && b < batch; b++)
+            spans[b] = (struct cuda_span){ at(arg, b, elem), len, lines, ld, (size_t)elem };
+        int rc = spans ? rec_spans(r, name, role, stream, spans, batch,
+                                   (uint64_t)rows * (uint64_t)cols * (uint64_t)batch, elem)
+                       : -1;
+        free(spans);
+        if (rc == 0)
+            return;
+        cuda_note_no_digest(r);
     }
-    trace_rec_operand(r, name, role, d, count, elem);
+    trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, elem);
 }
 
 void cuda_rec_matrix(struct trace_rec *r, const char *name, int role, CUstream stream,

@@ -159,12 +159,10 @@ static void rec_tensor(struct trace_rec *r, const char *name, int role, CUstream
     size_t bytes = 0;
     int ok = is_filter ? fsize && fsize((cudnnFilterDescriptor_t)(uintptr_t)desc, &bytes) == 0
                        : tsize && tsize((cudnnTensorDescriptor_t)(uintptr_t)desc, &bytes) == 0;
-    detshim_digest d = digest_bytes(NULL, 0);
-    if (!ok || cuda_digest_bytes(stream, p, bytes, &d) != 0) {
-        cuda_note_no_digest(r);
-        bytes = 0;
-    }
-    trace_rec_operand(r, name, role, d, bytes, 1);
+    if (ok && cuda_rec_bytes(r, name, role, stream, p, bytes, bytes, 1) == 0)
+        return;
+    cuda_note_no_digest(r);
+    trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, 1);
 }
 
 /* One convolution: out = alpha conv(in1, in2) + beta out. */

@@ -213,16 +213,20 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     struct generator gen = { .host = 0 };
     int known = generator_get(g, &gen);
     struct trace_rec r;
-    detshim_digest d = digest_bytes(NULL, 0);
     trace_rec_begin(&r, api);
     trace_rec_int(&r, "n", (int64_t)n);
     trace_rec_int(&r, "status", st);
-    if (st == CURAND_STATUS_SUCCESS && gen.host)
-        d = digest_bytes(out, n * (size_t)elem);
-    else if (st == CURAND_STATUS_SUCCESS &&
-             cuda_digest_bytes(gen.stream, out, n * (size_t)elem, &d) != 0)
+    uint64_t count = st == CURAND_STATUS_SUCCESS ? n : 0;
+    if (st != CURAND_STATUS_SUCCESS)
+        trace_rec_operand(&r, "out", TRACE_ROLE_OUT, digest_bytes(NULL, 0), count, elem);
+    else if (gen.host)
+        trace_rec_operand(&r, "out", TRACE_ROLE_OUT, digest_bytes(out, n * (size_t)elem), count,
+                          elem);
+    else if (cuda_rec_bytes(&r, "out", TRACE_ROLE_OUT, gen.stream, out, n * (size_t)elem, count,
+                            elem) != 0) {
         cuda_note_no_digest(&r);
-    trace_rec_operand(&r, "out", TRACE_ROLE_OUT, d, st == CURAND_STATUS_SUCCESS ? n : 0, elem);
+        trace_rec_operand(&r, "out", TRACE_ROLE_OUT, digest_bytes(NULL, 0), count, elem);
+    }
     cuda_note_mode(&r, c);
     if (!known)
         trace_rec_note(&r, "cuda.generator", "created before detshim saw it: not pinned");

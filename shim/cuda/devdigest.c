@@ -1,20 +1,30 @@
 /* Device digests through the CUDA Driver API (libcuda.so.1, opened with
  * dlopen, never linked). Operands of 4 KiB or more are digested on the
  * device by the embedded PTX kernels (shim/cuda/digest.cu, the logic in
- * detshim/cuda_digest_kernel.h), launched on the call's stream; only the
- * 16-byte result comes back. Smaller operands, builds without nvcc, and
- * contexts where the module does not load are digested by copy-and-hash:
- * the logical elements are copied to the host and digested there by
- * shim/trace/digest.c. Both give the host digest of the same bytes. Either
- * way the host waits for the call's stream before the record is written:
- * the trace writer has no deferred records, so digests are not yet
- * collected asynchronously (issue 6). Trace headers say which method
+ * detshim/cuda_digest_kernel.h), launched on the call's stream, with
+ * scratch memory of that stream's own; only the 16-byte result comes back.
+ * Smaller operands, builds without nvcc, and contexts where the module
+ * does not load are digested by copy-and-hash: the logical elements are
+ * copied to the host and digested there by shim/trace/digest.c. Both give
+ * the host digest of the same bytes. On the traced path nothing waits:
+ * the kernels' results, or the copies, go by cuMemcpyDtoHAsync into
+ * pinned memory of a per-thread pool of jobs, an event is recorded after
+ * them, and the trace writer's FIFO of pending records (shim/trace/
+ * writer.c) completes the digest when cuEventQuery says the event is done,
+ * or waits for it at its drain points. Where that cannot be set up (a
+ * driver error, no pinned memory, the pool exhausted, a copy over 1 MiB
+ * where no kernel runs) the digest is taken synchronously as before,
+ * waiting for the call's stream, and DETSHIM_LOG=info says so once per
+ * reason. DETSHIM_CUDA_DIGEST=sync (for the tests) takes every digest
+ * synchronously. Pointer arrays and scalars that live on the device are
+ * still read synchronously (cuda_read). Trace headers say which method
  * (TRACE_FIELD_DEVICE_DIGEST). A stream being captured into a CUDA graph
  * is never waited for nor launched on: its calls' device operands are
  * recorded as not digested.
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +46,15 @@ static struct {
     cuLaunchKernel_fn *launch;
     cuMemAlloc_v2_fn *mem_alloc;
     cuMemcpyDtoHAsync_v2_fn *memcpy_dtoh_async;
+    /* the asynchronous path; async is 0 if the driver lacks one of these
+     * or DETSHIM_CUDA_DIGEST=sync */
+    cuMemHostAlloc_fn *host_alloc;
+    cuMemFreeHost_fn *host_free;
+    cuEventCreate_fn *event_create;
+    cuEventRecord_fn *event_record;
+    cuEventQuery_fn *event_query;
+    cuEventSynchronize_fn *event_sync;
+    int async;
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -59,6 +78,16 @@ static void drv_open(void)
     drv.launch = (cuLaunchKernel_fn *)(uintptr_t)dlsym(h, "cuLaunchKernel");
     drv.mem_alloc = (cuMemAlloc_v2_fn *)(uintptr_t)dlsym(h, "cuMemAlloc_v2");
     drv.memcpy_dtoh_async = (cuMemcpyDtoHAsync_v2_fn *)(uintptr_t)dlsym(h, "cuMemcpyDtoHAsync_v2");
+    drv.host_alloc = (cuMemHostAlloc_fn *)(uintptr_t)dlsym(h, "cuMemHostAlloc");
+    drv.host_free = (cuMemFreeHost_fn *)(uintptr_t)dlsym(h, "cuMemFreeHost");
+    drv.event_create = (cuEventCreate_fn *)(uintptr_t)dlsym(h, "cuEventCreate");
+    drv.event_record = (cuEventRecord_fn *)(uintptr_t)dlsym(h, "cuEventRecord");
+    drv.event_query = (cuEventQuery_fn *)(uintptr_t)dlsym(h, "cuEventQuery");
+    drv.event_sync = (cuEventSynchronize_fn *)(uintptr_t)dlsym(h, "cuEventSynchronize");
+    const char *mode = getenv("DETSHIM_CUDA_DIGEST");
+    drv.async = drv.ok && drv.memcpy_dtoh_async && drv.host_alloc && drv.host_free &&
+                drv.event_create && drv.event_record && drv.event_query && drv.event_sync &&
+                !(mode && strcmp(mode, "sync") == 0);
     if (!drv.ok)
         core_log(LOG_INFO, "device digests unavailable: libcuda.so.1 lacks the driver calls "
                  "they need or cuInit failed");
@@ -107,15 +136,22 @@ static unsigned char *stage_get(size_t n)
     return stage;
 }
 
-/* The kernels and their scratch memory in one context: block sums for a
- * chunk of CHUNK blocks, the 8 lanes' state, the 16-byte result. Made at
- * the first kernel digest in the context and kept for the process. */
-enum { CHUNK = 65536, MAX_CONTEXTS = 16, KERNEL_MIN_BYTES = 4096 };
+/* The kernels of one context, and each stream's scratch memory there:
+ * block sums for a chunk of CHUNK blocks, the 8 lanes' state, the 16-byte
+ * result. Digests on one stream reuse its scratch in stream order; two
+ * streams never share one, since their digests may run at once. Made at
+ * first use and kept for the process. */
+enum { CHUNK = 65536, MAX_CONTEXTS = 16, MAX_STREAMS = 64, KERNEL_MIN_BYTES = 4096 };
+enum { SCRATCH_BYTES = CHUNK * 64 + 64 + 16 };
 struct kernels {
     CUcontext ctx;
     int ok;
     CUfunction init, sums, scan, final;
-    CUdeviceptr scratch; /* CHUNK * 64 bytes of sums, then state, then result */
+    int nstreams;
+    struct {
+        CUstream stream;
+        CUdeviceptr scratch;
+    } streams[MAX_STREAMS];
 };
 static struct kernels contexts[MAX_CONTEXTS];
 static int ncontexts;
@@ -128,9 +164,25 @@ static int kernels_load(struct kernels *k)
                    drv.module_function(&k->init, mod, "detshim_dk_init") == CUDA_SUCCESS &&
                    drv.module_function(&k->sums, mod, "detshim_dk_block_sums") == CUDA_SUCCESS &&
                    drv.module_function(&k->scan, mod, "detshim_dk_scan") == CUDA_SUCCESS &&
-                   drv.module_function(&k->final, mod, "detshim_dk_final") == CUDA_SUCCESS &&
-                   drv.mem_alloc(&k->scratch, (size_t)CHUNK * 64 + 64 + 16) == CUDA_SUCCESS
+                   drv.module_function(&k->final, mod, "detshim_dk_final") == CUDA_SUCCESS
                ? 0 : -1;
+}
+
+/* The scratch memory of `stream` in k's context, allocated at its first
+ * digest; 0 when it cannot be (then the caller copies). Caller holds
+ * kernel_lock. */
+static CUdeviceptr stream_scratch(struct kernels *k, CUstream stream)
+{
+    for (int i = 0; i < k->nstreams; i++)
+        if (k->streams[i].stream == stream)
+            return k->streams[i].scratch;
+    CUdeviceptr p;
+    if (k->nstreams == MAX_STREAMS || drv.mem_alloc(&p, SCRATCH_BYTES) != CUDA_SUCCESS)
+        return 0;
+    k->streams[k->nstreams].stream = stream;
+    k->streams[k->nstreams].scratch = p;
+    k->nstreams++;
+    return p;
 }
 
 /* The kernels of the current context, loading them on first use; NULL
@@ -162,16 +214,16 @@ static int launch(CUfunction f, unsigned grid, unsigned block, CUstream stream, 
     return drv.launch(f, grid, 1, 1, block, 1, 1, 0, stream, params, NULL) == CUDA_SUCCESS ? 0 : -1;
 }
 
-/* The digest on the device: block sums chunk by chunk, each scanned into
- * the lanes' state in order, then the tail and the merge, all on
- * `stream`. Returns 0, or -1 (nothing usable: the caller copies). */
-static int kernel_digest(CUstream stream, struct dk_layout l, detshim_digest *d)
+/* Queues the digest of l on `stream`: block sums chunk by chunk, each
+ * scanned into the lanes' state in order, then the tail and the merge,
+ * and a copy of the 16-byte result to host address out (lo, hi). Nothing
+ * waits. Returns 0, or -1 (then the caller copies). Caller holds
+ * kernel_lock. */
+static int kernel_enqueue(struct kernels *k, CUstream stream, struct dk_layout l, void *out)
 {
-    pthread_mutex_lock(&kernel_lock);
-    struct kernels *k = kernels_get();
-    int rc = k ? 0 : -1;
-    CUdeviceptr sums = k ? k->scratch : 0, state = sums + (CUdeviceptr)CHUNK * 64,
+    CUdeviceptr sums = stream_scratch(k, stream), state = sums + (CUdeviceptr)CHUNK * 64,
                 result = state + 64;
+    int rc = sums ? 0 : -1;
     void *init_args[] = { &state };
     rc = rc ? rc : launch(k->init, 1, 1, stream, init_args);
     dk_u64 blocks = dk_full_blocks(l.total);
@@ -184,9 +236,20 @@ static int kernel_digest(CUstream stream, struct dk_layout l, detshim_digest *d)
     }
     void *final_args[] = { &l, &state, &result };
     rc = rc ? rc : launch(k->final, 1, 1, stream, final_args);
+    if (rc == 0 && drv.memcpy_dtoh_async(out, result, 16, stream) != CUDA_SUCCESS)
+        rc = -1;
+    return rc;
+}
+
+/* The digest on the device, waiting for it. Returns 0, or -1 (nothing
+ * usable: the caller copies). */
+static int kernel_digest(CUstream stream, struct dk_layout l, detshim_digest *d)
+{
     dk_u64 out[2];
-    if (rc == 0 && (drv.memcpy_dtoh_async(out, result, sizeof out, stream) != CUDA_SUCCESS ||
-                    drv.stream_sync(stream) != CUDA_SUCCESS))
+    pthread_mutex_lock(&kernel_lock);
+    struct kernels *k = kernels_get();
+    int rc = k ? kernel_enqueue(k, stream, l, out) : -1;
+    if (rc == 0 && drv.stream_sync(stream) != CUDA_SUCCESS)
         rc = -1;
     pthread_mutex_unlock(&kernel_lock);
     if (rc == 0) {
@@ -239,4 +302,248 @@ detshim_digest cuda_digest_combine(const detshim_digest *parts, int64_t n)
     detshim_digest d = digest_bytes(buf, (size_t)n * 16);
     free(buf);
     return d;
+}
+
+/* Logs, once per process for each reason, that a device digest was taken
+ * synchronously. */
+static void log_sync_once(atomic_flag *once, const char *why)
+{
+    if (!atomic_flag_test_and_set(once))
+        core_log(LOG_INFO, "a device digest was taken synchronously (%s); "
+                 "further ones for this reason are not logged", why);
+}
+
+/* One asynchronous digest of n spans: each span's kernel result (16
+ * bytes) or copied elements at its offset in pinned memory, complete when
+ * the event is. Jobs belong to a per-thread pool and are reused in the
+ * context their event was made in; `busy` is set from start to
+ * completion (or forever after a driver error, when a queued copy may
+ * still land in the pinned memory). */
+struct job {
+    atomic_int busy;
+    CUcontext ctx;
+    CUevent event;
+    unsigned char *pinned;
+    size_t cap;
+    int64_t n, parts_cap;
+    struct job_part {
+        size_t off;
+        int kernel; /* 1: 16 result bytes at off; 0: the span's copy */
+        int64_t len, lines, ld;
+        size_t elem;
+    } *parts;
+    detshim_digest *digests;
+};
+
+/* A full FIFO of pending records, and the record being made, never run
+ * out of jobs. */
+enum { POOL_MAX = (TRACE_PENDING_MAX + 1) * TRACE_MAX_OPERANDS, ASYNC_COPY_MAX = 1 << 20 };
+static _Thread_local struct job **pool;
+static _Thread_local unsigned npool, pool_next;
+
+/* A free job of this thread's pool for context ctx, made when none is;
+ * NULL when the pool is at POOL_MAX or the driver refuses an event. */
+static struct job *job_acquire(CUcontext ctx)
+{
+    for (unsigned i = 0; i < npool; i++) {
+        struct job *j = pool[(pool_next + i) % npool];
+        if (j->ctx == ctx && !atomic_exchange(&j->busy, 1)) {
+            pool_next = (pool_next + i + 1) % npool;
+            return j;
+        }
+    }
+    if (npool == POOL_MAX)
+        return NULL;
+    if (!pool && !(pool = calloc(POOL_MAX, sizeof *pool)))
+        return NULL;
+    struct job *j = calloc(1, sizeof *j);
+    if (!j || drv.event_create(&j->event, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+        free(j);
+        return NULL;
+    }
+    atomic_store(&j->busy, 1);
+    j->ctx = ctx;
+    pool[npool++] = j;
+    return j;
+}
+
+static void job_release(struct job *j)
+{
+    atomic_store(&j->busy, 0);
+}
+
+/* Room for n parts and `bytes` of pinned memory; pinned memory starts at
+ * 4 KiB (a copy-and-hash operand is under that where kernels run) and
+ * grows by powers of two, never shrinking, so freeing pinned memory, which
+ * may wait for the device, stays rare. Returns 0 or -1. */
+static int job_reserve(struct job *j, int64_t n, size_t bytes)
+{
+    if (n > j->parts_cap) {
+        struct job_part *p = realloc(j->parts, (size_t)n * sizeof *p);
+        detshim_digest *d = p ? realloc(j->digests, (size_t)n * sizeof *d) : NULL;
+        if (p)
+            j->parts = p;
+        if (!d)
+            return -1;
+        j->digests = d;
+        j->parts_cap = n;
+    }
+    if (bytes > j->cap) {
+        size_t cap = 4096;
+        while (cap < bytes)
+            cap *= 2;
+        void *m;
+        /* Portable: pinned in every context, so a copy from any device
+         * into it stays asynchronous. */
+        if (drv.host_alloc(&m, cap, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS)
+            return -1;
+        if (j->pinned)
+            drv.host_free(j->pinned);
+        j->pinned = m;
+        j->cap = cap;
+    }
+    return 0;
+}
+
+/* trace_deferred.complete of a job: 1 with its digest, releasing it; 0
+ * while its event is not done (without wait); -1 after a driver error. */
+static int job_complete(void *arg, int wait, detshim_digest *d)
+{
+    static atomic_flag logged = ATOMIC_FLAG_INIT;
+    struct job *j = arg;
+    CUresult rc = wait ? drv.event_sync(j->event) : drv.event_query(j->event);
+    if (!wait && rc == CUDA_ERROR_NOT_READY)
+        return 0;
+    if (rc != CUDA_SUCCESS) {
+        if (!atomic_flag_test_and_set(&logged))
+            core_log(LOG_INFO, "a device digest failed to complete (driver error %d); "
+                     "its operand is recorded as not digested", (int)rc);
+        return -1; /* the job stays busy: its copies may still land */
+    }
+    for (int64_t b = 0; b < j->n; b++) {
+        const struct job_part *p = &j->parts[b];
+        if (p->kernel) {
+            uint64_t out[2];
+            memcpy(out, j->pinned + p->off, 16);
+            j->digests[b] = (detshim_digest){ .lo = out[0], .hi = out[1] };
+        } else {
+            j->digests[b] = digest_matrix(j->pinned + p->off, p->len, p->lines, p->ld, p->elem);
+        }
+    }
+    *d = cuda_digest_combine(j->digests, j->n);
+    job_release(j);
+    return 1;
+}
+
+/* trace_deferred.discard of a job: released uncompleted. */
+static void job_discard(void *arg)
+{
+    job_release(arg);
+}
+
+/* Queues the parts' kernels or copies and the event on `stream`. Returns
+ * 0, or -1 after a driver error. */
+static int job_enqueue(struct job *j, CUstream stream, const struct cuda_span *spans)
+{
+    int rc = 0;
+    pthread_mutex_lock(&kernel_lock);
+    struct kernels *k = NULL;
+    for (int64_t b = 0; b < j->n && rc == 0; b++) {
+        const struct job_part *p = &j->parts[b];
+        void *dst = j->pinned + p->off;
+        if (p->kernel) {
+            struct dk_layout l = { (dk_u64)(uintptr_t)spans[b].p, (dk_u64)p->len * p->elem,
+                                   (dk_u64)p->ld * p->elem,
+                                   (dk_u64)p->len * (dk_u64)p->lines * p->elem };
+            k = k ? k : kernels_get();
+            rc = k ? kernel_enqueue(k, stream, l, dst) : -1;
+        } else {
+            size_t span = ((size_t)(p->lines - 1) * (size_t)p->ld + (size_t)p->len) * p->elem;
+            rc = drv.memcpy_dtoh_async(dst, (CUdeviceptr)(uintptr_t)spans[b].p, span, stream) ==
+                         CUDA_SUCCESS ? 0 : -1;
+        }
+    }
+    if (rc == 0 && drv.event_record(j->event, stream) != CUDA_SUCCESS)
+        rc = -1;
+    pthread_mutex_unlock(&kernel_lock);
+    return rc;
+}
+
+/* Registered at the first queued digest, after CUDA is up: exit runs it
+ * before the handlers CUDA registered earlier, so the driver is still
+ * there to wait on. */
+static void drain_at_exit(void)
+{
+    trace_drain_pending();
+}
+
+static void register_drain(void)
+{
+    atexit(drain_at_exit);
+}
+
+int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
+                      struct trace_deferred *later)
+{
+    static pthread_once_t drain_once = PTHREAD_ONCE_INIT;
+    static atomic_flag log_pool = ATOMIC_FLAG_INIT, log_big = ATOMIC_FLAG_INIT,
+                       log_driver = ATOMIC_FLAG_INIT;
+    pthread_once(&drv_once, drv_open);
+    if (!drv.async || n <= 0 || capturing(stream))
+        return -1;
+    /* Kernels where they load and the stream has scratch memory (made
+     * here, so that only a driver error can fail the launches). */
+    int kernels = 0;
+    if (cuda_digest_ptx[0]) {
+        pthread_mutex_lock(&kernel_lock);
+        struct kernels *k = kernels_get();
+        kernels = k && stream_scratch(k, stream) != 0;
+        pthread_mutex_unlock(&kernel_lock);
+    }
+    CUcontext ctx = NULL;
+    if (drv.ctx_current && drv.ctx_current(&ctx) != CUDA_SUCCESS)
+        return -1;
+    struct job *j = job_acquire(ctx);
+    if (!j) {
+        log_sync_once(&log_pool, "no free job in this thread's pool");
+        return -1;
+    }
+    size_t bytes = 0;
+    int big = 0;
+    if (job_reserve(j, n, 0) != 0) {
+        job_release(j);
+        log_sync_once(&log_pool, "out of memory");
+        return -1;
+    }
+    for (int64_t b = 0; b < n; b++) {
+        struct job_part *p = &j->parts[b];
+        const struct cuda_span *s = &spans[b];
+        size_t total = (size_t)s->len * (size_t)s->lines * s->elem;
+        *p = (struct job_part){ .off = bytes, .len = s->len, .lines = s->lines, .ld = s->ld,
+                                .elem = s->elem };
+        p->kernel = kernels && total >= KERNEL_MIN_BYTES;
+        size_t span = p->kernel ? 16 : ((size_t)(s->lines - 1) * (size_t)s->ld + (size_t)s->len) *
+                                          s->elem;
+        big |= !p->kernel && span > ASYNC_COPY_MAX;
+        bytes += (span + 15) & ~(size_t)15;
+    }
+    if (big) {
+        job_release(j);
+        log_sync_once(&log_big, "a copy over 1 MiB where no digest kernel runs");
+        return -1;
+    }
+    if (job_reserve(j, n, bytes) != 0) {
+        job_release(j);
+        log_sync_once(&log_pool, "no pinned host memory");
+        return -1;
+    }
+    j->n = n;
+    if (job_enqueue(j, stream, spans) != 0) {
+        log_sync_once(&log_driver, "a driver error while queueing it");
+        return -1; /* j stays busy: what was queued may still land */
+    }
+    *later = (struct trace_deferred){ job_complete, job_discard, j, "cuda.digest",
+                                      CUDA_NO_DIGEST_NOTE };
+    pthread_once(&drain_once, register_drain);
+    return 0;
 }

@@ -2,7 +2,11 @@
  * trace_rec; commit encodes it straight into the calling thread's buffer,
  * extends the thread's SHA-256 chain and, when the buffer is full, writes
  * it to the process's file in one write(2). Threads never share a buffer,
- * so the hot path takes no global lock.
+ * so the hot path takes no global lock. A record with digests still being
+ * computed (device digests, collected asynchronously) waits in a bounded
+ * per-thread FIFO, with every later record of its thread, and is encoded
+ * when they complete: the bytes and the chain are those of an immediate
+ * commit.
  */
 #include <assert.h>
 #include <openssl/evp.h>
@@ -13,6 +17,7 @@
 
 #include "detshim/chain.h"
 #include "detshim/core.h"
+#include "detshim/digest.h"
 #include "detshim/trace.h"
 #include "detshim/trace_internal.h"
 
@@ -274,6 +279,7 @@ void trace_rec_operand(struct trace_rec *r, const char *name, int role, detshim_
     r->operands[r->noperands].elem_size = (uint8_t)elem_size;
     r->operands[r->noperands].count = count;
     r->operands[r->noperands].digest = d;
+    r->operands[r->noperands].later = (struct trace_deferred){ 0 };
     r->noperands++;
 }
 
@@ -290,19 +296,18 @@ void trace_rec_note(struct trace_rec *r, const char *key, const char *value)
     r->nnotes++;
 }
 
-void trace_rec_commit(struct trace_rec *r)
+void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
+                                struct trace_deferred later, uint64_t count, int elem_size)
 {
-    struct thread_buf *tb = thread_get(r->stream);
-    if (!tb)
-        return;
-    detshim_frame frames[TRACE_MAX_FRAMES];
-    int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
+    trace_rec_operand(r, name, role, digest_bytes(NULL, 0), count, elem_size);
+    r->operands[r->noperands - 1].later = later;
+}
 
-    buf_lock(tb);
-    if (tb->finished) { /* closed at exit while this thread still ran */
-        buf_unlock(tb);
-        return;
-    }
+/* Encodes, chains and buffers one record as the thread's next. Caller
+ * holds tb->busy; every operand's digest is final. */
+static void write_record(struct thread_buf *tb, const struct trace_rec *r,
+                         const detshim_frame *frames, int nframes)
+{
     /* Encode into the room left; if the record does not fit, write the
      * buffer out and encode again into the empty one. */
     size_t n = 0;
@@ -322,13 +327,231 @@ void trace_rec_commit(struct trace_rec *r)
     trace_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
     tb->len += TRACE_FRAME_HEADER_LEN + n;
     tb->seq++;
+}
+
+/* A record waiting in its thread's FIFO: a copy of the trace_rec whose
+ * strings live in `arena` (cut at 255 bytes, as encoding cuts them), and
+ * the call site captured at call time. Kept and reused in its ring slot. */
+struct pending_rec {
+    struct trace_rec r;
+    detshim_frame frames[TRACE_MAX_FRAMES];
+    int nframes;
+    char *arena;
+    size_t arena_cap, arena_len;
+};
+
+static int rec_has_deferred(const struct trace_rec *r)
+{
+    for (int i = 0; i < r->noperands; i++)
+        if (r->operands[i].later.complete)
+            return 1;
+    return 0;
+}
+
+static size_t arena_need(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return (n > 255 ? 255 : n) + 1;
+}
+
+/* Copies s into p's arena (sized beforehand); NULL stays NULL. */
+static const char *arena_copy(struct pending_rec *p, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = arena_need(s) - 1;
+    char *d = p->arena + p->arena_len;
+    memcpy(d, s, n);
+    d[n] = 0;
+    p->arena_len += n + 1;
+    return d;
+}
+
+/* Fills p with a copy of r that owns its strings. Returns 0, or -1 when
+ * memory ran out (p unchanged but for its arena). */
+static int pending_fill(struct pending_rec *p, const struct trace_rec *r,
+                        const detshim_frame *frames, int nframes)
+{
+    size_t need = arena_need(r->api);
+    for (int i = 0; i < r->nparams; i++)
+        need += arena_need(r->params[i].name) + arena_need(r->params[i].s);
+    for (int i = 0; i < r->noperands; i++)
+        need += arena_need(r->operands[i].name);
+    for (int i = 0; i < r->nnotes; i++)
+        need += arena_need(r->notes[i].key) + arena_need(r->notes[i].value);
+    if (need > p->arena_cap) {
+        char *a = realloc(p->arena, need);
+        if (!a)
+            return -1;
+        p->arena = a;
+        p->arena_cap = need;
+    }
+    p->arena_len = 0;
+    p->r = *r;
+    p->r.api = arena_copy(p, r->api);
+    for (int i = 0; i < r->nparams; i++) {
+        p->r.params[i].name = arena_copy(p, r->params[i].name);
+        p->r.params[i].s = arena_copy(p, r->params[i].s);
+    }
+    for (int i = 0; i < r->noperands; i++)
+        p->r.operands[i].name = arena_copy(p, r->operands[i].name);
+    for (int i = 0; i < r->nnotes; i++) {
+        p->r.notes[i].key = arena_copy(p, r->notes[i].key);
+        p->r.notes[i].value = arena_copy(p, r->notes[i].value);
+    }
+    memcpy(p->frames, frames, (size_t)nframes * sizeof *frames);
+    p->nframes = nframes;
+    return 0;
+}
+
+/* Completes r's deferred digests, waiting for them when `wait`. Returns 1
+ * when all are final, 0 when one is not ready yet (only without wait). */
+static int rec_complete(struct trace_rec *r, int wait)
+{
+    for (int i = 0; i < r->noperands; i++) {
+        struct trace_deferred *later = &r->operands[i].later;
+        if (!later->complete)
+            continue;
+        detshim_digest d;
+        int rc = later->complete(later->arg, wait, &d);
+        if (rc == 0)
+            return 0;
+        if (rc < 0) {
+            d = digest_bytes(NULL, 0);
+            r->operands[i].count = 0;
+            int noted = 0;
+            for (int k = 0; k < r->nnotes; k++)
+                noted |= strcmp(r->notes[k].key, later->fail_key) == 0;
+            if (!noted && r->nnotes < TRACE_MAX_NOTES)
+                trace_rec_note(r, later->fail_key, later->fail_value);
+        }
+        r->operands[i].digest = d;
+        later->complete = NULL;
+    }
+    return 1;
+}
+
+/* Writes the thread's pending records whose digests are complete, oldest
+ * first, stopping at the first that is not (`wait`: waiting for each).
+ * Caller holds tb->busy. */
+static void pending_write(struct thread_buf *tb, int wait)
+{
+    while (tb->npending) {
+        struct pending_rec *p = tb->pending[tb->pending_head];
+        if (!rec_complete(&p->r, wait))
+            return;
+        write_record(tb, &p->r, p->frames, p->nframes);
+        tb->pending_head = (tb->pending_head + 1) % TRACE_PENDING_MAX;
+        tb->npending--;
+    }
+}
+
+/* Queues r behind the thread's pending records, writing the oldest first
+ * when the FIFO is full. Returns 0, or -1 when no memory was left for the
+ * copy (nothing queued). Caller holds tb->busy. */
+static int pending_push(struct thread_buf *tb, const struct trace_rec *r,
+                        const detshim_frame *frames, int nframes)
+{
+    if (!tb->pending && !(tb->pending = calloc(TRACE_PENDING_MAX, sizeof *tb->pending)))
+        return -1;
+    while (tb->npending == TRACE_PENDING_MAX) {
+        struct pending_rec *oldest = tb->pending[tb->pending_head];
+        rec_complete(&oldest->r, 1);
+        pending_write(tb, 0);
+    }
+    unsigned slot = (tb->pending_head + tb->npending) % TRACE_PENDING_MAX;
+    struct pending_rec *p = tb->pending[slot];
+    if (!p && !(p = tb->pending[slot] = calloc(1, sizeof *p)))
+        return -1;
+    if (pending_fill(p, r, frames, nframes) != 0)
+        return -1;
+    tb->npending++;
+    return 0;
+}
+
+static void pending_free(struct thread_buf *tb)
+{
+    if (!tb->pending)
+        return;
+    for (unsigned i = 0; i < TRACE_PENDING_MAX; i++) {
+        if (tb->pending[i])
+            free(tb->pending[i]->arena);
+        free(tb->pending[i]);
+    }
+    free(tb->pending);
+    tb->pending = NULL;
+    tb->pending_head = tb->npending = 0;
+}
+
+/* Releases r's deferred digests uncompleted. */
+static void rec_discard(struct trace_rec *r)
+{
+    for (int i = 0; i < r->noperands; i++)
+        if (r->operands[i].later.complete && r->operands[i].later.discard)
+            r->operands[i].later.discard(r->operands[i].later.arg);
+}
+
+/* Drops the pending records without writing them, releasing their
+ * deferred digests (a forked child: they are its parent's). */
+static void pending_discard(struct thread_buf *tb)
+{
+    for (; tb->npending; tb->npending--) {
+        rec_discard(&tb->pending[tb->pending_head]->r);
+        tb->pending_head = (tb->pending_head + 1) % TRACE_PENDING_MAX;
+    }
+    tb->pending_head = 0;
+}
+
+void trace_rec_commit(struct trace_rec *r)
+{
+    struct thread_buf *tb = thread_get(r->stream);
+    if (!tb) {
+        rec_discard(r);
+        return;
+    }
+    detshim_frame frames[TRACE_MAX_FRAMES];
+    int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
+
+    buf_lock(tb);
+    if (tb->finished) { /* closed at exit while this thread still ran */
+        rec_discard(r);
+        buf_unlock(tb);
+        return;
+    }
+    pending_write(tb, 0);
+    if ((tb->npending || rec_has_deferred(r)) && pending_push(tb, r, frames, nframes) == 0) {
+        buf_unlock(tb);
+        return;
+    }
+    /* Nothing pending, or no memory to queue: in order, now. */
+    pending_write(tb, 1);
+    rec_complete(r, 1);
+    write_record(tb, r, frames, nframes);
     buf_unlock(tb);
+}
+
+void trace_drain_pending(void)
+{
+    if (!trace_proc.on || trace_proc.pid != getpid())
+        return;
+    pthread_mutex_lock(&trace_proc.lock);
+    struct thread_buf *list = trace_proc.threads;
+    pthread_mutex_unlock(&trace_proc.lock);
+    for (struct thread_buf *tb = list; tb; tb = tb->next) {
+        buf_lock(tb);
+        if (!tb->finished)
+            pending_write(tb, 1);
+        buf_unlock(tb);
+    }
 }
 
 void trace_thread_close(struct thread_buf *tb)
 {
     if (!tb || tb->finished)
         return;
+    buf_lock(tb);
+    pending_write(tb, 1);
+    buf_unlock(tb);
     /* A stream that recorded nothing (a forked child's inherited one) is
      * left out, here and in the process root. */
     if (tb->seq) {
@@ -340,6 +563,7 @@ void trace_thread_close(struct thread_buf *tb)
     buf_lock(tb);
     trace_buf_flush(tb);
     tb->finished = 1;
+    pending_free(tb);
     free(tb->buf);
     tb->buf = NULL;
     EVP_MD_CTX_free(tb->md);
@@ -353,6 +577,8 @@ void trace_threads_reset_after_fork(void)
     while (tb) {
         struct thread_buf *next = tb->next;
         if (tb != tls_tb[TRACE_STREAM_CALLS] && tb != tls_tb[TRACE_STREAM_ENTROPY]) {
+            pending_discard(tb);
+            pending_free(tb);
             free(tb->buf);
             EVP_MD_CTX_free(tb->md);
             free(tb);
@@ -371,6 +597,7 @@ void trace_threads_reset_after_fork(void)
         mine->index = s == TRACE_STREAM_ENTROPY ? TRACE_THREAD_ENTROPY : 0;
         mine->seq = 0;
         mine->len = 0;
+        pending_discard(mine);
         memset(mine->sites, 0, sizeof mine->sites);
         atomic_flag_clear(&mine->busy);
         chain_start(mine->head);

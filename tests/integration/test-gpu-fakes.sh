@@ -6,9 +6,14 @@
 # engine first. gpu_prog (tests/programs/gpu_prog.c) runs one
 # call of each. Pinned, two runs agree to the bit and their traces diff
 # identical, even when the program itself asks for the nondeterministic
-# settings; passthrough, they differ and detdiff names the call.
+# settings; passthrough, they differ and detdiff names the call. Device
+# digests are collected asynchronously: the traces equal those of digests
+# taken synchronously (DETSHIM_CUDA_DIGEST=sync), nothing waits for a
+# stream during the calls, and records still pending are written at thread
+# exit, exit and exec, never by a forked child (gpu_pending).
 . "$(dirname "$0")/lib.sh"
 P=$PROGS/gpu_prog
+G=$PROGS/gpu_pending
 unset DETSHIM_POLICY DETSHIM_SEED
 all() { sed -n 's/^all //p' "$1"; }
 
@@ -22,7 +27,7 @@ expect_grep "without the shim, the first backend engine is the nondeterministic 
     "^backend_engine 7 of 3" "$WORK/bare1.out"
 
 # The default policy pins ([cuda] mode = pinned, tf32 = deny).
-shim "$WORK/a" $P > "$WORK/a.out"
+DETSHIM_FAKE_CUDA_STATS="$WORK/a.stats" shim "$WORK/a" $P > "$WORK/a.out"
 expect_eq "pinned run exits 0" 0 $?
 shim "$WORK/b" $P > "$WORK/b.out"
 expect_eq "pinned: two runs give the same bits" "$(cat "$WORK/a.out")" "$(cat "$WORK/b.out")"
@@ -68,6 +73,65 @@ a_sgemm=$(sed -n 's/.*cublasSgemm_v2 .* A:in:3072x4:\([0-9a-f]*\) .*/\1/p' "$WOR
 a_gemmex=$(sed -n 's/.*cublasGemmEx .* A:in:3072x4:\([0-9a-f]*\) .*/\1/p' "$WORK/a.show")
 expect_ne "an A digest is recorded" "" "$a_sgemm"
 expect_eq "one buffer read as A and as A transposed digests alike" "$a_sgemm" "$a_gemmex"
+
+# Digests collected asynchronously give the trace of digests taken
+# synchronously, byte for byte in every record, and wait for no stream
+# but to read cublasSgemmBatched's three pointer arrays (A, B, C), which
+# live on the device; pending records wait for their events at exit.
+count() { sed -n "s/^$1 //p" "$2"; }
+DETSHIM_CUDA_DIGEST=sync DETSHIM_FAKE_CUDA_STATS="$WORK/s.stats" shim "$WORK/s" $P > "$WORK/s.out"
+$DETDIFF "$WORK/a" "$WORK/s" > "$WORK/as.diff"
+expect_eq "asynchronous and synchronous digests: detdiff finds the traces identical" 0 $?
+expect_eq "asynchronous and synchronous digests: the same root" \
+    "$($DETDIFF --root "$WORK/s")" "$($DETDIFF --root "$WORK/a")"
+expect_eq "asynchronously, the only stream waits are the pointer-array reads" \
+    3 "$(count cuStreamSynchronize "$WORK/a.stats")"
+expect_eq "asynchronously, no context wait" 0 "$(count cuCtxSynchronize "$WORK/a.stats")"
+expect_ne "asynchronously, digests complete through events" 0 "$(count cuEventRecord "$WORK/a.stats")"
+expect_eq "synchronously, every digest waited for its stream" \
+    23 "$(count cuStreamSynchronize "$WORK/s.stats")"
+expect_grep "the header says digests are collected asynchronously" \
+    "device_digest = .*collected asynchronously" "$WORK/a.show"
+
+# A driver error while queueing a digest: it is taken synchronously
+# instead, the trace is unchanged, and the log says so.
+FAKE_CUDA_FAIL=cuEventRecord DETSHIM_LOG=info shim "$WORK/x" $P > "$WORK/x.out" 2> "$WORK/x.err"
+$DETDIFF "$WORK/x" "$WORK/s" > "$WORK/xs.diff"
+expect_eq "a driver error falls back to synchronous digests: the same trace" 0 $?
+expect_grep "and the log says so" \
+    "^detshim: a device digest was taken synchronously \(a driver error while queueing it\)" \
+    "$WORK/x.err"
+
+# Pending records: with FAKE_CUDA_EVENT_QUERIES huge no event completes
+# by polling, so every record is still pending at the point under test.
+never() { FAKE_CUDA_EVENT_QUERIES=1000000000 "$@"; }
+records() { $DETDIFF --show "$1" | grep -c "cublasSgemm_v2 "; }
+for mode in "many 100" "many 300" thread fork exec; do
+    n=$(echo "$mode" | tr ' ' _)
+    never shim "$WORK/p_$n" $G $mode > "$WORK/p_$n.out"
+    DETSHIM_CUDA_DIGEST=sync shim "$WORK/q_$n" $G $mode > "$WORK/q_$n.out"
+    $DETDIFF "$WORK/p_$n" "$WORK/q_$n" > "$WORK/pq_$n.diff"
+    expect_eq "$mode: pending records are written as synchronous digests write them" 0 $?
+done
+expect_grep "during the calls, nothing waits for a stream, a context or an event" \
+    "^before exit: cuStreamSynchronize 0 cuCtxSynchronize 0 cuEventSynchronize 0$" \
+    "$WORK/p_many_100.out"
+shim "$WORK/r_many_100" $G many 100 > "$WORK/r_many_100.out"
+$DETDIFF "$WORK/p_many_100" "$WORK/r_many_100" > "$WORK/pr.diff"
+expect_eq "events completing early or late give the same trace" 0 $?
+expect_eq "a full FIFO (256) writes its oldest records first: all 300 are there" \
+    300 "$(records "$WORK/p_many_300")"
+expect_grep "a full FIFO waits for events, never for the stream" \
+    "^before exit: cuStreamSynchronize 0 cuCtxSynchronize 0 cuEventSynchronize [1-9]" \
+    "$WORK/p_many_300.out"
+$DETDIFF --show "$WORK/p_thread" > "$WORK/p_thread.show"
+expect_grep "a thread that exits with pending records writes them" \
+    "^ *thread [1-9][0-9]*: 4 records, .*end frame: matches" "$WORK/p_thread.show"
+expect_eq "a forked child writes its own record, not its parent's pending ones" \
+    1 "$(records "$WORK/p_fork/main.f1.dtrace")"
+expect_eq "the parent keeps its pending records" 3 "$(records "$WORK/p_fork/main.dtrace")"
+expect_eq "exec writes the old image's pending records first" 2 "$(records "$WORK/p_exec/main.dtrace")"
+expect_eq "and the new image records its own" 1 "$(records "$WORK/p_exec/main.e.dtrace")"
 
 # A program that asks for atomics, TF32, a nondeterministic algorithm and
 # its own seed gets the pinned behaviour, and the trace shows each override.

@@ -1,10 +1,12 @@
 /* Device digests (shim/cuda/devdigest.c) equal host digests of the same
  * bytes: the same algorithm over the same logical elements, whatever the
  * leading dimension, transposition or batching, by copy-and-hash and by
- * the device kernel alike. Run against the fake driver
- * (tests/fakes/cuda/cuda.c, linked in), whose device memory is host
- * memory and which runs the kernels' logic on the host, so the host
- * digest of a buffer is the reference.
+ * the device kernel alike, waiting for the stream or collected
+ * asynchronously. Run against the fake driver (tests/fakes/cuda/cuda.c,
+ * linked in), whose device memory is host memory, which runs the
+ * kernels' logic on the host, so the host digest of a buffer is the
+ * reference, and which delivers asynchronous copies only when their
+ * event is waited for or queried complete.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +19,8 @@
 #include "detshim/cuda.h"
 #include "detshim/digest.h"
 
-unsigned long long fake_cuda_kernel_launches(void); /* the fake driver's count */
+unsigned long long fake_cuda_kernel_launches(void); /* the fake driver's counts */
+unsigned long long fake_cuda_count(const char *name);
 
 static float buf[64 * 40];
 
@@ -108,11 +111,19 @@ static void test_padding_between_columns_never_changes_a_device_digest(void **st
     assert_same(before, after);
 }
 
-static detshim_digest operand(const struct trace_rec *r, const char *name)
+/* The operand's digest, waiting for it if it is deferred, as the trace
+ * writer does at a drain point. */
+static detshim_digest operand(struct trace_rec *r, const char *name)
 {
     for (int i = 0; i < r->noperands; i++)
-        if (strcmp(r->operands[i].name, name) == 0)
+        if (strcmp(r->operands[i].name, name) == 0) {
+            struct trace_deferred *later = &r->operands[i].later;
+            if (later->complete) {
+                assert_int_equal(later->complete(later->arg, 1, &r->operands[i].digest), 1);
+                later->complete = NULL;
+            }
             return r->operands[i].digest;
+        }
     fail_msg("no operand %s", name);
     return (detshim_digest){ 0, 0 };
 }
@@ -156,6 +167,70 @@ static void test_batch_digest_combines_the_matrices_in_order(void **state)
     assert_true(cuda_digest_combine(swapped, 3).lo != cuda_digest_combine(parts, 3).lo);
 }
 
+/* The fake driver's synchronisations of streams and contexts so far. */
+static unsigned long long stream_syncs(void)
+{
+    return fake_cuda_count("cuStreamSynchronize") + fake_cuda_count("cuCtxSynchronize") +
+           fake_cuda_count("cuMemcpyDtoH");
+}
+
+static void test_a_traced_device_operand_is_queued_without_waiting_for_the_stream(void **state)
+{
+    (void)state;
+    unsigned long long syncs = stream_syncs(), events = fake_cuda_count("cuEventSynchronize");
+    struct trace_rec r;
+    trace_rec_begin(&r, "test");
+    /* Small (copy-and-hash) and large (a kernel where there is PTX). */
+    cuda_rec_matrix(&r, "small", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 7, 5, 9, 4, 1, 0);
+    cuda_rec_matrix(&r, "large", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 64, 40, 64, 4, 1, 0);
+    cuda_rec_matrix(&r, "batch", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 6, 4, 8, 4, 3, 40);
+    assert_true(stream_syncs() == syncs);
+    assert_true(fake_cuda_count("cuEventSynchronize") == events);
+    for (int i = 0; i < r.noperands; i++)
+        assert_non_null(r.operands[i].later.complete); /* all deferred */
+    assert_same(operand(&r, "small"), digest_matrix(buf, 7, 5, 9, sizeof(float)));
+    assert_same(operand(&r, "large"), digest_matrix(buf, 64, 40, 64, sizeof(float)));
+    detshim_digest parts[3];
+    for (int b = 0; b < 3; b++)
+        parts[b] = digest_matrix(buf + 40 * b, 6, 4, 8, sizeof(float));
+    assert_same(operand(&r, "batch"), cuda_digest_combine(parts, 3));
+    assert_true(stream_syncs() == syncs); /* completed by events, not the stream */
+}
+
+static void test_a_queued_digest_is_complete_only_when_its_event_is(void **state)
+{
+    (void)state;
+    setenv("FAKE_CUDA_EVENT_QUERIES", "3", 1);
+    unsigned long long events = fake_cuda_count("cuEventSynchronize");
+    struct trace_rec r;
+    trace_rec_begin(&r, "test");
+    cuda_rec_matrix(&r, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 64, 40, 64, 4, 1, 0);
+    struct trace_deferred later = r.operands[0].later;
+    detshim_digest d;
+    assert_int_equal(later.complete(later.arg, 0, &d), 0); /* never blocks */
+    assert_int_equal(later.complete(later.arg, 0, &d), 0);
+    assert_int_equal(later.complete(later.arg, 0, &d), 1); /* the third query: done */
+    assert_same(d, digest_matrix(buf, 64, 40, 64, sizeof(float)));
+    assert_true(fake_cuda_count("cuEventSynchronize") == events);
+    unsetenv("FAKE_CUDA_EVENT_QUERIES");
+}
+
+static void test_a_queued_input_digest_sees_the_bytes_before_later_work(void **state)
+{
+    (void)state;
+    /* Digests are stream-ordered: bytes changed after the digest was
+     * queued (the call's own output, say) are not the input's. */
+    float x[8 * 4];
+    memcpy(x, buf, sizeof x);
+    detshim_digest before = digest_matrix(x, 8, 4, 8, sizeof(float));
+    struct trace_rec r;
+    trace_rec_begin(&r, "test");
+    cuda_rec_matrix(&r, "C", TRACE_ROLE_IN, NULL, x, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+    for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+        x[i] = -x[i];
+    assert_same(operand(&r, "C"), before);
+}
+
 static void test_zero_scalars_are_zero_whatever_their_sign(void **state)
 {
     (void)state;
@@ -182,6 +257,9 @@ int main(void)
         cmocka_unit_test(test_transposed_operand_digests_its_stored_columns),
         cmocka_unit_test(test_batch_digest_combines_the_matrices_in_order),
         cmocka_unit_test(test_zero_scalars_are_zero_whatever_their_sign),
+        cmocka_unit_test(test_a_traced_device_operand_is_queued_without_waiting_for_the_stream),
+        cmocka_unit_test(test_a_queued_digest_is_complete_only_when_its_event_is),
+        cmocka_unit_test(test_a_queued_input_digest_sees_the_bytes_before_later_work),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,12 +1,25 @@
 /* A fake CUDA driver (libcuda.so.1) for tests: device memory is host
- * memory, so a device-to-host copy is memcpy and every stream is always
- * idle. Modules are detshim's digest kernels: loading checks that the
- * image is PTX declaring them, and a launch runs the same kernel logic
- * (detshim/cuda_digest_kernel.h) on the host, one call per thread of the
- * grid, so the tests exercise the code the GPU runs. Streams are never
- * capturing unless FAKE_CUDA_CAPTURING=1. Only the calls
- * detshim's device digests and gpu_prog make.
+ * memory. Kernels and the fake libraries' work run at once, in call
+ * order, which is stream order; what reaches the host asynchronously does
+ * not: cuMemcpyDtoHAsync takes its bytes when called but delivers them
+ * into host memory only when the work is waited for (cuEventSynchronize,
+ * cuStreamSynchronize, cuCtxSynchronize, a synchronous copy) or when an
+ * event recorded after it is queried complete, which cuEventQuery says
+ * at its FAKE_CUDA_EVENT_QUERIES-th query (default 3). So a reader that
+ * does not wait for its event sees stale bytes. Modules are detshim's
+ * digest kernels: loading checks that the image is PTX declaring them,
+ * and a launch runs the same kernel logic (detshim/cuda_digest_kernel.h)
+ * on the host, one call per thread of the grid, so the tests exercise the
+ * code the GPU runs. Streams are never capturing unless
+ * FAKE_CUDA_CAPTURING=1. FAKE_CUDA_FAIL=cuEventRecord makes every event
+ * record fail, as a driver error would. Synchronisations and other calls are counted:
+ * fake_cuda_count(name) for unit tests, and with
+ * DETSHIM_FAKE_CUDA_STATS=path written to that file at exit as
+ * `name count` lines. Only the calls detshim's device digests and
+ * gpu_prog make.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,15 +29,78 @@
 enum { CUDA_ERROR_INVALID_VALUE = 1, CUDA_ERROR_INVALID_IMAGE = 200,
        CUDA_ERROR_NOT_FOUND = 500 };
 
-static unsigned long long launches;
+/* Counters, by name. */
+#define FAKE_COUNTERS(X)                                                                   \
+    X(cuStreamSynchronize) X(cuCtxSynchronize) X(cuEventSynchronize) X(cuEventQuery)       \
+    X(cuEventRecord) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuLaunchKernel)
+#define FAKE_COUNTER_FIELD(name) unsigned long long name;
+static struct { FAKE_COUNTERS(FAKE_COUNTER_FIELD) } counts;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* counts and the queue */
+
+FAKE_EXPORT unsigned long long fake_cuda_count(const char *name)
+{
+#define FAKE_COUNTER_GET(n) if (strcmp(name, #n) == 0) return counts.n;
+    FAKE_COUNTERS(FAKE_COUNTER_GET)
+    return ~0ull;
+}
+
+static void write_stats(void) __attribute__((destructor));
+static void write_stats(void)
+{
+    const char *path = getenv("DETSHIM_FAKE_CUDA_STATS");
+    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+#define FAKE_COUNTER_PRINT(n) fprintf(f, "%s %llu\n", #n, counts.n);
+    FAKE_COUNTERS(FAKE_COUNTER_PRINT)
+    fclose(f);
+}
+
+/* Asynchronous copies not yet delivered, oldest first; each has the
+ * number of the work queued before it, and an event the number of the
+ * last work before it. */
+struct copy {
+    void *dst, *bytes;
+    size_t n;
+    unsigned long long seq;
+    struct copy *next;
+};
+static struct copy *queue, **queue_end = &queue;
+static unsigned long long queued, delivered;
+
+/* Delivers the copies up to work number `upto`. Caller holds lock. */
+static void deliver(unsigned long long upto)
+{
+    while (queue && queue->seq <= upto) {
+        struct copy *c = queue;
+        memcpy(c->dst, c->bytes, c->n);
+        queue = c->next;
+        free(c->bytes);
+        free(c);
+    }
+    if (!queue)
+        queue_end = &queue;
+    if (upto > delivered)
+        delivered = upto;
+}
+
+static void count_and_deliver_all(unsigned long long *counter)
+{
+    pthread_mutex_lock(&lock);
+    ++*counter;
+    deliver(queued);
+    pthread_mutex_unlock(&lock);
+}
 
 FAKE_EXPORT CUresult cuInit(unsigned int flags)
 {
     return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* Synchronous: waits for the work queued before it, as the real one. */
 FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 {
+    count_and_deliver_all(&counts.cuMemcpyDtoH);
     memcpy(dst, (const void *)(uintptr_t)src, bytes);
     return CUDA_SUCCESS;
 }
@@ -32,7 +108,93 @@ FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
 {
     (void)s;
-    return cuMemcpyDtoH_v2(dst, src, bytes);
+    struct copy *c = malloc(sizeof *c);
+    void *b = malloc(bytes ? bytes : 1);
+    if (!c || !b) {
+        free(c);
+        free(b);
+        return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+    }
+    memcpy(b, (const void *)(uintptr_t)src, bytes);
+    pthread_mutex_lock(&lock);
+    counts.cuMemcpyDtoHAsync++;
+    *c = (struct copy){ dst, b, bytes, ++queued, NULL };
+    *queue_end = c;
+    queue_end = &c->next;
+    pthread_mutex_unlock(&lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    *p = malloc(bytes);
+    return *p ? CUDA_SUCCESS : 2;
+}
+
+FAKE_EXPORT CUresult cuMemFreeHost(void *p)
+{
+    free(p);
+    return CUDA_SUCCESS;
+}
+
+struct fake_event {
+    unsigned long long seq; /* the work it follows */
+    int queries;
+};
+
+FAKE_EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
+{
+    (void)flags;
+    struct fake_event *e = calloc(1, sizeof *e);
+    *ev = (CUevent)(void *)e;
+    return e ? CUDA_SUCCESS : 2;
+}
+
+FAKE_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
+{
+    (void)s;
+    const char *fail = getenv("FAKE_CUDA_FAIL");
+    if (fail && strcmp(fail, "cuEventRecord") == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fake_event *e = (struct fake_event *)(void *)ev;
+    pthread_mutex_lock(&lock);
+    counts.cuEventRecord++;
+    e->seq = queued;
+    e->queries = 0;
+    pthread_mutex_unlock(&lock);
+    return CUDA_SUCCESS;
+}
+
+/* Complete once its work was delivered, or at its FAKE_CUDA_EVENT_QUERIES-th query. */
+FAKE_EXPORT CUresult cuEventQuery(CUevent ev)
+{
+    struct fake_event *e = (struct fake_event *)(void *)ev;
+    const char *v = getenv("FAKE_CUDA_EVENT_QUERIES");
+    int needed = v && atoi(v) > 0 ? atoi(v) : 3;
+    pthread_mutex_lock(&lock);
+    counts.cuEventQuery++;
+    int done = e->seq <= delivered || ++e->queries >= needed;
+    if (done)
+        deliver(e->seq);
+    pthread_mutex_unlock(&lock);
+    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+FAKE_EXPORT CUresult cuEventSynchronize(CUevent ev)
+{
+    struct fake_event *e = (struct fake_event *)(void *)ev;
+    pthread_mutex_lock(&lock);
+    counts.cuEventSynchronize++;
+    deliver(e->seq);
+    pthread_mutex_unlock(&lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent ev)
+{
+    free((void *)ev);
+    return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
@@ -45,11 +207,13 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream)
 {
     (void)stream;
+    count_and_deliver_all(&counts.cuStreamSynchronize);
     return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuCtxSynchronize(void)
 {
+    count_and_deliver_all(&counts.cuCtxSynchronize);
     return CUDA_SUCCESS;
 }
 
@@ -136,12 +300,14 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     const struct kernel *k = (const struct kernel *)(void *)f;
     for (dk_u64 t = 0; t < (dk_u64)gx * bx; t++)
         k->run(params, t);
-    launches++;
+    pthread_mutex_lock(&lock);
+    counts.cuLaunchKernel++;
+    pthread_mutex_unlock(&lock);
     return CUDA_SUCCESS;
 }
 
 /* For tests: how many kernels this process launched. */
 FAKE_EXPORT unsigned long long fake_cuda_kernel_launches(void)
 {
-    return launches;
+    return fake_cuda_count("cuLaunchKernel");
 }

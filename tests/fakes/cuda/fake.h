@@ -110,7 +110,16 @@ cuModuleGetFunction_fn cuModuleGetFunction;
 cuLaunchKernel_fn cuLaunchKernel;
 cuMemAlloc_v2_fn cuMemAlloc_v2;
 cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync_v2;
+cuMemHostAlloc_fn cuMemHostAlloc;
+cuMemFreeHost_fn cuMemFreeHost;
+cuEventCreate_fn cuEventCreate;
+cuEventRecord_fn cuEventRecord;
+cuEventQuery_fn cuEventQuery;
+cuEventSynchronize_fn cuEventSynchronize;
+cuEventDestroy_v2_fn cuEventDestroy_v2;
 unsigned long long fake_cuda_kernel_launches(void); /* launches so far */
+/* A counter of calls by name (cuStreamSynchronize, cuEventSynchronize...) */
+unsigned long long fake_cuda_count(const char *name);
 
 /* The fakes' per-process variation: a seed from the pid and the clock,
  * never the same in two runs. static: each fake library draws its own. */
