@@ -373,5 +373,16 @@ typedef curandStatus_t curandGenerateUniform_fn(curandGenerator_t generator, flo
                                                 size_t num);
 typedef curandStatus_t curandGenerateNormal_fn(curandGenerator_t generator, float *outputPtr,
                                                size_t n, float mean, float stddev);
+typedef curandStatus_t curandGenerateLongLong_fn(curandGenerator_t generator,
+                                                 unsigned long long *outputPtr, size_t num);
+typedef curandStatus_t curandGenerateUniformDouble_fn(curandGenerator_t generator,
+                                                      double *outputPtr, size_t num);
+typedef curandStatus_t curandGenerateNormalDouble_fn(curandGenerator_t generator,
+                                                     double *outputPtr, size_t n, double mean,
+                                                     double stddev);
+typedef curandGenerateNormal_fn curandGenerateLogNormal_fn;
+typedef curandGenerateNormalDouble_fn curandGenerateLogNormalDouble_fn;
+typedef curandStatus_t curandGeneratePoisson_fn(curandGenerator_t generator,
+                                                unsigned int *outputPtr, size_t n, double lambda);
 
 #endif

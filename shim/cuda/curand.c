@@ -204,9 +204,17 @@ DETSHIM_EXPORT curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t 
     return st;
 }
 
-/* Records a generation call: n values of `elem` bytes at out. */
+/* A distribution's parameters, as the call passed them (NULL names: none). */
+struct dist {
+    const char *pa, *pb;
+    double a, b;
+};
+
+/* Records a generation call: n values of `elem` bytes at out, drawn with
+ * the distribution parameters d (part of the call: a changed mean gives
+ * other values from the same inputs). */
 static void rec_generate(const struct cuda_call *c, const char *api, curandGenerator_t g,
-                         const void *out, size_t n, int elem, curandStatus_t st)
+                         const void *out, size_t n, int elem, struct dist d, curandStatus_t st)
 {
     if (!c->traced)
         return;
@@ -215,6 +223,10 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     struct trace_rec r;
     trace_rec_begin(&r, api);
     trace_rec_int(&r, "n", (int64_t)n);
+    if (d.pa)
+        trace_rec_f64(&r, d.pa, d.a);
+    if (d.pb)
+        trace_rec_f64(&r, d.pb, d.b);
     trace_rec_int(&r, "status", st);
     uint64_t count = st == CURAND_STATUS_SUCCESS ? n : 0;
     if (st != CURAND_STATUS_SUCCESS)
@@ -233,39 +245,38 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     trace_rec_commit(&r);
 }
 
-DETSHIM_EXPORT curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
-{
-    REAL_FN(curandGenerate_fn *, curandGenerate);
-    struct cuda_call c;
-    if (!cuda_enter(&c))
-        return real(g, out, n);
-    curandStatus_t st = real(g, out, n);
-    rec_generate(&c, "curandGenerate", g, out, n, 4, st);
-    cuda_leave();
-    return st;
-}
+/* An interceptor for curandGenerate<NAME>(generator, out, n, ARGS...):
+ * calls the real one, then records n values of ELEM bytes with DIST. The
+ * generator's seed and ordering were pinned where it was created. */
+#define CURAND_GENERATE(NAME, OUT_T, ELEM, PARAMS, ARGS, DIST)                            \
+    DETSHIM_EXPORT curandStatus_t curandGenerate##NAME(curandGenerator_t g, OUT_T *out,  \
+                                                         size_t n PARAMS)                 \
+    {                                                                                      \
+        REAL_FN(curandGenerate##NAME##_fn *, curandGenerate##NAME);                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(g, out, n ARGS);                                                   \
+        curandStatus_t st = real(g, out, n ARGS);                                          \
+        rec_generate(&c, "curandGenerate" #NAME, g, out, n, ELEM, DIST, st);               \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
 
-DETSHIM_EXPORT curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
-{
-    REAL_FN(curandGenerateUniform_fn *, curandGenerateUniform);
-    struct cuda_call c;
-    if (!cuda_enter(&c))
-        return real(g, out, n);
-    curandStatus_t st = real(g, out, n);
-    rec_generate(&c, "curandGenerateUniform", g, out, n, 4, st);
-    cuda_leave();
-    return st;
-}
+#define NO_DIST ((struct dist){ 0 })
+#define MEAN_SD ((struct dist){ "mean", "stddev", mean, stddev })
+#define COMMA ,
 
-DETSHIM_EXPORT curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n,
-                                                   float mean, float stddev)
-{
-    REAL_FN(curandGenerateNormal_fn *, curandGenerateNormal);
-    struct cuda_call c;
-    if (!cuda_enter(&c))
-        return real(g, out, n, mean, stddev);
-    curandStatus_t st = real(g, out, n, mean, stddev);
-    rec_generate(&c, "curandGenerateNormal", g, out, n, 4, st);
-    cuda_leave();
-    return st;
-}
+CURAND_GENERATE(, unsigned int, 4, , , NO_DIST)
+CURAND_GENERATE(LongLong, unsigned long long, 8, , , NO_DIST)
+CURAND_GENERATE(Uniform, float, 4, , , NO_DIST)
+CURAND_GENERATE(UniformDouble, double, 8, , , NO_DIST)
+CURAND_GENERATE(Normal, float, 4, COMMA float mean COMMA float stddev, COMMA mean COMMA stddev,
+                MEAN_SD)
+CURAND_GENERATE(NormalDouble, double, 8, COMMA double mean COMMA double stddev,
+                COMMA mean COMMA stddev, MEAN_SD)
+CURAND_GENERATE(LogNormal, float, 4, COMMA float mean COMMA float stddev, COMMA mean COMMA stddev,
+                MEAN_SD)
+CURAND_GENERATE(LogNormalDouble, double, 8, COMMA double mean COMMA double stddev,
+                COMMA mean COMMA stddev, MEAN_SD)
+CURAND_GENERATE(Poisson, unsigned int, 4, COMMA double lambda, COMMA lambda,
+                ((struct dist){ "lambda", NULL, lambda, 0 }))

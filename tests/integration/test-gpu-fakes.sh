@@ -89,7 +89,7 @@ expect_eq "asynchronously, the only stream waits are the pointer-array reads" \
 expect_eq "asynchronously, no context wait" 0 "$(count cuCtxSynchronize "$WORK/a.stats")"
 expect_ne "asynchronously, digests complete through events" 0 "$(count cuEventRecord "$WORK/a.stats")"
 expect_eq "synchronously, every digest waited for its stream" \
-    23 "$(count cuStreamSynchronize "$WORK/s.stats")"
+    25 "$(count cuStreamSynchronize "$WORK/s.stats")"
 expect_grep "the header says digests are collected asynchronously" \
     "device_digest = .*collected asynchronously" "$WORK/a.show"
 
@@ -155,6 +155,10 @@ expect_grep "Get_v7's list is filtered too" \
 expect_grep "the program's cuRAND seed is replaced" \
     "curandSetPseudoRandomGeneratorSeed .*cuda.override=seed->pinned seed" "$WORK/c.show"
 expect_no_grep "the program's own seed stays out of the trace" "seed=1234" "$WORK/c.show"
+expect_grep "cuRAND's normal mean and deviation are part of the record" \
+    " curandGenerateNormalDouble n=64 mean=0.5 stddev=2 status=0 " "$WORK/c.show"
+expect_grep "cuRAND's Poisson lambda is part of the record" \
+    " curandGeneratePoisson n=64 lambda=3.5 status=0 " "$WORK/c.show"
 expect_grep "the program's ordering is replaced" \
     "curandSetGeneratorOrdering order=100 .*cuda.override=ordering->legacy" "$WORK/c.show"
 

@@ -169,8 +169,15 @@ int main(int argc, char **argv)
         CHECK(curandSetGeneratorOrdering(gen, CURAND_ORDERING_PSEUDO_BEST));
     }
     CHECK(curandGenerateUniform(gen, u, 256));
-    printf("curand %016llx\n", (unsigned long long)fnv(u, sizeof u, 0xcbf29ce484222325ull));
+    static double nd[64];
+    static unsigned int po[64];
+    CHECK(curandGenerateNormalDouble(gen, nd, 64, 0.5, 2.0));
+    CHECK(curandGeneratePoisson(gen, po, 64, 3.5));
+    uint64_t rh = fnv(u, sizeof u, 0xcbf29ce484222325ull);
+    rh = fnv(po, sizeof po, fnv(nd, sizeof nd, rh));
+    printf("curand %016llx\n", (unsigned long long)rh);
     all = fnv(u, sizeof u, all);
+    all = fnv(po, sizeof po, fnv(nd, sizeof nd, all));
     printf("all %016llx\n", (unsigned long long)all);
     return 0;
 }

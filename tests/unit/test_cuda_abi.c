@@ -140,6 +140,12 @@ CHECK_FN(curandSetGeneratorOrdering)
 CHECK_FN(curandGenerate)
 CHECK_FN(curandGenerateUniform)
 CHECK_FN(curandGenerateNormal)
+CHECK_FN(curandGenerateLongLong)
+CHECK_FN(curandGenerateUniformDouble)
+CHECK_FN(curandGenerateNormalDouble)
+CHECK_FN(curandGenerateLogNormal)
+CHECK_FN(curandGenerateLogNormalDouble)
+CHECK_FN(curandGeneratePoisson)
 
 /* The structs the shim reads and rewrites, field by field. */
 #define SAME_FIELD(ours, real, field)                                                      \

@@ -50,11 +50,38 @@ FAKE_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curan
     return CURAND_STATUS_SUCCESS;
 }
 
+/* Value i of the generator's stream, uniform in (0, 1) with 53 bits. */
+static double next_uniform(curandGenerator_t g, size_t i)
+{
+    uint64_t key = g->seed ^ (g->ordering == CURAND_ORDERING_PSEUDO_LEGACY ? 0 : fake_run_seed());
+    return (double)((fake_mix(key ^ fake_mix(g->offset + i)) >> 11) + 1) / 9007199254740993.0;
+}
+
 FAKE_EXPORT curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
 {
     uint64_t key = g->seed ^ (g->ordering == CURAND_ORDERING_PSEUDO_LEGACY ? 0 : fake_run_seed());
     for (size_t i = 0; i < n; i++)
         out[i] = (float)((fake_mix(key ^ fake_mix(g->offset + i)) >> 40) + 1) / 16777217.0f;
+    g->offset += n;
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* Not a normal distribution: a value that depends on the stream, the mean
+ * and the deviation, which is all the tests need. */
+FAKE_EXPORT curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double *out, size_t n,
+                                                      double mean, double stddev)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = mean + stddev * (next_uniform(g, i) - 0.5);
+    g->offset += n;
+    return CURAND_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int *out, size_t n,
+                                                 double lambda)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned int)(2 * lambda * next_uniform(g, i));
     g->offset += n;
     return CURAND_STATUS_SUCCESS;
 }

@@ -97,6 +97,8 @@ curandCreateGeneratorHost_fn curandCreateGeneratorHost;
 curandSetPseudoRandomGeneratorSeed_fn curandSetPseudoRandomGeneratorSeed;
 curandSetGeneratorOrdering_fn curandSetGeneratorOrdering;
 curandGenerateUniform_fn curandGenerateUniform;
+curandGenerateNormalDouble_fn curandGenerateNormalDouble;
+curandGeneratePoisson_fn curandGeneratePoisson;
 
 /* Driver */
 cuInit_fn cuInit;
