@@ -42,9 +42,9 @@ class _AfterImportFinder:
         else:
             return None
         # A loader without exec_module takes Python's legacy path, which a
-        # wrapper cannot follow; torch's never lacks it.
+        # wrapper cannot follow; torch's and tensorflow's never lack it.
         if hasattr(spec.loader, "exec_module"):
-            spec.loader = _AfterTorchLoader(self, spec, spec.loader)
+            spec.loader = _AfterImportLoader(self, spec, spec.loader)
         return spec
 
     def loaded(self, module):
@@ -55,9 +55,9 @@ class _AfterImportFinder:
         self.apply(module)
 
 
-class _AfterTorchLoader:
-    """Runs torch's real loader, then the finder's settings. Everything
-    but exec_module goes to the real loader."""
+class _AfterImportLoader:
+    """Runs the framework's real loader, then the finder's settings.
+    Everything but exec_module goes to the real loader."""
 
     def __init__(self, finder, spec, loader):
         self._finder = finder
@@ -68,8 +68,8 @@ class _AfterTorchLoader:
         return getattr(self._loader, name)
 
     def exec_module(self, module):
-        # Torch's code, and every later reader of __loader__ or __spec__,
-        # sees the loader it would have seen without this hook.
+        # The framework's code, and every later reader of __loader__ or
+        # __spec__, sees the loader it would have seen without this hook.
         self._spec.loader = self._loader
         module.__loader__ = self._loader
         self._loader.exec_module(module)  # the framework's own import: errors are its own
