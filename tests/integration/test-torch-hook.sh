@@ -7,7 +7,7 @@
 # Debian's, a broken one) still runs as Python would run it.
 . "$(dirname "$0")/lib.sh"
 HOOK=$TOP/policies/python
-unset DETSHIM_TORCH_DETERMINISTIC PYTHONPATH
+unset DETSHIM_TORCH_DETERMINISTIC DETSHIM_TF_SEED PYTHONPATH
 
 # The real torch: its import costs a second or two, so every run starts at
 # once and the checks read their output afterwards.
@@ -147,4 +147,25 @@ expect_eq "raising sitecustomize: exit status" 0 $?
 expect_eq "raising sitecustomize: same report and output as without the hook" \
     "$(cat "$WORK/raises-plain.out")" "$(cat "$WORK/raises-hook.out")"
 expect_grep "raising sitecustomize: the program ran" '^program ran$' "$WORK/raises-hook.out"
+# TensorFlow's seed, on a stand-in tensorflow: set right after its import,
+# and a program's own tf.random.set_seed still wins.
+mkdir -p "$WORK/fake/tensorflow"
+cat > "$WORK/fake/tensorflow/__init__.py" <<'EOF'
+class random:
+    seeds = []
+    @staticmethod
+    def set_seed(s):
+        random.seeds.append(s)
+EOF
+out=$(DETSHIM_TF_SEED=7 PYTHONPATH=$HOOK:$WORK/fake $PY -c '
+import tensorflow as tf
+tf.random.set_seed(42)
+print(tf.random.seeds)')
+expect_eq "DETSHIM_TF_SEED: seeded after import, the program's own seed after it" "[7, 42]" "$out"
+out=$(PYTHONPATH=$HOOK:$WORK/fake $PY -c 'import tensorflow as tf; print(tf.random.seeds)')
+expect_eq "DETSHIM_TF_SEED unset: tensorflow untouched" "[]" "$out"
+DETSHIM_TF_SEED=abc PYTHONPATH=$HOOK $PY -c pass 2> "$WORK/tfseed.err"
+expect_grep "DETSHIM_TF_SEED=abc: one line saying what to do" \
+    "^detshim: DETSHIM_TF_SEED=abc is not a whole number" "$WORK/tfseed.err"
+expect_lines "DETSHIM_TF_SEED=abc: one line" 1 "$WORK/tfseed.err"
 finish
