@@ -99,7 +99,9 @@ static const char *user_value(const char *name, char *buf, size_t len)
     return getenv(name);
 }
 
-static void apply_one(const struct policy_env *e)
+/* Sets e and records it; returns its setting, or NULL if it was left
+ * unset (a user's value too long to add to). */
+static struct env_setting *apply_one(const struct policy_env *e)
 {
     struct env_setting *s = &settings[nsettings++];
     char ubuf[sizeof s->user];
@@ -136,7 +138,7 @@ static void apply_one(const struct policy_env *e)
                       "%s is %zu bytes long, too long to add the policy's %s to; shorten it",
                       e->name, strlen(user), e->value);
             nsettings--;
-            return;
+            return NULL;
         }
         if (!user || !*user || strcmp(user, e->value) == 0)
             snprintf(s->value, sizeof s->value, "%s", e->value);
@@ -160,6 +162,7 @@ static void apply_one(const struct policy_env *e)
         core_log(LOG_INFO, "%s=default: this CPU cannot run the policy's %s (%s)", e->name,
                  e->value, e->where);
     setenv(e->name, s->value, 1);
+    return s;
 }
 
 /* The variables the user set that change results and that the policy
@@ -203,8 +206,9 @@ void env_apply(const struct policy *p, const char *libdir, unsigned long long se
                       "is not beside %s; reinstall detshim", why, libdir);
         } else {
             snprintf(hook.where, sizeof hook.where, "%s (its start-up hook)", why);
-            apply_one(&hook);
-            settings[nsettings - 1].is_hook = 1;
+            struct env_setting *set = apply_one(&hook);
+            if (set)
+                set->is_hook = 1;
         }
     }
     if (p->torch != TORCH_UNTOUCHED) {
