@@ -18,31 +18,7 @@
 #include <string.h>
 
 #include "fake.h"
-
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        int st_ = (int)(call);                                                             \
-        if (st_ != 0) {                                                                    \
-            fprintf(stderr, "gpu_prog: %s failed: %d\n", #call, st_);                      \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-
-static uint64_t fnv(const void *p, size_t n, uint64_t h)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static void fill(float *x, size_t n, uint32_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
-}
+#include "gpu_util.h"
 
 enum { M = 32, N = 24, K = 96 };
 
