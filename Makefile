@@ -1,5 +1,5 @@
 # detshim: one GNU Makefile, wildcards, no generated build system.
-#   make            build/libdetshim.so and build/detdiff
+#   make            build/libdetshim.so, build/libdetshim-audit.so, build/detdiff
 #   make test       everything CI runs (installs missing packages first)
 #   make demo       a small training run twice under the shim, diffed
 #   make bench      overhead and throughput benchmarks
@@ -49,7 +49,7 @@ PROG_SRC := $(wildcard tests/programs/*.c)
 PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 
 .PHONY: all test unit integration demo bench install deps clean
-all: $(B)/libdetshim.so $(B)/detdiff
+all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff
 
 $(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.inc)
 	@mkdir -p $(dir $@)
@@ -86,6 +86,11 @@ $(PTX_OBJ): $(GEN_PTX)
 
 $(B)/libdetshim.so: $(LIB_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim.so -o $@ $^ $(SHIM_LIBS)
+
+# The rtld-audit module (LD_AUDIT) stands alone: the dynamic linker loads
+# it in a namespace of its own, before the program and the shim.
+$(B)/libdetshim-audit.so: $(call obj,shim/audit/audit.c)
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim-audit.so -o $@ $^
 
 $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
 	$(CC) -o $@ $^ -lcrypto
@@ -125,15 +130,26 @@ $(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c
 $(B)/fakes/libcublasLt.so.13: tests/fakes/cuda/cublasLt.c
 $(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c
 $(B)/fakes/libcurand.so.10: tests/fakes/cuda/curand.c
-$(GPU_FAKES): tests/fakes/cuda/fake.h include/detshim/cuda_api.h include/detshim/cuda_digest_kernel.h
+# A vendor library that looks functions up itself, for gpu_dlsym.
+GPU_FAKE_ADV := $(B)/fakes/libcudnn_adv.so.9
+$(GPU_FAKE_ADV): tests/fakes/cuda/cudnn_adv.c
+$(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h include/detshim/cuda_api.h include/detshim/cuda_digest_kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
 	    -o $@ $(filter %.c,$^)
 
-$(B)/programs/gpu_prog $(B)/programs/gpu_pending: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES)
+$(B)/programs/gpu_prog $(B)/programs/gpu_pending: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \
+    tests/programs/gpu_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
 	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)
+
+# Linked to none of them: it dlopens each by soname, as TensorFlow does.
+$(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(GPU_FAKES) \
+    $(GPU_FAKE_ADV)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -ldl \
+	    -Wl,-rpath,$(abspath $(B)/fakes)
 
 $(B)/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
@@ -177,7 +193,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/detshim/policies $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/detshim
-	install -m 755 $(B)/libdetshim.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libdetshim.so $(B)/libdetshim-audit.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/detdiff scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
@@ -191,4 +207,4 @@ install: all
 
 clean:
 	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
-	    $(B)/libdetshim.so $(B)/detdiff $(B)/work
+	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff $(B)/work

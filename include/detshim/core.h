@@ -87,6 +87,9 @@ int resolve_is_ours(const void *addr);
 /* A number that changes whenever a library is loaded or unloaded (never 0),
  * for caches of answers that depend on the loaded objects. */
 unsigned long long resolve_loaded_generation(void);
+/* 1 when the audit module (LD_AUDIT=.../libdetshim-audit.so) is loaded:
+ * CUDA library functions looked up with dlsym then reach the shim too. */
+int resolve_audit_active(void);
 /* Directory holding libdetshim.so (no trailing slash). */
 const char *resolve_self_dir(void);
 

@@ -33,6 +33,14 @@ void cuda_leave(void);
  * in *cache; NULL (not fatal) where no loaded library defines it. */
 void *cuda_sym(void **cache, const char *name);
 
+/* Whether the family is reached (reach.c): cuda_enter counts each call;
+ * cuda_reach_start registers a fork handler at start-up; cuda_reach_check,
+ * at exit, warns on stderr when a vendor library and the driver are
+ * loaded, no call arrived and the audit module is not loaded. */
+void cuda_reach_count(void);
+void cuda_reach_start(void);
+void cuda_reach_check(void);
+
 /* Bytes per element of a cudaDataType; 0 for a type we do not know. */
 int cuda_type_size(int type);
 /* 1 if the scalar at host address v, of cudaDataType `type`, is zero

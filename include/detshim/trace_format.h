@@ -87,7 +87,17 @@ enum trace_field_key {
     TRACE_FIELD_DEVICE_DIGEST = 14, /* informational: how device operands are
                                      * digested (TRACE_DEVICE_DIGEST); the
                                      * digests agree whatever the method */
+    TRACE_FIELD_INTERPOSITION = 15, /* informational: how calls reach the shim
+                                     * (TRACE_INTERPOSITION_*): with the audit
+                                     * module, CUDA functions looked up with
+                                     * dlsym are seen too */
 };
+
+#define TRACE_INTERPOSITION_AUDIT \
+    "LD_PRELOAD and LD_AUDIT: CUDA library functions looked up with dlsym are seen too"
+#define TRACE_INTERPOSITION_PRELOAD \
+    "LD_PRELOAD only: CUDA library functions looked up with dlsym (TensorFlow, JAX) are not seen"
+
 
 /* How device operands are digested (shim/cuda/devdigest.c): by the
  * embedded PTX kernel on the call's stream when the build had nvcc, else

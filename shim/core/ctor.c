@@ -5,14 +5,17 @@
  * unit tests can link the shim's objects without starting a shim.
  */
 #include "detshim/core.h"
+#include "detshim/cuda.h"
 #include "detshim/trace.h"
 
 __attribute__((constructor)) static void detshim_ctor(void)
 {
     trace_start();
+    cuda_reach_start();
 }
 
 __attribute__((destructor)) static void detshim_dtor(void)
 {
+    cuda_reach_check();
     trace_process_flush_all();
 }

@@ -348,7 +348,8 @@ static int on_env(struct parse_state *st, const char *key, const char *value)
     if (!only_chars(name, ALNUM "_"))
         return set_error(st, "bad variable name '%s' in [env]%s", name,
                          " (letters, digits and _ only)");
-    if (strcmp(name, "LD_PRELOAD") == 0 || strncmp(name, "DETSHIM_", 8) == 0)
+    if (strcmp(name, "LD_PRELOAD") == 0 || strcmp(name, "LD_AUDIT") == 0 ||
+        strncmp(name, "DETSHIM_", 8) == 0)
         return set_error(st, "[env] cannot set %s: the shim's own settings come from detrun "
                          "or the environment%s", name, "");
     char where[160];

@@ -53,6 +53,15 @@ const char *resolve_self_dir(void)
     return dir;
 }
 
+/* Set to 1 by the audit module (shim/audit/audit.c) after loading and
+ * before any constructor runs; exported for it alone. */
+DETSHIM_EXPORT volatile int detshim_audit_loaded;
+
+int resolve_audit_active(void)
+{
+    return detshim_audit_loaded;
+}
+
 struct loaded_names {
     char (*names)[PATH_MAX];
     int n, cap;

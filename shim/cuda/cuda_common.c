@@ -17,6 +17,7 @@ int cuda_enter(struct cuda_call *c)
 {
     if (guard_held())
         return 0;
+    cuda_reach_count();
     trace_start(); /* a no-op after start-up; the CUDA libraries load late */
     if (!guard_enter())
         return 0;

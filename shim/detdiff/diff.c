@@ -653,6 +653,7 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_SETTINGS_ORIGIN: return "settings_origin";
     case TRACE_FIELD_SEED: return "seed";
     case TRACE_FIELD_DEVICE_DIGEST: return "device_digest";
+    case TRACE_FIELD_INTERPOSITION: return "interposition";
     }
     return NULL;
 }

@@ -154,6 +154,8 @@ static void build_header(void)
     snprintf(text, sizeof text, "%lld", (long long)time(NULL));
     add_field(TRACE_FIELD_START_TIME, TRACE_FIELD_INFO, text);
     add_field(TRACE_FIELD_DEVICE_DIGEST, TRACE_FIELD_INFO, TRACE_DEVICE_DIGEST);
+    add_field(TRACE_FIELD_INTERPOSITION, TRACE_FIELD_INFO,
+              resolve_audit_active() ? TRACE_INTERPOSITION_AUDIT : TRACE_INTERPOSITION_PRELOAD);
 }
 
 /* The file's identity, so a descriptor the program closed (and perhaps

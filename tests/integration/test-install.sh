@@ -5,7 +5,7 @@
 ROOT=$WORK/root
 make -s -C "$TOP" install DESTDIR="$ROOT" PREFIX=/opt/ds > "$WORK/install.out" 2>&1
 expect_eq "make install exit" 0 $?
-for f in lib/libdetshim.so bin/detdiff bin/detrun bin/detcheck share/detshim/policies/default.policy \
+for f in lib/libdetshim.so lib/libdetshim-audit.so bin/detdiff bin/detrun bin/detcheck share/detshim/policies/default.policy \
     share/detshim/policies/pytorch.policy share/detshim/policies/python/sitecustomize.py \
     lib/pkgconfig/detshim.pc include/detshim.h include/detshim/trace_format.h; do
     if [ -f "$ROOT/opt/ds/$f" ]; then pass; else fail "not installed: /opt/ds/$f"; fi
@@ -33,6 +33,9 @@ expect_eq "installed detrun -p pytorch: deterministic algorithms on" "True" "$on
 hook=$("$ROOT/opt/ds/bin/detrun" -p pytorch -- /bin/sh -c 'echo "$PYTHONPATH"')
 expect_eq "installed detrun -p pytorch: the installed hook on PYTHONPATH" \
     "$ROOT/opt/ds/share/detshim/policies/python" "$hook"
+audit=$("$ROOT/opt/ds/bin/detrun" /bin/sh -c 'echo "$LD_AUDIT"')
+expect_eq "installed detrun: the installed audit module on LD_AUDIT" \
+    "$ROOT/opt/ds/lib/libdetshim-audit.so" "$audit"
 "$ROOT/opt/ds/bin/detcheck" $PROGS/blas_prog > "$WORK/check.out"
 expect_eq "installed detcheck: exit" 0 $?
 expect_grep "installed detcheck: verdict" "^reproducible: [0-9a-f]{64}$" "$WORK/check.out"

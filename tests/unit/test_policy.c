@@ -206,6 +206,7 @@ static void test_bad_env_lines_are_errors(void **state)
 {
     (void)state;
     expect_error("[env]\nLD_PRELOAD = /x.so\n", "bad.policy:2: [env] cannot set LD_PRELOAD");
+    expect_error("[env]\nLD_AUDIT = /x.so\n", "bad.policy:2: [env] cannot set LD_AUDIT");
     expect_error("[env]\nDETSHIM_SEED = 3\n", "bad.policy:2: [env] cannot set DETSHIM_SEED");
     expect_error("[env]\nBAD-NAME = 1\n", "bad.policy:2: bad variable name 'BAD-NAME'");
     expect_error("[env]\n9LIVES = 1\n", "bad.policy:2: bad variable name");

@@ -123,6 +123,10 @@ unsigned long long fake_cuda_kernel_launches(void); /* launches so far */
 /* A counter of calls by name (cuStreamSynchronize, cuEventSynchronize...) */
 unsigned long long fake_cuda_count(const char *name);
 
+/* libcudnn_adv.so.9 (cudnn_adv.c): a vendor library looking a function up
+ * itself, dlopen(lib, RTLD_LOCAL) then dlsym, as cuDNN 9 does. */
+const void *fake_vendor_lookup(const char *lib, const char *name);
+
 /* The fakes' per-process variation: a seed from the pid and the clock,
  * never the same in two runs. static: each fake library draws its own. */
 static inline uint64_t fake_mix(uint64_t x)

@@ -1,0 +1,15 @@
+/* The vendor libraries whose functions the cuda family wraps, by file
+ * name prefix (any soname version; "libcudnn" covers cuDNN 9's
+ * sub-libraries too). Shared by the audit module (shim/audit/audit.c),
+ * which redirects dlsym lookups into them, and shim/cuda/reach.c, which
+ * warns when one is loaded and none of its calls reached the shim.
+ */
+#ifndef DETSHIM_CUDA_LIBS_H
+#define DETSHIM_CUDA_LIBS_H
+
+#define CUDA_VENDOR_PREFIXES "libcublas.so", "libcublasLt.so", "libcudnn", "libcurand.so"
+
+/* The audit module's file name, as LD_AUDIT names it. */
+#define CUDA_AUDIT_LIB "libdetshim-audit.so"
+
+#endif

@@ -1,0 +1,73 @@
+#!/bin/sh
+# CUDA libraries reached through dlsym, as TensorFlow and JAX reach them:
+# gpu_dlsym (tests/programs/gpu_dlsym.c) dlopens the fake vendor libraries
+# RTLD_LOCAL and fetches every function with dlsym. LD_PRELOAD alone never
+# sees those calls: the runs vary and the shim says so at exit. Under
+# detrun, the audit module (LD_AUDIT, shim/audit/audit.c) hands the
+# program libdetshim's wrappers: the calls are pinned and traced, two runs
+# agree to the bit, and a vendor library's own lookups still get the real
+# functions.
+. "$(dirname "$0")/lib.sh"
+P=$PROGS/gpu_dlsym
+AUDIT=$TOP/build/libdetshim-audit.so
+DETRUN=$TOP/scripts/detrun
+unset DETSHIM_POLICY DETSHIM_SEED LD_AUDIT
+all() { sed -n 's/^all //p' "$1"; }
+show() { "$DETDIFF" --show "$1" > "$1.show"; }
+
+# Without the shim the fakes vary.
+$P > "$WORK/bare1.out" && $P > "$WORK/bare2.out"
+expect_ne "without the shim, two runs differ" "$(all "$WORK/bare1.out")" "$(all "$WORK/bare2.out")"
+
+# LD_PRELOAD alone: the lookups miss the shim, and it says so at exit.
+shim "$WORK/pre" $P > "$WORK/pre1.out" 2> "$WORK/pre1.err"
+shim "$WORK/pre2" $P > "$WORK/pre2.out" 2> "$WORK/pre2.err"
+expect_grep "LD_PRELOAD alone: the program gets the vendor's function" \
+    "^program_gets cublasSgemm_v2 from libcublas.so.13$" "$WORK/pre1.out"
+expect_ne "LD_PRELOAD alone: nothing is pinned, two runs differ" \
+    "$(all "$WORK/pre1.out")" "$(all "$WORK/pre2.out")"
+expect_grep "LD_PRELOAD alone: the shim warns at exit, naming the library and the fix" \
+    "^detshim: libcublas.so.13 was loaded but none of its calls reached the shim: .*neither pinned nor traced; run it under detrun, or add LD_AUDIT=$AUDIT$" \
+    "$WORK/pre1.err"
+expect_lines "LD_PRELOAD alone: one line on stderr" 1 "$WORK/pre1.err"
+shim "$WORK/prefork" $P fork > /dev/null 2> "$WORK/prefork.err"
+expect_lines "a forked child holding the same libraries does not warn again" 1 "$WORK/prefork.err"
+
+# Under detrun the audit module redirects the program's lookups.
+"$DETRUN" -t "$WORK/a" $P > "$WORK/a.out" 2> "$WORK/a.err"
+"$DETRUN" -t "$WORK/b" $P > "$WORK/b.out" 2> "$WORK/b.err"
+expect_grep "under detrun, the program gets libdetshim's wrapper" \
+    "^program_gets cublasSgemm_v2 from libdetshim.so$" "$WORK/a.out"
+expect_grep "under detrun, a vendor library's own lookup gets the real function" \
+    "^vendor_gets cublasSgemm_v2 from libcublas.so.13$" "$WORK/a.out"
+expect_eq "under detrun, two runs agree to the bit" "$(all "$WORK/a.out")" "$(all "$WORK/b.out")"
+expect_lines "under detrun, nothing on stderr" 0 "$WORK/a.err"
+"$DETDIFF" "$WORK/a" "$WORK/b" > "$WORK/ab.diff"
+expect_eq "under detrun, detdiff finds the runs identical" 0 $?
+show "$WORK/a"
+for call in cublasSgemm_v2 cublasLtMatmul cudnnConvolutionForward curandGenerateUniform; do
+    expect_grep "under detrun, $call is traced" "^ +[0-9]+ $call " "$WORK/a.show"
+done
+expect_grep "under detrun, the program's request for atomics is overridden on record" \
+    "cublasSetAtomicsMode .*cuda.override=atomics_allowed->not_allowed" "$WORK/a.show"
+expect_grep "the header says the audit module was loaded" \
+    "interposition = LD_PRELOAD and LD_AUDIT" "$WORK/a.show"
+"$DETDIFF" --show "$WORK/pre" > "$WORK/pre.show" 2>&1
+expect_no_grep "LD_PRELOAD alone: no trace of the GPU calls" "cublasSgemm_v2" "$WORK/pre.show"
+
+# A plain LD_PRELOAD plus LD_AUDIT works as detrun does; a user's own
+# audit modules stay, after ours.
+LD_AUDIT=$AUDIT shim "$WORK/c" $P > "$WORK/c.out" 2> "$WORK/c.err"
+expect_eq "LD_PRELOAD and LD_AUDIT by hand: the same bits as detrun" \
+    "$(all "$WORK/a.out")" "$(all "$WORK/c.out")"
+"$DETDIFF" "$WORK/a" "$WORK/c" > /dev/null
+expect_eq "LD_PRELOAD and LD_AUDIT by hand: the same trace as detrun" 0 $?
+LD_AUDIT=$AUDIT "$DETRUN" /bin/sh -c 'echo "$LD_AUDIT"' > "$WORK/env.out" 2>&1
+expect_eq "detrun puts its module ahead of the user's LD_AUDIT" "$AUDIT:$AUDIT" "$(cat "$WORK/env.out")"
+
+# The module without the shim changes nothing.
+LD_AUDIT=$AUDIT $P > "$WORK/noshim.out" 2> "$WORK/noshim.err"
+expect_eq "the audit module alone: the program runs" 0 $?
+expect_grep "the audit module alone: the program gets the vendor's function" \
+    "^program_gets cublasSgemm_v2 from libcublas.so.13$" "$WORK/noshim.out"
+finish
