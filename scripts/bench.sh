@@ -184,3 +184,21 @@ printf '  %-36s %10s\n' "" "seconds"
 printf '  %-36s %10s\n' "plain" "$mp"
 printf '  %-36s %10s\n' "detrun -p pytorch (shim + hook)" "$mq"
 echo "  ratio $(ratio "$mq" "$mp") (includes detrun's own shell and the shim's start-up)"
+echo
+echo "== The audit module (LD_AUDIT): python3 -c 'import torch', shim preloaded (median of 21 runs)"
+# The dynamic linker calls the module once per loaded object (torch loads
+# dozens) and per binding into a CUDA library; it must cost little.
+AUDIT=$TOP/build/libdetshim-audit.so
+imp_pre=""
+imp_audit=""
+for i in $(seq 21); do
+    imp_pre="$imp_pre $(seconds_of env LD_PRELOAD="$SHIM" "$PY" -c 'import torch')"
+    imp_audit="$imp_audit $(seconds_of env LD_PRELOAD="$SHIM" LD_AUDIT="$AUDIT" \
+        "$PY" -c 'import torch')"
+done
+ip=$(median "$imp_pre")
+ia=$(median "$imp_audit")
+printf '  %-36s %10s\n' "" "seconds"
+printf '  %-36s %10s\n' "LD_PRELOAD" "$ip"
+printf '  %-36s %10s\n' "LD_PRELOAD + LD_AUDIT" "$ia"
+echo "  ratio $(ratio "$ia" "$ip")"
