@@ -14,6 +14,7 @@
 #      (copied to the host by the script);
 #   5. times a training step without the shim, with the shim and no trace,
 #      and with the trace (goal: traced / untraced under 1.05).
+# The shim runs with the audit module (LD_AUDIT), as detrun runs it.
 # Results go to $OUT (default build/gpu-check): summary.txt, the logs and
 # the traces' --show output. Exit status: 0 all checks passed, 1 a check
 # failed, 2 the machine cannot run the check (no GPU, no torch, no build).
@@ -58,6 +59,11 @@ if ldd build/libdetshim.so | grep -q "not found"; then
     exit 2
 fi
 SHIM=$TOP/build/libdetshim.so
+# As detrun does: the audit module too, so the check also shows that it
+# leaves PyTorch's CUDA libraries working (cuDNN 9 looks up its
+# sub-libraries' functions with dlsym, which must keep the real ones).
+AUDIT=$TOP/build/libdetshim-audit.so
+[ -f "$AUDIT" ] && export LD_AUDIT=$AUDIT
 DETDIFF=$TOP/build/detdiff
 
 # The host digest of a file's bytes, as the shim computes it (hi then lo,
@@ -142,11 +148,14 @@ say "weights B $wb"
 rc=$?
 say "detdiff exit $rc: $(tail -1 "$OUT/detdiff.txt")"
 check "detdiff finds the two traces identical" $rc
+! grep -q "none of its calls reached the shim" "$OUT/A.err"
+check "no warning that CUDA calls missed the shim" $?
 
 # 3. What was intercepted.
 "$DETDIFF" --show "$OUT/traceA" > "$OUT/traceA.show" 2>&1
 grep -oE '^ +[0-9]+ (cublas|cudnn|curand)[A-Za-z0-9_]*' "$OUT/traceA.show" | awk '{print $2}' |
     sort | uniq -c | sort -rn > "$OUT/calls.txt"
+say "$(grep -m1 'interposition =' "$OUT/traceA.show")"
 say "intercepted CUDA-library calls in run A (count symbol):"
 sed 's/^/    /' "$OUT/calls.txt" | tee -a "$SUMMARY"
 ncalls=$(awk '{s += $1} END {print s + 0}' "$OUT/calls.txt")
@@ -197,7 +206,7 @@ fi
 # 5. Step time: no shim, shim without trace, shim with trace (device
 # digests collected asynchronously), and, for comparison, with digests
 # taken synchronously (DETSHIM_CUDA_DIGEST=sync, as before the FIFO).
-timeout 120 "$PY" "$OUT/train.py" 30 > "$OUT/T0.out" 2>&1
+env -u LD_AUDIT timeout 120 "$PY" "$OUT/train.py" 30 > "$OUT/T0.out" 2>&1
 run_train_steps() { # run_train_steps TRACE-DIR-OR-EMPTY OUTPUT [NAME=VALUE]
     env LD_PRELOAD="$SHIM" DETSHIM_POLICY=pytorch ${1:+DETSHIM_TRACE="$1"} ${3:+"$3"} timeout 180 \
         "$PY" "$OUT/train.py" 30 > "$2" 2>&1
