@@ -127,8 +127,9 @@ AUDIT_EXPORT unsigned int la_version(unsigned int version)
 
 AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
-    (void)lmid;
-    enum audit_kind kind = kind_of(map->l_name);
+    /* The shim lives in the base namespace; a library loaded into another
+     * (dlmopen) could not find its real functions from there. */
+    enum audit_kind kind = lmid == LM_ID_BASE ? kind_of(map->l_name) : KIND_OTHER;
     *cookie = kind;
     if (kind == KIND_SHIM)
         shim_tables(map);
@@ -153,7 +154,7 @@ AUDIT_EXPORT uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned int ndx, uintptr_t 
 {
     (void)ndx;
     (void)flags;
-    if (*defcook != KIND_VENDOR || *refcook == KIND_SHIM || *refcook == KIND_VENDOR)
+    if (*defcook != KIND_VENDOR || *refcook != KIND_OTHER)
         return sym->st_value;
     ElfW(Addr) wrapper = shim_function(symname);
     return wrapper ? wrapper : sym->st_value;
