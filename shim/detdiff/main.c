@@ -515,6 +515,32 @@ static void text_settings_diff(FILE *f, const struct diff_item *it)
     }
 }
 
+/* 1 if p's trace says the audit module was loaded, 0 if it says it was
+ * not, -1 if it does not say (a trace from before the field existed). */
+static int ran_audited(const detshim_process *p)
+{
+    static const char audited[] = TRACE_INTERPOSITION_AUDIT;
+    for (int i = 0; p && i < p->nfields; i++)
+        if (p->fields[i].key == TRACE_FIELD_INTERPOSITION)
+            return p->fields[i].len == sizeof audited - 1 &&
+                   memcmp(p->fields[i].value, audited, sizeof audited - 1) == 0;
+    return -1;
+}
+
+/* A run with the audit module traces CUDA calls that one without it never
+ * sees; when the two differ in that, the records will too, so say why
+ * first. */
+static void text_interposition_note(FILE *f, const struct diff_item *it)
+{
+    int a = ran_audited(it->pa), b = ran_audited(it->pb);
+    if (a < 0 || b < 0 || a == b)
+        return;
+    fprintf(f, "  note: run %c had the audit module (LD_AUDIT), run %c only LD_PRELOAD: "
+               "CUDA calls looked up with dlsym (TensorFlow, JAX) are traced in run %c only; "
+               "run both under detrun\n",
+            a ? 'A' : 'B', a ? 'B' : 'A', a ? 'A' : 'B');
+}
+
 static void text_item(FILE *f, const struct diff_item *it)
 {
     const detshim_process *ps = it->side == DIFF_SIDE_A ? it->pa : it->pb;
@@ -679,6 +705,7 @@ static void text_result(FILE *f, const detshim_run *a, const struct diff_result 
                 fputs(" vs ", f);
                 put_text(f, it->pb ? it->pb->path : "absent");
                 fputs(")\n", f);
+                text_interposition_note(f, it);
             }
         }
         text_item(f, it);

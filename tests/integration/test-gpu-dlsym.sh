@@ -54,6 +54,11 @@ expect_grep "the header says the audit module was loaded" \
     "interposition = LD_PRELOAD and LD_AUDIT" "$WORK/a.show"
 "$DETDIFF" --show "$WORK/pre" > "$WORK/pre.show" 2>&1
 expect_no_grep "LD_PRELOAD alone: no trace of the GPU calls" "cublasSgemm_v2" "$WORK/pre.show"
+"$DETDIFF" "$WORK/a" "$WORK/pre" > "$WORK/apre.diff"
+expect_eq "detrun against LD_PRELOAD alone: the traces differ" 1 $?
+expect_grep "detdiff says first that only run A had the audit module" \
+    "^  note: run A had the audit module \(LD_AUDIT\), run B only LD_PRELOAD: CUDA calls looked up with dlsym \(TensorFlow, JAX\) are traced in run A only; run both under detrun$" \
+    "$WORK/apre.diff"
 
 # A plain LD_PRELOAD plus LD_AUDIT works as detrun does; a user's own
 # audit modules stay, after ours.

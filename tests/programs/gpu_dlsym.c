@@ -5,7 +5,9 @@
  * matmul with the heuristic's first algorithm, a cuDNN forward
  * convolution with Find's first algorithm and cuRAND uniform numbers on
  * the fake CUDA libraries (tests/fakes/cuda), which vary per run unless
- * pinned; then prints a hash of each result and of all.
+ * pinned; then prints a hash of each result and of all. Like a framework's
+ * process, it also draws some entropy (getrandom), a call LD_PRELOAD
+ * alone does see.
  *
  * It also prints which file defines the SGEMM it got, and the one a
  * vendor library gets when it looks the same name up itself
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,7 +66,9 @@ enum { M = 32, N = 24, K = 96 };
 
 int main(int argc, char **argv)
 {
-    uint64_t all = FNV0;
+    uint64_t all = FNV0, entropy;
+    if (getrandom(&entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy)
+        return 1;
     void *cuda = open_lib("libcuda.so.1"), *blas = open_lib("libcublas.so.13");
     void *lt = open_lib("libcublasLt.so.13"), *dnn = open_lib("libcudnn.so.9");
     void *rand = open_lib("libcurand.so.10"), *adv = open_lib("libcudnn_adv.so.9");
