@@ -195,55 +195,70 @@ typedef cublasStatus_t cublasGetMathMode_fn(cublasHandle_t h, cublasMath_t *mode
 typedef cublasStatus_t cublasGetPointerMode_v2_fn(cublasHandle_t h, cublasPointerMode_t *mode);
 typedef cublasStatus_t cublasGetStream_v2_fn(cublasHandle_t h, cudaStream_t *stream);
 
-#define DETSHIM_GEMM_FN(name, T)                                                           \
+/* The GEMM family's types. I is the index type: int, or int64_t for the
+ * _64 entry points of cuBLAS 12 and later (strides stay long long). */
+#define DETSHIM_GEMM_FN(name, T, I)                                                        \
     typedef cublasStatus_t name##_fn(cublasHandle_t h, cublasOperation_t transa,           \
-                                     cublasOperation_t transb, int m, int n, int k,        \
-                                     const T *alpha, const T *A, int lda, const T *B,      \
-                                     int ldb, const T *beta, T *C, int ldc);
-#define DETSHIM_GEMM_SB_FN(name, T)                                                        \
+                                     cublasOperation_t transb, I m, I n, I k,              \
+                                     const T *alpha, const T *A, I lda, const T *B, I ldb, \
+                                     const T *beta, T *C, I ldc);
+#define DETSHIM_GEMM_SB_FN(name, T, I)                                                     \
     typedef cublasStatus_t name##_fn(cublasHandle_t h, cublasOperation_t transa,           \
-                                     cublasOperation_t transb, int m, int n, int k,        \
-                                     const T *alpha, const T *A, int lda,                  \
-                                     long long int strideA, const T *B, int ldb,           \
-                                     long long int strideB, const T *beta, T *C, int ldc,  \
-                                     long long int strideC, int batchCount);
-#define DETSHIM_GEMM_BATCHED_FN(name, T)                                                   \
+                                     cublasOperation_t transb, I m, I n, I k,              \
+                                     const T *alpha, const T *A, I lda,                    \
+                                     long long int strideA, const T *B, I ldb,             \
+                                     long long int strideB, const T *beta, T *C, I ldc,    \
+                                     long long int strideC, I batchCount);
+#define DETSHIM_GEMM_BATCHED_FN(name, T, I)                                                \
     typedef cublasStatus_t name##_fn(cublasHandle_t h, cublasOperation_t transa,           \
-                                     cublasOperation_t transb, int m, int n, int k,        \
-                                     const T *alpha, const T *const Aarray[], int lda,     \
-                                     const T *const Barray[], int ldb, const T *beta,      \
-                                     T *const Carray[], int ldc, int batchCount);
-DETSHIM_GEMM_FN(cublasSgemm_v2, float)
-DETSHIM_GEMM_FN(cublasDgemm_v2, double)
-DETSHIM_GEMM_FN(cublasHgemm, __half)
-DETSHIM_GEMM_FN(cublasCgemm_v2, cuComplex)
-DETSHIM_GEMM_FN(cublasZgemm_v2, cuDoubleComplex)
-DETSHIM_GEMM_SB_FN(cublasSgemmStridedBatched, float)
-DETSHIM_GEMM_SB_FN(cublasDgemmStridedBatched, double)
-DETSHIM_GEMM_SB_FN(cublasCgemmStridedBatched, cuComplex)
-DETSHIM_GEMM_SB_FN(cublasZgemmStridedBatched, cuDoubleComplex)
-DETSHIM_GEMM_BATCHED_FN(cublasSgemmBatched, float)
-DETSHIM_GEMM_BATCHED_FN(cublasDgemmBatched, double)
-DETSHIM_GEMM_BATCHED_FN(cublasCgemmBatched, cuComplex)
-DETSHIM_GEMM_BATCHED_FN(cublasZgemmBatched, cuDoubleComplex)
-typedef cublasStatus_t cublasGemmEx_fn(cublasHandle_t h, cublasOperation_t transa,
-                                       cublasOperation_t transb, int m, int n, int k,
-                                       const void *alpha, const void *A, cudaDataType Atype,
-                                       int lda, const void *B, cudaDataType Btype, int ldb,
-                                       const void *beta, void *C, cudaDataType Ctype, int ldc,
-                                       cublasComputeType_t computeType, cublasGemmAlgo_t algo);
-typedef cublasStatus_t cublasGemmBatchedEx_fn(
-    cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda,
-    const void *const Barray[], cudaDataType Btype, int ldb, const void *beta,
-    void *const Carray[], cudaDataType Ctype, int ldc, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo);
-typedef cublasStatus_t cublasGemmStridedBatchedEx_fn(
-    cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void *alpha, const void *A, cudaDataType Atype, int lda, long long int strideA,
-    const void *B, cudaDataType Btype, int ldb, long long int strideB, const void *beta,
-    void *C, cudaDataType Ctype, int ldc, long long int strideC, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+                                     cublasOperation_t transb, I m, I n, I k,              \
+                                     const T *alpha, const T *const Aarray[], I lda,       \
+                                     const T *const Barray[], I ldb, const T *beta,        \
+                                     T *const Carray[], I ldc, I batchCount);
+/* Each typed GEMM under both index types. */
+#define DETSHIM_GEMM_FNS(kind, name, T) kind(name, T, int) kind(name##_64, T, int64_t)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_FN, cublasSgemm_v2, float)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_FN, cublasDgemm_v2, double)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_FN, cublasHgemm, __half)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_FN, cublasCgemm_v2, cuComplex)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_FN, cublasZgemm_v2, cuDoubleComplex)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_SB_FN, cublasSgemmStridedBatched, float)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_SB_FN, cublasDgemmStridedBatched, double)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_SB_FN, cublasHgemmStridedBatched, __half)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_SB_FN, cublasCgemmStridedBatched, cuComplex)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_SB_FN, cublasZgemmStridedBatched, cuDoubleComplex)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_BATCHED_FN, cublasSgemmBatched, float)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_BATCHED_FN, cublasDgemmBatched, double)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_BATCHED_FN, cublasHgemmBatched, __half)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_BATCHED_FN, cublasCgemmBatched, cuComplex)
+DETSHIM_GEMM_FNS(DETSHIM_GEMM_BATCHED_FN, cublasZgemmBatched, cuDoubleComplex)
+#define DETSHIM_GEMM_EX_FN(name, I)                                                        \
+    typedef cublasStatus_t name##_fn(                                                      \
+        cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n,    \
+        I k, const void *alpha, const void *A, cudaDataType Atype, I lda, const void *B,   \
+        cudaDataType Btype, I ldb, const void *beta, void *C, cudaDataType Ctype, I ldc,   \
+        cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+#define DETSHIM_GEMM_BATCHED_EX_FN(name, I)                                                \
+    typedef cublasStatus_t name##_fn(                                                      \
+        cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n,    \
+        I k, const void *alpha, const void *const Aarray[], cudaDataType Atype, I lda,     \
+        const void *const Barray[], cudaDataType Btype, I ldb, const void *beta,           \
+        void *const Carray[], cudaDataType Ctype, I ldc, I batchCount,                     \
+        cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+#define DETSHIM_GEMM_SB_EX_FN(name, I)                                                     \
+    typedef cublasStatus_t name##_fn(                                                      \
+        cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n,    \
+        I k, const void *alpha, const void *A, cudaDataType Atype, I lda,                  \
+        long long int strideA, const void *B, cudaDataType Btype, I ldb,                   \
+        long long int strideB, const void *beta, void *C, cudaDataType Ctype, I ldc,       \
+        long long int strideC, I batchCount, cublasComputeType_t computeType,              \
+        cublasGemmAlgo_t algo);
+DETSHIM_GEMM_EX_FN(cublasGemmEx, int)
+DETSHIM_GEMM_EX_FN(cublasGemmEx_64, int64_t)
+DETSHIM_GEMM_BATCHED_EX_FN(cublasGemmBatchedEx, int)
+DETSHIM_GEMM_BATCHED_EX_FN(cublasGemmBatchedEx_64, int64_t)
+DETSHIM_GEMM_SB_EX_FN(cublasGemmStridedBatchedEx, int)
+DETSHIM_GEMM_SB_EX_FN(cublasGemmStridedBatchedEx_64, int64_t)
 
 /* --- cuBLASLt (libcublasLt.so.13) --------------------------------------- */
 typedef cublasStatus_t cublasLtMatmulPreferenceSetAttribute_fn(

@@ -286,12 +286,13 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
 }
 
 /* cublas<T>gemm, cublas<T>gemmStridedBatched and cublas<T>gemmBatched:
- * the element type fixes the data and scalar types. */
-#define TYPED_GEMM(NAME, T, TYPE)                                                          \
+ * the element type fixes the data and scalar types. I is the index type
+ * (int, or int64_t in the _64 entry points). */
+#define TYPED_GEMM(NAME, T, TYPE, I)                                                       \
     DETSHIM_EXPORT cublasStatus_t NAME(cublasHandle_t h, cublasOperation_t transa,         \
-                                       cublasOperation_t transb, int m, int n, int k,      \
-                                       const T *alpha, const T *A, int lda, const T *B,    \
-                                       int ldb, const T *beta, T *C, int ldc)              \
+                                       cublasOperation_t transb, I m, I n, I k,            \
+                                       const T *alpha, const T *A, I lda, const T *B,      \
+                                       I ldb, const T *beta, T *C, I ldc)                  \
     {                                                                                      \
         REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
@@ -311,13 +312,13 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
         return st;                                                                         \
     }
 
-#define TYPED_GEMM_SB(NAME, T, TYPE)                                                       \
+#define TYPED_GEMM_SB(NAME, T, TYPE, I)                                                    \
     DETSHIM_EXPORT cublasStatus_t NAME(cublasHandle_t h, cublasOperation_t transa,         \
-                                       cublasOperation_t transb, int m, int n, int k,      \
-                                       const T *alpha, const T *A, int lda,                \
-                                       long long int sa, const T *B, int ldb,              \
-                                       long long int sb, const T *beta, T *C, int ldc,     \
-                                       long long int sc, int batch)                        \
+                                       cublasOperation_t transb, I m, I n, I k,            \
+                                       const T *alpha, const T *A, I lda,                  \
+                                       long long int sa, const T *B, I ldb,                \
+                                       long long int sb, const T *beta, T *C, I ldc,       \
+                                       long long int sc, I batch)                          \
     {                                                                                      \
         REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
@@ -339,12 +340,12 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
         return st;                                                                         \
     }
 
-#define TYPED_GEMM_BATCHED(NAME, T, TYPE)                                                  \
+#define TYPED_GEMM_BATCHED(NAME, T, TYPE, I)                                               \
     DETSHIM_EXPORT cublasStatus_t NAME(cublasHandle_t h, cublasOperation_t transa,         \
-                                       cublasOperation_t transb, int m, int n, int k,      \
-                                       const T *alpha, const T *const A[], int lda,        \
-                                       const T *const B[], int ldb, const T *beta,         \
-                                       T *const C[], int ldc, int batch)                   \
+                                       cublasOperation_t transb, I m, I n, I k,            \
+                                       const T *alpha, const T *const A[], I lda,          \
+                                       const T *const B[], I ldb, const T *beta,           \
+                                       T *const C[], I ldc, I batch)                       \
     {                                                                                      \
         REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
@@ -366,19 +367,26 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
         return st;                                                                         \
     }
 
-TYPED_GEMM(cublasSgemm_v2, float, CUDA_R_32F)
-TYPED_GEMM(cublasDgemm_v2, double, CUDA_R_64F)
-TYPED_GEMM(cublasHgemm, __half, CUDA_R_16F)
-TYPED_GEMM(cublasCgemm_v2, cuComplex, CUDA_C_32F)
-TYPED_GEMM(cublasZgemm_v2, cuDoubleComplex, CUDA_C_64F)
-TYPED_GEMM_SB(cublasSgemmStridedBatched, float, CUDA_R_32F)
-TYPED_GEMM_SB(cublasDgemmStridedBatched, double, CUDA_R_64F)
-TYPED_GEMM_SB(cublasCgemmStridedBatched, cuComplex, CUDA_C_32F)
-TYPED_GEMM_SB(cublasZgemmStridedBatched, cuDoubleComplex, CUDA_C_64F)
-TYPED_GEMM_BATCHED(cublasSgemmBatched, float, CUDA_R_32F)
-TYPED_GEMM_BATCHED(cublasDgemmBatched, double, CUDA_R_64F)
-TYPED_GEMM_BATCHED(cublasCgemmBatched, cuComplex, CUDA_C_32F)
-TYPED_GEMM_BATCHED(cublasZgemmBatched, cuDoubleComplex, CUDA_C_64F)
+/* Each under both index types: NAME with int, NAME_64 with int64_t. */
+#define BOTH_INDEX_TYPES(KIND, NAME, T, TYPE) \
+    KIND(NAME, T, TYPE, int)                  \
+    KIND(NAME##_64, T, TYPE, int64_t)
+
+BOTH_INDEX_TYPES(TYPED_GEMM, cublasSgemm_v2, float, CUDA_R_32F)
+BOTH_INDEX_TYPES(TYPED_GEMM, cublasDgemm_v2, double, CUDA_R_64F)
+BOTH_INDEX_TYPES(TYPED_GEMM, cublasHgemm, __half, CUDA_R_16F)
+BOTH_INDEX_TYPES(TYPED_GEMM, cublasCgemm_v2, cuComplex, CUDA_C_32F)
+BOTH_INDEX_TYPES(TYPED_GEMM, cublasZgemm_v2, cuDoubleComplex, CUDA_C_64F)
+BOTH_INDEX_TYPES(TYPED_GEMM_SB, cublasSgemmStridedBatched, float, CUDA_R_32F)
+BOTH_INDEX_TYPES(TYPED_GEMM_SB, cublasDgemmStridedBatched, double, CUDA_R_64F)
+BOTH_INDEX_TYPES(TYPED_GEMM_SB, cublasHgemmStridedBatched, __half, CUDA_R_16F)
+BOTH_INDEX_TYPES(TYPED_GEMM_SB, cublasCgemmStridedBatched, cuComplex, CUDA_C_32F)
+BOTH_INDEX_TYPES(TYPED_GEMM_SB, cublasZgemmStridedBatched, cuDoubleComplex, CUDA_C_64F)
+BOTH_INDEX_TYPES(TYPED_GEMM_BATCHED, cublasSgemmBatched, float, CUDA_R_32F)
+BOTH_INDEX_TYPES(TYPED_GEMM_BATCHED, cublasDgemmBatched, double, CUDA_R_64F)
+BOTH_INDEX_TYPES(TYPED_GEMM_BATCHED, cublasHgemmBatched, __half, CUDA_R_16F)
+BOTH_INDEX_TYPES(TYPED_GEMM_BATCHED, cublasCgemmBatched, cuComplex, CUDA_C_32F)
+BOTH_INDEX_TYPES(TYPED_GEMM_BATCHED, cublasZgemmBatched, cuDoubleComplex, CUDA_C_64F)
 
 /* The type of alpha and beta for a compute type (cuBLAS's table for
  * cublasGemmEx): the compute precision, complex when C is. */
@@ -398,86 +406,103 @@ static int scalar_type_for(int compute, int ctype)
     }
 }
 
-DETSHIM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t transa,
-                                           cublasOperation_t transb, int m, int n, int k,
-                                           const void *alpha, const void *A, cudaDataType Atype,
-                                           int lda, const void *B, cudaDataType Btype, int ldb,
-                                           const void *beta, void *C, cudaDataType Ctype, int ldc,
-                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    REAL_FN(cublasGemmEx_fn *, cublasGemmEx);
-    struct cuda_call c;
-    if (!cuda_enter(&c))
-        return real(h, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
-                    Ctype, ldc, computeType, algo);
-    struct gemm g = { .api = "cublasGemmEx", .h = h, .transa = transa, .transb = transb,
-                      .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc, .batch = 1,
-                      .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .atype = Atype,
-                      .btype = Btype, .ctype = Ctype,
-                      .scalar_type = scalar_type_for(computeType, Ctype),
-                      .compute = computeType, .algo = algo };
-    struct trace_rec r;
-    gemm_before(&c, &g, &r);
-    cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                             beta, C, Ctype, ldc, g.compute, algo);
-    gemm_after(&c, &g, &r, st);
-    cuda_leave();
-    return st;
-}
+/* cublasGemmEx, cublasGemmBatchedEx and cublasGemmStridedBatchedEx: data
+ * types and compute type are arguments; under tf32 = deny a FAST_TF32 or
+ * FAST_16F compute type is replaced (gemm_before). I as above. */
+#define GEMM_EX(NAME, I)                                                                   \
+    DETSHIM_EXPORT cublasStatus_t NAME(                                                    \
+        cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n,    \
+        I k, const void *alpha, const void *A, cudaDataType Atype, I lda, const void *B,   \
+        cudaDataType Btype, I ldb, const void *beta, void *C, cudaDataType Ctype, I ldc,   \
+        cublasComputeType_t computeType, cublasGemmAlgo_t algo)                            \
+    {                                                                                      \
+        REAL_FN(NAME##_fn *, NAME);                                                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(h, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,   \
+                        beta, C, Ctype, ldc, computeType, algo);                           \
+        struct gemm g = { .api = #NAME, .h = h, .transa = transa, .transb = transb,        \
+                          .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,      \
+                          .batch = 1, .alpha = alpha, .beta = beta, .a = A, .b = B,        \
+                          .c = C, .atype = Atype, .btype = Btype, .ctype = Ctype,          \
+                          .scalar_type = scalar_type_for(computeType, Ctype),              \
+                          .compute = computeType, .algo = algo };                          \
+        struct trace_rec r;                                                                \
+        gemm_before(&c, &g, &r);                                                           \
+        cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, A, Atype, lda, B,      \
+                                 Btype, ldb, beta, C, Ctype, ldc, g.compute, algo);        \
+        gemm_after(&c, &g, &r, st);                                                        \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
 
-DETSHIM_EXPORT cublasStatus_t cublasGemmBatchedEx(
-    cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda,
-    const void *const Barray[], cudaDataType Btype, int ldb, const void *beta,
-    void *const Carray[], cudaDataType Ctype, int ldc, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    REAL_FN(cublasGemmBatchedEx_fn *, cublasGemmBatchedEx);
-    struct cuda_call c;
-    if (!cuda_enter(&c))
-        return real(h, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb,
-                    beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-    struct gemm g = { .api = "cublasGemmBatchedEx", .h = h, .transa = transa,
-                      .transb = transb, .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb,
-                      .ldc = ldc, .batch = batchCount, .batched = 1, .alpha = alpha,
-                      .beta = beta, .aa = Aarray, .ba = Barray, .ca = Carray, .atype = Atype,
-                      .btype = Btype, .ctype = Ctype,
-                      .scalar_type = scalar_type_for(computeType, Ctype),
-                      .compute = computeType, .algo = algo };
-    struct trace_rec r;
-    gemm_before(&c, &g, &r);
-    cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,
-                             Btype, ldb, beta, Carray, Ctype, ldc, batchCount, g.compute, algo);
-    gemm_after(&c, &g, &r, st);
-    cuda_leave();
-    return st;
-}
+#define GEMM_BATCHED_EX(NAME, I)                                                           \
+    DETSHIM_EXPORT cublasStatus_t NAME(                                                    \
+        cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n,    \
+        I k, const void *alpha, const void *const Aarray[], cudaDataType Atype, I lda,     \
+        const void *const Barray[], cudaDataType Btype, I ldb, const void *beta,           \
+        void *const Carray[], cudaDataType Ctype, I ldc, I batchCount,                     \
+        cublasComputeType_t computeType, cublasGemmAlgo_t algo)                            \
+    {                                                                                      \
+        REAL_FN(NAME##_fn *, NAME);                                                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(h, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,     \
+                        Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType,     \
+                        algo);                                                             \
+        struct gemm g = { .api = #NAME, .h = h, .transa = transa, .transb = transb,        \
+                          .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,      \
+                          .batch = batchCount, .batched = 1, .alpha = alpha,               \
+                          .beta = beta, .aa = Aarray, .ba = Barray, .ca = Carray,          \
+                          .atype = Atype, .btype = Btype, .ctype = Ctype,                  \
+                          .scalar_type = scalar_type_for(computeType, Ctype),              \
+                          .compute = computeType, .algo = algo };                          \
+        struct trace_rec r;                                                                \
+        gemm_before(&c, &g, &r);                                                           \
+        cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, Aarray, Atype, lda,    \
+                                 Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, \
+                                 g.compute, algo);                                         \
+        gemm_after(&c, &g, &r, st);                                                        \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
 
-DETSHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
-    cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void *alpha, const void *A, cudaDataType Atype, int lda, long long int strideA,
-    const void *B, cudaDataType Btype, int ldb, long long int strideB, const void *beta,
-    void *C, cudaDataType Ctype, int ldc, long long int strideC, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    REAL_FN(cublasGemmStridedBatchedEx_fn *, cublasGemmStridedBatchedEx);
-    struct cuda_call c;
-    if (!cuda_enter(&c))
-        return real(h, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
-                    strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-    struct gemm g = { .api = "cublasGemmStridedBatchedEx", .h = h, .transa = transa,
-                      .transb = transb, .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb,
-                      .ldc = ldc, .sa = strideA, .sb = strideB, .sc = strideC,
-                      .batch = batchCount, .batched = 1, .alpha = alpha, .beta = beta, .a = A,
-                      .b = B, .c = C, .atype = Atype, .btype = Btype, .ctype = Ctype,
-                      .scalar_type = scalar_type_for(computeType, Ctype),
-                      .compute = computeType, .algo = algo };
-    struct trace_rec r;
-    gemm_before(&c, &g, &r);
-    cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype,
-                             ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, g.compute,
-                             algo);
-    gemm_after(&c, &g, &r, st);
-    cuda_leave();
-    return st;
-}
+#define GEMM_SB_EX(NAME, I)                                                                \
+    DETSHIM_EXPORT cublasStatus_t NAME(                                                    \
+        cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n,    \
+        I k, const void *alpha, const void *A, cudaDataType Atype, I lda,                  \
+        long long int strideA, const void *B, cudaDataType Btype, I ldb,                   \
+        long long int strideB, const void *beta, void *C, cudaDataType Ctype, I ldc,       \
+        long long int strideC, I batchCount, cublasComputeType_t computeType,              \
+        cublasGemmAlgo_t algo)                                                             \
+    {                                                                                      \
+        REAL_FN(NAME##_fn *, NAME);                                                        \
+        struct cuda_call c;                                                                \
+        if (!cuda_enter(&c))                                                               \
+            return real(h, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,      \
+                        Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount,     \
+                        computeType, algo);                                                \
+        struct gemm g = { .api = #NAME, .h = h, .transa = transa, .transb = transb,        \
+                          .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,      \
+                          .sa = strideA, .sb = strideB, .sc = strideC,                     \
+                          .batch = batchCount, .batched = 1, .alpha = alpha,               \
+                          .beta = beta, .a = A, .b = B, .c = C, .atype = Atype,            \
+                          .btype = Btype, .ctype = Ctype,                                  \
+                          .scalar_type = scalar_type_for(computeType, Ctype),              \
+                          .compute = computeType, .algo = algo };                          \
+        struct trace_rec r;                                                                \
+        gemm_before(&c, &g, &r);                                                           \
+        cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, A, Atype, lda,         \
+                                 strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc,     \
+                                 strideC, batchCount, g.compute, algo);                    \
+        gemm_after(&c, &g, &r, st);                                                        \
+        cuda_leave();                                                                      \
+        return st;                                                                         \
+    }
+
+GEMM_EX(cublasGemmEx, int)
+GEMM_EX(cublasGemmEx_64, int64_t)
+GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
+GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
+GEMM_SB_EX(cublasGemmStridedBatchedEx, int)
+GEMM_SB_EX(cublasGemmStridedBatchedEx_64, int64_t)

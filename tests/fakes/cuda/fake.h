@@ -38,6 +38,14 @@ cublasSgemm_v2_fn cublasSgemm_v2;
 cublasGemmEx_fn cublasGemmEx;
 cublasSgemmStridedBatched_fn cublasSgemmStridedBatched;
 cublasSgemmBatched_fn cublasSgemmBatched;
+cublasGemmStridedBatchedEx_fn cublasGemmStridedBatchedEx;
+cublasGemmBatchedEx_fn cublasGemmBatchedEx;
+cublasSgemm_v2_64_fn cublasSgemm_v2_64;
+cublasGemmEx_64_fn cublasGemmEx_64;
+cublasSgemmStridedBatched_64_fn cublasSgemmStridedBatched_64;
+cublasSgemmBatched_64_fn cublasSgemmBatched_64;
+cublasGemmStridedBatchedEx_64_fn cublasGemmStridedBatchedEx_64;
+cublasGemmBatchedEx_64_fn cublasGemmBatchedEx_64;
 
 /* cuBLASLt */
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *lt);
