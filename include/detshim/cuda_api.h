@@ -70,7 +70,7 @@
     X(CURAND_RNG_PSEUDO_PHILOX4_32_10, 161) X(CURAND_RNG_QUASI_DEFAULT, 200)               \
     X(CURAND_ORDERING_PSEUDO_BEST, 100) X(CURAND_ORDERING_PSEUDO_DEFAULT, 101)             \
     X(CURAND_ORDERING_PSEUDO_SEEDED, 102) X(CURAND_ORDERING_PSEUDO_LEGACY, 103)            \
-    X(CURAND_ORDERING_PSEUDO_DYNAMIC, 104)
+    X(CURAND_ORDERING_PSEUDO_DYNAMIC, 104) X(CURAND_CHOOSE_BEST, 0)
 
 /* The element types cuDNN's legacy perf results and cuBLASLt's heuristic
  * results share; named apart from NVIDIA's so the ABI test can compare. */
@@ -159,6 +159,7 @@ typedef struct curandGenerator_st *curandGenerator_t;
 typedef int curandStatus_t;
 typedef int curandRngType_t;
 typedef int curandOrdering_t;
+typedef int curandMethod_t;
 #endif
 
 /* --- Driver API (libcuda.so.1), called by devdigest.c ------------------- */
@@ -384,5 +385,18 @@ typedef curandGenerateNormal_fn curandGenerateLogNormal_fn;
 typedef curandGenerateNormalDouble_fn curandGenerateLogNormalDouble_fn;
 typedef curandStatus_t curandGeneratePoisson_fn(curandGenerator_t generator,
                                                 unsigned int *outputPtr, size_t n, double lambda);
+/* The *Method forms are marked "just for internal usage" in curand.h but
+ * exported: a program calling them would otherwise go untraced. */
+typedef curandStatus_t curandGeneratePoissonMethod_fn(curandGenerator_t generator,
+                                                      unsigned int *outputPtr, size_t n,
+                                                      double lambda, curandMethod_t method);
+typedef curandStatus_t curandGenerateBinomial_fn(curandGenerator_t generator,
+                                                 unsigned int *outputPtr, size_t num,
+                                                 unsigned int n, double p);
+typedef curandStatus_t curandGenerateBinomialMethod_fn(curandGenerator_t generator,
+                                                       unsigned int *outputPtr, size_t num,
+                                                       unsigned int n, double p,
+                                                       curandMethod_t method);
+typedef curandStatus_t curandGenerateSeeds_fn(curandGenerator_t generator);
 
 #endif

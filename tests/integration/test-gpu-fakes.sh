@@ -89,7 +89,7 @@ expect_eq "asynchronously, the only stream waits are the pointer-array reads" \
 expect_eq "asynchronously, no context wait" 0 "$(count cuCtxSynchronize "$WORK/a.stats")"
 expect_ne "asynchronously, digests complete through events" 0 "$(count cuEventRecord "$WORK/a.stats")"
 expect_eq "synchronously, every digest waited for its stream" \
-    25 "$(count cuStreamSynchronize "$WORK/s.stats")"
+    28 "$(count cuStreamSynchronize "$WORK/s.stats")"
 expect_grep "the header says digests are collected asynchronously" \
     "device_digest = .*collected asynchronously" "$WORK/a.show"
 
@@ -161,6 +161,17 @@ expect_grep "cuRAND's Poisson lambda is part of the record" \
     " curandGeneratePoisson n=64 lambda=3.5 status=0 " "$WORK/c.show"
 expect_grep "the program's ordering is replaced" \
     "curandSetGeneratorOrdering order=100 .*cuda.override=ordering->legacy" "$WORK/c.show"
+expect_grep "curandGenerateSeeds is traced" " curandGenerateSeeds status=0 \| \(no operands\) \| cuda.mode=pinned" \
+    "$WORK/c.show"
+expect_grep "cuRAND's binomial trials and p are part of the record, its output digested" \
+    " curandGenerateBinomial n=64 trials=10 p=0.25 status=0 \| out:out:64x4:[0-9a-f]+ " "$WORK/c.show"
+expect_grep "the Method forms record their method" \
+    " curandGenerateBinomialMethod n=64 trials=10 p=0.25 method=0 status=0 \| out:out:64x4:" \
+    "$WORK/c.show"
+binomial() { sed -n 's/.* curandGenerateBinomial .* out:out:64x4:\([0-9a-f]*\) .*/\1/p' "$1"; }
+expect_ne "a binomial digest is recorded" "" "$(binomial "$WORK/a.show")"
+expect_eq "pinned: the binomial output is the same whatever seed the program asks for" \
+    "$(binomial "$WORK/a.show")" "$(binomial "$WORK/c.show")"
 
 # Passthrough: the libraries are untouched, calls only traced.
 DETSHIM_POLICY=passthrough shim "$WORK/e" $P > "$WORK/e.out"
@@ -176,4 +187,7 @@ expect_grep "passthrough records say so" "cuda.mode=passthrough" "$WORK/e.show"
 expect_grep "passthrough: the backend runs the nondeterministic engine, and the trace says so" \
     "cudnnBackendExecute engine=7 .*engine 7 \\(nondeterministic\\)" "$WORK/e.show"
 expect_no_grep "passthrough overrides nothing" "cuda.override|cuda.filter" "$WORK/e.show"
+$DETDIFF --all "$WORK/e" "$WORK/f" | grep -A1 "^  nondeterministic operation" > "$WORK/ef-nondet.txt"
+expect_grep "passthrough: the binomial numbers vary too, and detdiff says so" \
+    "^    where: .*, curandGenerateBinomial$" "$WORK/ef-nondet.txt"
 finish

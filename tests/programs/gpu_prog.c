@@ -168,16 +168,20 @@ int main(int argc, char **argv)
         CHECK(curandSetPseudoRandomGeneratorSeed(gen, 1234));
         CHECK(curandSetGeneratorOrdering(gen, CURAND_ORDERING_PSEUDO_BEST));
     }
+    CHECK(curandGenerateSeeds(gen));
     CHECK(curandGenerateUniform(gen, u, 256));
     static double nd[64];
-    static unsigned int po[64];
+    static unsigned int po[2][64], bi[2][64];
     CHECK(curandGenerateNormalDouble(gen, nd, 64, 0.5, 2.0));
-    CHECK(curandGeneratePoisson(gen, po, 64, 3.5));
+    CHECK(curandGeneratePoisson(gen, po[0], 64, 3.5));
+    CHECK(curandGeneratePoissonMethod(gen, po[1], 64, 3.5, CURAND_CHOOSE_BEST));
+    CHECK(curandGenerateBinomial(gen, bi[0], 64, 10, 0.25));
+    CHECK(curandGenerateBinomialMethod(gen, bi[1], 64, 10, 0.25, CURAND_CHOOSE_BEST));
     uint64_t rh = fnv(u, sizeof u, 0xcbf29ce484222325ull);
-    rh = fnv(po, sizeof po, fnv(nd, sizeof nd, rh));
+    rh = fnv(bi, sizeof bi, fnv(po, sizeof po, fnv(nd, sizeof nd, rh)));
     printf("curand %016llx\n", (unsigned long long)rh);
     all = fnv(u, sizeof u, all);
-    all = fnv(po, sizeof po, fnv(nd, sizeof nd, all));
+    all = fnv(bi, sizeof bi, fnv(po, sizeof po, fnv(nd, sizeof nd, all)));
     printf("all %016llx\n", (unsigned long long)all);
     return 0;
 }

@@ -55,6 +55,7 @@ CHECK_INT_SIZED(cudnnBackendNumericalNote_t)
 CHECK_INT_SIZED(curandStatus_t)
 CHECK_INT_SIZED(curandRngType_t)
 CHECK_INT_SIZED(curandOrdering_t)
+CHECK_INT_SIZED(curandMethod_t)
 CHECK_INT_SIZED(CUresult)
 CHECK_INT_SIZED(CUstreamCaptureStatus)
 
@@ -146,6 +147,10 @@ CHECK_FN(curandGenerateNormalDouble)
 CHECK_FN(curandGenerateLogNormal)
 CHECK_FN(curandGenerateLogNormalDouble)
 CHECK_FN(curandGeneratePoisson)
+CHECK_FN(curandGeneratePoissonMethod)
+CHECK_FN(curandGenerateBinomial)
+CHECK_FN(curandGenerateBinomialMethod)
+CHECK_FN(curandGenerateSeeds)
 
 /* The structs the shim reads and rewrites, field by field. */
 #define SAME_FIELD(ours, real, field)                                                      \
