@@ -2,17 +2,20 @@
  * fake CUDA libraries (tests/fakes/cuda) by their real sonames, as a real
  * program is against NVIDIA's. It runs, in order: a cuBLAS SGEMM and
  * GemmEx, a cuBLASLt matmul with the first algorithm the heuristic
- * offers, a cuDNN forward convolution with the first algorithm Find
- * offers (and FindEx's first offer), a cuDNN backend execution plan built
- * from the first engine config the engine heuristics offer, and cuRAND
- * uniform numbers; then prints a hash of each result and of all, and the
- * algorithm and engine choices. Inputs are fixed, so any change between
- * runs comes from the libraries.
+ * offers and two more with epilogues (BIAS, then RELU_AUX), a cuDNN
+ * forward convolution with the first algorithm Find offers (and FindEx's
+ * first offer), a cuDNN backend execution plan built from the first
+ * engine config the engine heuristics offer, and cuRAND numbers of
+ * several distributions; then prints a hash of each result and of all,
+ * and the algorithm and engine choices. Inputs are fixed, so any change
+ * between runs comes from the libraries.
  *
  *   gpu_prog           a plain program: library defaults everywhere
  *   gpu_prog asks      a program that asks for nondeterminism itself:
  *                      atomics allowed, TF32 math and compute type, cuDNN's
  *                      Get_v7 first pick, its own cuRAND seed and ordering
+ *   gpu_prog otherbias a plain program whose epilogue bias has other
+ *                      values: another input, not another library result
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +52,7 @@ enum { M = 32, N = 24, K = 96 };
 int main(int argc, char **argv)
 {
     int asks = argc > 1 && strcmp(argv[1], "asks") == 0;
+    int otherbias = argc > 1 && strcmp(argv[1], "otherbias") == 0;
     uint64_t all = 0xcbf29ce484222325ull;
     CHECK(cuInit(0));
 
@@ -101,6 +105,38 @@ int main(int argc, char **argv)
                          NULL, 0, NULL));
     printf("lt %016llx\n", (unsigned long long)fnv(lt_out, sizeof lt_out, 0xcbf29ce484222325ull));
     all = fnv(lt_out, sizeof lt_out, all);
+
+    /* cuBLASLt epilogues, same algorithm: D = A B + bias, then D = relu(A B)
+     * and its bit-mask (leading dimension 128 bits, cuBLASLt's minimum). */
+    static float bias[M], lt_bias[M * N], lt_relu[M * N];
+    static uint8_t mask[128 / 8 * N];
+    fill(bias, M, otherbias ? 6 : 5);
+    const float *bias_ptr = bias;
+    void *mask_ptr = mask;
+    int64_t mask_ld = 128;
+    int32_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    cublasLtMatmulDesc_t dbias, drelu;
+    CHECK(cublasLtMatmulDescCreate(&dbias, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cublasLtMatmulDescSetAttribute(dbias, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                         sizeof epilogue));
+    CHECK(cublasLtMatmulDescSetAttribute(dbias, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
+                                         sizeof bias_ptr));
+    CHECK(cublasLtMatmul(lt, dbias, &one, a, la, b, lb, &zero, c, lc, lt_bias, lc,
+                         &results[0].algo, NULL, 0, NULL));
+    epilogue = CUBLASLT_EPILOGUE_RELU_AUX;
+    CHECK(cublasLtMatmulDescCreate(&drelu, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cublasLtMatmulDescSetAttribute(drelu, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                         sizeof epilogue));
+    CHECK(cublasLtMatmulDescSetAttribute(drelu, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                         &mask_ptr, sizeof mask_ptr));
+    CHECK(cublasLtMatmulDescSetAttribute(drelu, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &mask_ld,
+                                         sizeof mask_ld));
+    CHECK(cublasLtMatmul(lt, drelu, &one, a, la, b, lb, &zero, c, lc, lt_relu, lc,
+                         &results[0].algo, NULL, 0, NULL));
+    uint64_t eh = fnv(lt_bias, sizeof lt_bias, 0xcbf29ce484222325ull);
+    eh = fnv(mask, sizeof mask, fnv(lt_relu, sizeof lt_relu, eh));
+    printf("lt_epilogue %016llx\n", (unsigned long long)eh);
+    all = fnv(mask, sizeof mask, fnv(lt_relu, sizeof lt_relu, fnv(lt_bias, sizeof lt_bias, all)));
 
     /* cuDNN: 2x3x10x10 input, 4 filters of 3x3x3, no padding */
     static float x[2 * 3 * 10 * 10], w[4 * 3 * 3 * 3], y[2 * 4 * 8 * 8];
