@@ -56,7 +56,14 @@ expect_grep "the BIAS epilogue is recorded, its bias vector digested as an input
     "cublasLtMatmul .* epilogue=4 biasType=0 .* bias:in:32x4:[0-9a-f]+ D:out:768x4:" "$WORK/a.show"
 expect_grep "RELU_AUX's bit-mask is digested as an output, 4 bytes for 32 rows per column" \
     "cublasLtMatmul .* epilogue=130 .* D:out:768x4:[0-9a-f]+ aux:out:96x1:[0-9a-f]+ " "$WORK/a.show"
-expect_grep "the bias changes D" "^lt_epilogue " "$WORK/a.out"
+expect_grep "FP8 scales set on FP32 matrices are refused, as cuBLASLt does" \
+    "^lt_fp8_scales status 7$" "$WORK/a.out"
+expect_grep "and recorded: the scale as an input with its mode, amax of D as an output" \
+    "cublasLtMatmul .* a_scale_mode=0 status=7 \| .* a_scale:in:1x4:[0-9a-f]+ D:out:768x4:[0-9a-f]+ amax_d:out:1x4:" \
+    "$WORK/a.show"
+scale=$(sed -n 's/.* a_scale:in:1x4:\([0-9a-f]*\) .*/\1/p' "$WORK/a.show")
+alpha=$(sed -n 's/.*cublasLtMatmul .* alpha:in:1x4:\([0-9a-f]*\) .*/\1/p' "$WORK/a.show" | head -1)
+expect_eq "a scale of 1.0 on the device digests as the host alpha 1.0" "$alpha" "$scale"
 # The same program with other bias values: another input, which detdiff
 # must not take for a nondeterministic matmul.
 shim "$WORK/g" $P otherbias > "$WORK/g.out"
@@ -112,7 +119,7 @@ expect_eq "asynchronously, the only stream waits are the pointer-array reads" \
 expect_eq "asynchronously, no context wait" 0 "$(count cuCtxSynchronize "$WORK/a.stats")"
 expect_ne "asynchronously, digests complete through events" 0 "$(count cuEventRecord "$WORK/a.stats")"
 expect_eq "synchronously, every digest waited for its stream" \
-    36 "$(count cuStreamSynchronize "$WORK/s.stats")"
+    41 "$(count cuStreamSynchronize "$WORK/s.stats")"
 expect_grep "the header says digests are collected asynchronously" \
     "device_digest = .*collected asynchronously" "$WORK/a.show"
 

@@ -2,7 +2,8 @@
  * fake CUDA libraries (tests/fakes/cuda) by their real sonames, as a real
  * program is against NVIDIA's. It runs, in order: a cuBLAS SGEMM and
  * GemmEx, a cuBLASLt matmul with the first algorithm the heuristic
- * offers and two more with epilogues (BIAS, then RELU_AUX), a cuDNN
+ * offers, two more with epilogues (BIAS, then RELU_AUX) and one with
+ * FP8 scales that cuBLASLt refuses for FP32 matrices, a cuDNN
  * forward convolution with the first algorithm Find offers (and FindEx's
  * first offer), a cuDNN backend execution plan built from the first
  * engine config the engine heuristics offer, and cuRAND numbers of
@@ -133,6 +134,20 @@ int main(int argc, char **argv)
                                          sizeof mask_ld));
     CHECK(cublasLtMatmul(lt, drelu, &one, a, la, b, lb, &zero, c, lc, lt_relu, lc,
                          &results[0].algo, NULL, 0, NULL));
+    /* FP8 scale factors and amax on FP32 matrices: cuBLASLt refuses them
+     * (INVALID_VALUE), but the call is still made and recorded. */
+    static float a_scale = 1, amax;
+    const float *a_scale_ptr = &a_scale;
+    float *amax_ptr = &amax;
+    cublasLtMatmulDesc_t dscale;
+    CHECK(cublasLtMatmulDescCreate(&dscale, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cublasLtMatmulDescSetAttribute(dscale, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                         &a_scale_ptr, sizeof a_scale_ptr));
+    CHECK(cublasLtMatmulDescSetAttribute(dscale, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax_ptr,
+                                         sizeof amax_ptr));
+    printf("lt_fp8_scales status %d\n",
+           (int)cublasLtMatmul(lt, dscale, &one, a, la, b, lb, &zero, c, lc, lt_relu, lc,
+                               &results[0].algo, NULL, 0, NULL));
     uint64_t eh = fnv(lt_bias, sizeof lt_bias, 0xcbf29ce484222325ull);
     eh = fnv(mask, sizeof mask, fnv(lt_relu, sizeof lt_relu, eh));
     printf("lt_epilogue %016llx\n", (unsigned long long)eh);

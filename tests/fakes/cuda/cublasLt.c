@@ -3,7 +3,8 @@
  * 1, splitk 4, reduction INPLACE) whenever the preference's reduction-
  * scheme mask allows one, then the plain algorithm (id 0); a matmul with
  * a split-K algorithm, or with none (the library's own heuristic), sums
- * in a per-run shuffled order (fake.h). Epilogues: DEFAULT, and the BIAS,
+ * in a per-run shuffled order (fake.h). FP8 scales and amax are refused,
+ * as with FP32 matrices cuBLASLt does. Epilogues: DEFAULT, and the BIAS,
  * RELU and RELU_AUX combinations, applied as cuBLASLt documents them
  * (bias added per row of D, then ReLU; the aux output a bit-mask of the
  * elements ReLU kept, its leading dimension in bits). Descriptors keep
@@ -281,6 +282,11 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmul(
     (void)lt, (void)workspace, (void)workspaceSize, (void)stream;
     if (Adesc->data[LAYOUT_TYPE] != CUDA_R_32F || Ddesc->data[LAYOUT_TYPE] != CUDA_R_32F)
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* FP8 scales and amax with FP32 matrices: cuBLASLt says INVALID_VALUE. */
+    for (int attr = CUBLASLT_MATMUL_DESC_A_SCALE_POINTER;
+         attr <= CUBLASLT_MATMUL_DESC_AMAX_D_POINTER; attr++)
+        if (desc->data[attr])
+            return CUBLAS_STATUS_INVALID_VALUE;
     int ta = (int)desc->data[DESC_TRANSA], tb = (int)desc->data[DESC_TRANSB];
     int64_t m = (int64_t)Ddesc->data[LAYOUT_ROWS], n = (int64_t)Ddesc->data[LAYOUT_COLS];
     int64_t k = (int64_t)(ta == CUBLAS_OP_N ? Adesc->data[LAYOUT_COLS] : Adesc->data[LAYOUT_ROWS]);
