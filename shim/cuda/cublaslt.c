@@ -182,6 +182,8 @@ static int64_t layout_attr(cublasLtMatrixLayout_t l, int attr, size_t size, int6
     return get && get(l, attr, &v, 8, &n) == CUBLAS_STATUS_SUCCESS ? v : fallback;
 }
 
+/* Notes that an operand was not digested: its data type, or its matrix
+ * order, is one detshim cannot size. */
 static void note_unknown_type(struct trace_rec *r)
 {
     trace_rec_note(r, "cuda.digest", "not taken: a data type or matrix order detshim does not know");
@@ -263,6 +265,7 @@ static int epilogue_roles(struct epilogue *e)
     return 0;
 }
 
+/* 1 for the FP8 data types, whose kernels document their own defaults. */
 static int is_fp8(int type)
 {
     return type == CUDA_R_8F_E4M3 || type == CUDA_R_8F_E5M2;
