@@ -53,6 +53,27 @@
     X(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, 0) X(CUBLASLT_MATMUL_DESC_SCALE_TYPE, 1)          \
     X(CUBLASLT_MATMUL_DESC_POINTER_MODE, 2)                                                \
     X(CUBLASLT_MATMUL_DESC_TRANSA, 3) X(CUBLASLT_MATMUL_DESC_TRANSB, 4)                    \
+    X(CUBLASLT_MATMUL_DESC_EPILOGUE, 7) X(CUBLASLT_MATMUL_DESC_BIAS_POINTER, 8)            \
+    X(CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, 10)                                          \
+    X(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, 11)                                       \
+    X(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, 12)                                            \
+    X(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, 13)                                  \
+    X(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 17) X(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, 18) \
+    X(CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, 19) X(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, 20) \
+    X(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, 21)                                             \
+    X(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, 22)                                     \
+    X(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, 26)                                             \
+    X(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, 31) X(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, 32)      \
+    X(CUBLASLT_MATMUL_DESC_C_SCALE_MODE, 33) X(CUBLASLT_MATMUL_DESC_D_SCALE_MODE, 34)      \
+    X(CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 0)                                          \
+    X(CUBLASLT_EPILOGUE_DEFAULT, 1) X(CUBLASLT_EPILOGUE_RELU, 2)                           \
+    X(CUBLASLT_EPILOGUE_RELU_AUX, 130) X(CUBLASLT_EPILOGUE_BIAS, 4)                        \
+    X(CUBLASLT_EPILOGUE_RELU_BIAS, 6) X(CUBLASLT_EPILOGUE_RELU_AUX_BIAS, 134)              \
+    X(CUBLASLT_EPILOGUE_DRELU, 136) X(CUBLASLT_EPILOGUE_DRELU_BGRAD, 152)                  \
+    X(CUBLASLT_EPILOGUE_GELU, 32) X(CUBLASLT_EPILOGUE_GELU_AUX, 160)                       \
+    X(CUBLASLT_EPILOGUE_GELU_BIAS, 36) X(CUBLASLT_EPILOGUE_GELU_AUX_BIAS, 164)             \
+    X(CUBLASLT_EPILOGUE_DGELU, 192) X(CUBLASLT_EPILOGUE_DGELU_BGRAD, 208)                  \
+    X(CUBLASLT_EPILOGUE_BGRADA, 256) X(CUBLASLT_EPILOGUE_BGRADB, 512)                      \
     X(CUBLASLT_POINTER_MODE_HOST, 0)                                                       \
     X(CUDNN_STATUS_SUCCESS, 0) X(CUDNN_NON_DETERMINISTIC, 0) X(CUDNN_DETERMINISTIC, 1)     \
     X(CUDNN_DATA_FLOAT, 0) X(CUDNN_DATA_DOUBLE, 1) X(CUDNN_DATA_HALF, 2)                   \
@@ -70,7 +91,7 @@
     X(CURAND_RNG_PSEUDO_PHILOX4_32_10, 161) X(CURAND_RNG_QUASI_DEFAULT, 200)               \
     X(CURAND_ORDERING_PSEUDO_BEST, 100) X(CURAND_ORDERING_PSEUDO_DEFAULT, 101)             \
     X(CURAND_ORDERING_PSEUDO_SEEDED, 102) X(CURAND_ORDERING_PSEUDO_LEGACY, 103)            \
-    X(CURAND_ORDERING_PSEUDO_DYNAMIC, 104)
+    X(CURAND_ORDERING_PSEUDO_DYNAMIC, 104) X(CURAND_CHOOSE_BEST, 0)
 
 /* The element types cuDNN's legacy perf results and cuBLASLt's heuristic
  * results share; named apart from NVIDIA's so the ABI test can compare. */
@@ -136,6 +157,7 @@ typedef int cublasLtMatmulPreferenceAttributes_t;
 typedef int cublasLtMatrixLayoutAttribute_t;
 typedef int cublasLtMatmulDescAttributes_t;
 typedef int cublasLtMatmulAlgoConfigAttributes_t;
+typedef int cublasLtEpilogue_t;
 
 typedef struct cudnnContext *cudnnHandle_t;
 typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
@@ -159,6 +181,7 @@ typedef struct curandGenerator_st *curandGenerator_t;
 typedef int curandStatus_t;
 typedef int curandRngType_t;
 typedef int curandOrdering_t;
+typedef int curandMethod_t;
 #endif
 
 /* --- Driver API (libcuda.so.1), called by devdigest.c ------------------- */
@@ -399,5 +422,18 @@ typedef curandGenerateNormal_fn curandGenerateLogNormal_fn;
 typedef curandGenerateNormalDouble_fn curandGenerateLogNormalDouble_fn;
 typedef curandStatus_t curandGeneratePoisson_fn(curandGenerator_t generator,
                                                 unsigned int *outputPtr, size_t n, double lambda);
+/* The *Method forms are marked "just for internal usage" in curand.h but
+ * exported: a program calling them would otherwise go untraced. */
+typedef curandStatus_t curandGeneratePoissonMethod_fn(curandGenerator_t generator,
+                                                      unsigned int *outputPtr, size_t n,
+                                                      double lambda, curandMethod_t method);
+typedef curandStatus_t curandGenerateBinomial_fn(curandGenerator_t generator,
+                                                 unsigned int *outputPtr, size_t num,
+                                                 unsigned int n, double p);
+typedef curandStatus_t curandGenerateBinomialMethod_fn(curandGenerator_t generator,
+                                                       unsigned int *outputPtr, size_t num,
+                                                       unsigned int n, double p,
+                                                       curandMethod_t method);
+typedef curandStatus_t curandGenerateSeeds_fn(curandGenerator_t generator);
 
 #endif

@@ -9,7 +9,8 @@
  * overridden with these. The seed the program asked for is logged (at
  * DETSHIM_LOG=info), not traced: a program seeding from the clock would
  * otherwise make two pinned runs differ in their traces while their
- * results agree. Generation calls are traced with output digests.
+ * results agree. Generation calls are traced with their distribution's
+ * parameters and output digests; curandGenerateSeeds with its status.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -204,11 +205,20 @@ DETSHIM_EXPORT curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t 
     return st;
 }
 
-/* A distribution's parameters, as the call passed them (NULL names: none). */
+/* A distribution's parameters, as the call passed them (NULL names: none),
+ * recorded in this order: an integer (the binomial's number of trials),
+ * two reals, and the method of a *Method form. */
 struct dist {
-    const char *pa, *pb;
+    const char *pi, *pa, *pb, *pm;
+    int64_t i, m;
     double a, b;
 };
+
+/* The note of a call on a generator created before detshim was loaded. */
+static void note_unknown(struct trace_rec *r)
+{
+    trace_rec_note(r, "cuda.generator", "created before detshim saw it: not pinned");
+}
 
 /* Records a generation call: n values of `elem` bytes at out, drawn with
  * the distribution parameters d (part of the call: a changed mean gives
@@ -223,10 +233,14 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     struct trace_rec r;
     trace_rec_begin(&r, api);
     trace_rec_int(&r, "n", (int64_t)n);
+    if (d.pi)
+        trace_rec_int(&r, d.pi, d.i);
     if (d.pa)
         trace_rec_f64(&r, d.pa, d.a);
     if (d.pb)
         trace_rec_f64(&r, d.pb, d.b);
+    if (d.pm)
+        trace_rec_int(&r, d.pm, d.m);
     trace_rec_int(&r, "status", st);
     uint64_t count = st == CURAND_STATUS_SUCCESS ? n : 0;
     if (st != CURAND_STATUS_SUCCESS)
@@ -241,7 +255,7 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     }
     cuda_note_mode(&r, c);
     if (!known)
-        trace_rec_note(&r, "cuda.generator", "created before detshim saw it: not pinned");
+        note_unknown(&r);
     trace_rec_commit(&r);
 }
 
@@ -263,7 +277,10 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     }
 
 #define NO_DIST ((struct dist){ 0 })
-#define MEAN_SD ((struct dist){ "mean", "stddev", mean, stddev })
+#define MEAN_SD ((struct dist){ .pa = "mean", .pb = "stddev", .a = mean, .b = stddev })
+#define POISSON(M) ((struct dist){ .pa = "lambda", .a = lambda, M })
+#define BINOMIAL(M) ((struct dist){ .pi = "trials", .i = trials, .pa = "p", .a = p, M })
+#define METHOD .pm = "method", .m = method
 #define COMMA ,
 
 CURAND_GENERATE(, unsigned int, 4, , , NO_DIST)
@@ -278,5 +295,36 @@ CURAND_GENERATE(LogNormal, float, 4, COMMA float mean COMMA float stddev, COMMA 
                 MEAN_SD)
 CURAND_GENERATE(LogNormalDouble, double, 8, COMMA double mean COMMA double stddev,
                 COMMA mean COMMA stddev, MEAN_SD)
-CURAND_GENERATE(Poisson, unsigned int, 4, COMMA double lambda, COMMA lambda,
-                ((struct dist){ "lambda", NULL, lambda, 0 }))
+CURAND_GENERATE(Poisson, unsigned int, 4, COMMA double lambda, COMMA lambda, POISSON())
+CURAND_GENERATE(PoissonMethod, unsigned int, 4, COMMA double lambda COMMA curandMethod_t method,
+                COMMA lambda COMMA method, POISSON(METHOD))
+/* curand.h names the count `num` and the trials `n` here; the record keeps
+ * `n` for the count, as in every generation record, and says `trials`. */
+CURAND_GENERATE(Binomial, unsigned int, 4, COMMA unsigned int trials COMMA double p,
+                COMMA trials COMMA p, BINOMIAL())
+CURAND_GENERATE(BinomialMethod, unsigned int, 4,
+                COMMA unsigned int trials COMMA double p COMMA curandMethod_t method,
+                COMMA trials COMMA p COMMA method, BINOMIAL(METHOD))
+
+/* Sets up the generator's starting state: no output, but traced so the
+ * record stream shows the call. */
+DETSHIM_EXPORT curandStatus_t curandGenerateSeeds(curandGenerator_t g)
+{
+    REAL_FN(curandGenerateSeeds_fn *, curandGenerateSeeds);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(g);
+    curandStatus_t st = real(g);
+    if (c.traced) {
+        struct generator gen;
+        struct trace_rec r;
+        trace_rec_begin(&r, "curandGenerateSeeds");
+        trace_rec_int(&r, "status", st);
+        cuda_note_mode(&r, &c);
+        if (!generator_get(g, &gen))
+            note_unknown(&r);
+        trace_rec_commit(&r);
+    }
+    cuda_leave();
+    return st;
+}

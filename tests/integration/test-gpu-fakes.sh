@@ -6,7 +6,8 @@
 # engine first. gpu_prog (tests/programs/gpu_prog.c) runs one
 # call of each. Pinned, two runs agree to the bit and their traces diff
 # identical, even when the program itself asks for the nondeterministic
-# settings; passthrough, they differ and detdiff names the call. Device
+# settings; passthrough, they differ and detdiff names the call; with
+# another cuBLASLt epilogue bias, detdiff says the inputs differ. Device
 # digests are collected asynchronously: the traces equal those of digests
 # taken synchronously (DETSHIM_CUDA_DIGEST=sync), nothing waits for a
 # stream during the calls, and records still pending are written at thread
@@ -49,6 +50,35 @@ expect_grep "the Lt heuristic is asked for no reduction scheme" \
     "$WORK/a.show"
 expect_grep "the Lt matmul records its algorithm" \
     "cublasLtMatmul .*algo_id=0 splitk=1 reduction_scheme=0 .*algo:in:1x64" "$WORK/a.show"
+expect_grep "a plain Lt matmul records the default epilogue" \
+    "cublasLtMatmul .* transb=0 epilogue=1 workspaceSize=0 " "$WORK/a.show"
+expect_grep "the BIAS epilogue is recorded, its bias vector digested as an input" \
+    "cublasLtMatmul .* epilogue=4 biasType=0 .* bias:in:32x4:[0-9a-f]+ D:out:768x4:" "$WORK/a.show"
+expect_grep "RELU_AUX's bit-mask is digested as an output, 4 bytes for 32 rows per column" \
+    "cublasLtMatmul .* epilogue=130 .* D:out:768x4:[0-9a-f]+ aux:out:96x1:[0-9a-f]+ " "$WORK/a.show"
+expect_grep "FP8 scales set on FP32 matrices are refused, as cuBLASLt does" \
+    "^lt_fp8_scales status 7$" "$WORK/a.out"
+expect_grep "and recorded: the scale as an input with its mode, amax of D as an output" \
+    "cublasLtMatmul .* a_scale_mode=0 status=7 \| .* a_scale:in:1x4:[0-9a-f]+ D:out:768x4:[0-9a-f]+ amax_d:out:1x4:" \
+    "$WORK/a.show"
+scale=$(sed -n 's/.* a_scale:in:1x4:\([0-9a-f]*\) .*/\1/p' "$WORK/a.show")
+alpha=$(sed -n 's/.*cublasLtMatmul .* alpha:in:1x4:\([0-9a-f]*\) .*/\1/p' "$WORK/a.show" | head -1)
+expect_eq "a scale of 1.0 on the device digests as the host alpha 1.0" "$alpha" "$scale"
+# The same program with other bias values: another input, which detdiff
+# must not take for a nondeterministic matmul.
+shim "$WORK/g" $P otherbias > "$WORK/g.out"
+expect_ne "another bias gives another D" "$(all "$WORK/a.out")" "$(all "$WORK/g.out")"
+$DETDIFF "$WORK/a" "$WORK/g" > "$WORK/ag.diff"
+expect_eq "another bias: detdiff exit" 1 $?
+expect_grep "another bias: detdiff says the inputs differ" \
+    "^  inputs differ: divergence entered earlier, outside intercepted calls" "$WORK/ag.diff"
+expect_grep "at the BIAS matmul" "where: thread 0, record 6 \(seq 6\), cublasLtMatmul$" \
+    "$WORK/ag.diff"
+expect_grep "naming the bias as the input that differs" \
+    "^      bias \(in, 32 x 4 bytes\): run A [0-9a-f]+, run B [0-9a-f]+$" "$WORK/ag.diff"
+expect_grep "after the plain Lt matmul, which matches" \
+    "last matching record: seq 5 cublasLtMatmul .* epilogue=1 " "$WORK/ag.diff"
+expect_no_grep "another bias is not called nondeterminism" "nondeterministic" "$WORK/ag.diff"
 expect_grep "cuDNN's list keeps only deterministic algorithms" \
     "cudnnFindConvolutionForwardAlgorithm .*offered=3 returned=2 .*cuda.filter=kept 2 of 3" \
     "$WORK/a.show"
@@ -89,7 +119,7 @@ expect_eq "asynchronously, the only stream waits are the pointer-array reads" \
 expect_eq "asynchronously, no context wait" 0 "$(count cuCtxSynchronize "$WORK/a.stats")"
 expect_ne "asynchronously, digests complete through events" 0 "$(count cuEventRecord "$WORK/a.stats")"
 expect_eq "synchronously, every digest waited for its stream" \
-    25 "$(count cuStreamSynchronize "$WORK/s.stats")"
+    41 "$(count cuStreamSynchronize "$WORK/s.stats")"
 expect_grep "the header says digests are collected asynchronously" \
     "device_digest = .*collected asynchronously" "$WORK/a.show"
 
@@ -161,6 +191,17 @@ expect_grep "cuRAND's Poisson lambda is part of the record" \
     " curandGeneratePoisson n=64 lambda=3.5 status=0 " "$WORK/c.show"
 expect_grep "the program's ordering is replaced" \
     "curandSetGeneratorOrdering order=100 .*cuda.override=ordering->legacy" "$WORK/c.show"
+expect_grep "curandGenerateSeeds is traced" " curandGenerateSeeds status=0 \| \(no operands\) \| cuda.mode=pinned" \
+    "$WORK/c.show"
+expect_grep "cuRAND's binomial trials and p are part of the record, its output digested" \
+    " curandGenerateBinomial n=64 trials=10 p=0.25 status=0 \| out:out:64x4:[0-9a-f]+ " "$WORK/c.show"
+expect_grep "the Method forms record their method" \
+    " curandGenerateBinomialMethod n=64 trials=10 p=0.25 method=0 status=0 \| out:out:64x4:" \
+    "$WORK/c.show"
+binomial() { sed -n 's/.* curandGenerateBinomial .* out:out:64x4:\([0-9a-f]*\) .*/\1/p' "$1"; }
+expect_ne "a binomial digest is recorded" "" "$(binomial "$WORK/a.show")"
+expect_eq "pinned: the binomial output is the same whatever seed the program asks for" \
+    "$(binomial "$WORK/a.show")" "$(binomial "$WORK/c.show")"
 
 # Passthrough: the libraries are untouched, calls only traced.
 DETSHIM_POLICY=passthrough shim "$WORK/e" $P > "$WORK/e.out"
@@ -176,4 +217,7 @@ expect_grep "passthrough records say so" "cuda.mode=passthrough" "$WORK/e.show"
 expect_grep "passthrough: the backend runs the nondeterministic engine, and the trace says so" \
     "cudnnBackendExecute engine=7 .*engine 7 \\(nondeterministic\\)" "$WORK/e.show"
 expect_no_grep "passthrough overrides nothing" "cuda.override|cuda.filter" "$WORK/e.show"
+$DETDIFF --all "$WORK/e" "$WORK/f" | grep -A1 "^  nondeterministic operation" > "$WORK/ef-nondet.txt"
+expect_grep "passthrough: the binomial numbers vary too, and detdiff says so" \
+    "^    where: .*, curandGenerateBinomial$" "$WORK/ef-nondet.txt"
 finish

@@ -2,17 +2,21 @@
  * fake CUDA libraries (tests/fakes/cuda) by their real sonames, as a real
  * program is against NVIDIA's. It runs, in order: a cuBLAS SGEMM and
  * GemmEx, a cuBLASLt matmul with the first algorithm the heuristic
- * offers, a cuDNN forward convolution with the first algorithm Find
- * offers (and FindEx's first offer), a cuDNN backend execution plan built
- * from the first engine config the engine heuristics offer, and cuRAND
- * uniform numbers; then prints a hash of each result and of all, and the
- * algorithm and engine choices. Inputs are fixed, so any change between
- * runs comes from the libraries.
+ * offers, two more with epilogues (BIAS, then RELU_AUX) and one with
+ * FP8 scales that cuBLASLt refuses for FP32 matrices, a cuDNN
+ * forward convolution with the first algorithm Find offers (and FindEx's
+ * first offer), a cuDNN backend execution plan built from the first
+ * engine config the engine heuristics offer, and cuRAND numbers of
+ * several distributions; then prints a hash of each result and of all,
+ * and the algorithm and engine choices. Inputs are fixed, so any change
+ * between runs comes from the libraries.
  *
  *   gpu_prog           a plain program: library defaults everywhere
  *   gpu_prog asks      a program that asks for nondeterminism itself:
  *                      atomics allowed, TF32 math and compute type, cuDNN's
  *                      Get_v7 first pick, its own cuRAND seed and ordering
+ *   gpu_prog otherbias a plain program whose epilogue bias has other
+ *                      values: another input, not another library result
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +29,7 @@ enum { M = 32, N = 24, K = 96 };
 int main(int argc, char **argv)
 {
     int asks = argc > 1 && strcmp(argv[1], "asks") == 0;
+    int otherbias = argc > 1 && strcmp(argv[1], "otherbias") == 0;
     uint64_t all = 0xcbf29ce484222325ull;
     CHECK(cuInit(0));
 
@@ -77,6 +82,52 @@ int main(int argc, char **argv)
                          NULL, 0, NULL));
     printf("lt %016llx\n", (unsigned long long)fnv(lt_out, sizeof lt_out, 0xcbf29ce484222325ull));
     all = fnv(lt_out, sizeof lt_out, all);
+
+    /* cuBLASLt epilogues, same algorithm: D = A B + bias, then D = relu(A B)
+     * and its bit-mask (leading dimension 128 bits, cuBLASLt's minimum). */
+    static float bias[M], lt_bias[M * N], lt_relu[M * N];
+    static uint8_t mask[128 / 8 * N];
+    fill(bias, M, otherbias ? 6 : 5);
+    const float *bias_ptr = bias;
+    void *mask_ptr = mask;
+    int64_t mask_ld = 128;
+    int32_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    cublasLtMatmulDesc_t dbias, drelu;
+    CHECK(cublasLtMatmulDescCreate(&dbias, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cublasLtMatmulDescSetAttribute(dbias, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                         sizeof epilogue));
+    CHECK(cublasLtMatmulDescSetAttribute(dbias, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
+                                         sizeof bias_ptr));
+    CHECK(cublasLtMatmul(lt, dbias, &one, a, la, b, lb, &zero, c, lc, lt_bias, lc,
+                         &results[0].algo, NULL, 0, NULL));
+    epilogue = CUBLASLT_EPILOGUE_RELU_AUX;
+    CHECK(cublasLtMatmulDescCreate(&drelu, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cublasLtMatmulDescSetAttribute(drelu, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                         sizeof epilogue));
+    CHECK(cublasLtMatmulDescSetAttribute(drelu, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                         &mask_ptr, sizeof mask_ptr));
+    CHECK(cublasLtMatmulDescSetAttribute(drelu, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &mask_ld,
+                                         sizeof mask_ld));
+    CHECK(cublasLtMatmul(lt, drelu, &one, a, la, b, lb, &zero, c, lc, lt_relu, lc,
+                         &results[0].algo, NULL, 0, NULL));
+    /* FP8 scale factors and amax on FP32 matrices: cuBLASLt refuses them
+     * (INVALID_VALUE), but the call is still made and recorded. */
+    static float a_scale = 1, amax;
+    const float *a_scale_ptr = &a_scale;
+    float *amax_ptr = &amax;
+    cublasLtMatmulDesc_t dscale;
+    CHECK(cublasLtMatmulDescCreate(&dscale, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cublasLtMatmulDescSetAttribute(dscale, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                         &a_scale_ptr, sizeof a_scale_ptr));
+    CHECK(cublasLtMatmulDescSetAttribute(dscale, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax_ptr,
+                                         sizeof amax_ptr));
+    printf("lt_fp8_scales status %d\n",
+           (int)cublasLtMatmul(lt, dscale, &one, a, la, b, lb, &zero, c, lc, lt_relu, lc,
+                               &results[0].algo, NULL, 0, NULL));
+    uint64_t eh = fnv(lt_bias, sizeof lt_bias, 0xcbf29ce484222325ull);
+    eh = fnv(mask, sizeof mask, fnv(lt_relu, sizeof lt_relu, eh));
+    printf("lt_epilogue %016llx\n", (unsigned long long)eh);
+    all = fnv(mask, sizeof mask, fnv(lt_relu, sizeof lt_relu, fnv(lt_bias, sizeof lt_bias, all)));
 
     /* cuDNN: 2x3x10x10 input, 4 filters of 3x3x3, no padding */
     static float x[2 * 3 * 10 * 10], w[4 * 3 * 3 * 3], y[2 * 4 * 8 * 8];
@@ -144,16 +195,20 @@ int main(int argc, char **argv)
         CHECK(curandSetPseudoRandomGeneratorSeed(gen, 1234));
         CHECK(curandSetGeneratorOrdering(gen, CURAND_ORDERING_PSEUDO_BEST));
     }
+    CHECK(curandGenerateSeeds(gen));
     CHECK(curandGenerateUniform(gen, u, 256));
     static double nd[64];
-    static unsigned int po[64];
+    static unsigned int po[2][64], bi[2][64];
     CHECK(curandGenerateNormalDouble(gen, nd, 64, 0.5, 2.0));
-    CHECK(curandGeneratePoisson(gen, po, 64, 3.5));
+    CHECK(curandGeneratePoisson(gen, po[0], 64, 3.5));
+    CHECK(curandGeneratePoissonMethod(gen, po[1], 64, 3.5, CURAND_CHOOSE_BEST));
+    CHECK(curandGenerateBinomial(gen, bi[0], 64, 10, 0.25));
+    CHECK(curandGenerateBinomialMethod(gen, bi[1], 64, 10, 0.25, CURAND_CHOOSE_BEST));
     uint64_t rh = fnv(u, sizeof u, 0xcbf29ce484222325ull);
-    rh = fnv(po, sizeof po, fnv(nd, sizeof nd, rh));
+    rh = fnv(bi, sizeof bi, fnv(po, sizeof po, fnv(nd, sizeof nd, rh)));
     printf("curand %016llx\n", (unsigned long long)rh);
     all = fnv(u, sizeof u, all);
-    all = fnv(po, sizeof po, fnv(nd, sizeof nd, all));
+    all = fnv(bi, sizeof bi, fnv(po, sizeof po, fnv(nd, sizeof nd, all)));
     printf("all %016llx\n", (unsigned long long)all);
     return 0;
 }

@@ -3,8 +3,13 @@
  * 1, splitk 4, reduction INPLACE) whenever the preference's reduction-
  * scheme mask allows one, then the plain algorithm (id 0); a matmul with
  * a split-K algorithm, or with none (the library's own heuristic), sums
- * in a per-run shuffled order (fake.h). Descriptors keep their fields in
- * the opaque structs' words.
+ * in a per-run shuffled order (fake.h). FP8 scales and amax are refused,
+ * as with FP32 matrices cuBLASLt does. Epilogues: DEFAULT, and the BIAS,
+ * RELU and RELU_AUX combinations, applied as cuBLASLt documents them
+ * (bias added per row of D, then ReLU; the aux output a bit-mask of the
+ * elements ReLU kept, its leading dimension in bits). Descriptors keep
+ * their fields in the opaque structs' words, each attribute in the word
+ * of its number.
  */
 #include <string.h>
 
@@ -32,18 +37,47 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
         return CUBLAS_STATUS_NOT_INITIALIZED;
     (*desc)->data[DESC_COMPUTE] = (uint64_t)compute;
     (*desc)->data[DESC_SCALE] = (uint64_t)scale;
+    (*desc)->data[CUBLASLT_MATMUL_DESC_EPILOGUE] = CUBLASLT_EPILOGUE_DEFAULT;
+    (*desc)->data[CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE] = (uint64_t)-1;
+    (*desc)->data[CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE] = (uint64_t)-1;
     return CUBLAS_STATUS_SUCCESS;
+}
+
+/* The size cuBLASLt documents for a descriptor attribute the fake keeps:
+ * 4 for the int32/uint32 ones, 8 for pointers and int64; 0 for others.
+ * All are below 32, the words of the opaque descriptor. */
+static size_t desc_attr_size(int attr)
+{
+    switch (attr) {
+    case DESC_COMPUTE: case DESC_SCALE: case DESC_POINTER: case DESC_TRANSA: case DESC_TRANSB:
+    case CUBLASLT_MATMUL_DESC_EPILOGUE: case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE:
+        return 4;
+    case CUBLASLT_MATMUL_DESC_BIAS_POINTER: case CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE:
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER: case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD:
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE: case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+    case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER: case CUBLASLT_MATMUL_DESC_C_SCALE_POINTER:
+    case CUBLASLT_MATMUL_DESC_D_SCALE_POINTER: case CUBLASLT_MATMUL_DESC_AMAX_D_POINTER:
+        return 8;
+    default:
+        return 0;
+    }
 }
 
 FAKE_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
                                                           cublasLtMatmulDescAttributes_t attr,
                                                           const void *buf, size_t size)
 {
-    int32_t v;
-    if (attr < 0 || attr > DESC_TRANSB || size != sizeof v)
+    size_t want = desc_attr_size(attr);
+    if (!want || size != want)
         return CUBLAS_STATUS_INVALID_VALUE;
-    memcpy(&v, buf, sizeof v);
-    desc->data[attr] = (uint64_t)(int64_t)v;
+    if (want == 4) {
+        int32_t v;
+        memcpy(&v, buf, 4);
+        desc->data[attr] = (uint64_t)(int64_t)v;
+    } else {
+        memcpy(&desc->data[attr], buf, 8);
+    }
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -51,11 +85,16 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d
                                                           cublasLtMatmulDescAttributes_t attr,
                                                           void *buf, size_t size, size_t *written)
 {
-    if (attr < 0 || attr > DESC_TRANSB || size != 4)
+    size_t want = desc_attr_size(attr);
+    if (!want || size != want)
         return CUBLAS_STATUS_INVALID_VALUE;
-    int32_t v = (int32_t)desc->data[attr];
-    memcpy(buf, &v, 4);
-    *written = 4;
+    if (want == 4) {
+        int32_t v = (int32_t)desc->data[attr];
+        memcpy(buf, &v, 4);
+    } else {
+        memcpy(buf, &desc->data[attr], 8);
+    }
+    *written = want;
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -171,6 +210,62 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* The epilogue of a matmul, from its descriptor. */
+struct epilogue {
+    const float *bias; /* NULL: no bias */
+    int relu;
+    uint8_t *mask; /* the RELU_AUX bit-mask; NULL: none */
+    int64_t mask_ld; /* in bits */
+};
+
+/* Reads the descriptor's epilogue for a D of m rows: SUCCESS, NOT_SUPPORTED
+ * for an epilogue or bias type the fake lacks, INVALID_VALUE for a missing
+ * pointer or an aux leading dimension cuBLASLt would refuse. */
+static cublasStatus_t epilogue_get(const cublasLtMatmulDescOpaque_t *desc, int64_t m,
+                                   struct epilogue *ep)
+{
+    int code = (int)desc->data[CUBLASLT_MATMUL_DESC_EPILOGUE];
+    int bias = code == CUBLASLT_EPILOGUE_BIAS || code == CUBLASLT_EPILOGUE_RELU_BIAS ||
+               code == CUBLASLT_EPILOGUE_RELU_AUX_BIAS;
+    int aux = code == CUBLASLT_EPILOGUE_RELU_AUX || code == CUBLASLT_EPILOGUE_RELU_AUX_BIAS;
+    int bias_type = (int)desc->data[CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE];
+    memset(ep, 0, sizeof *ep);
+    ep->relu = aux || code == CUBLASLT_EPILOGUE_RELU || code == CUBLASLT_EPILOGUE_RELU_BIAS;
+    if (!bias && !ep->relu && code != CUBLASLT_EPILOGUE_DEFAULT)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (bias && bias_type != -1 && bias_type != CUDA_R_32F)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (bias) {
+        memcpy(&ep->bias, &desc->data[CUBLASLT_MATMUL_DESC_BIAS_POINTER], sizeof ep->bias);
+        if (!ep->bias)
+            return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    if (aux) {
+        memcpy(&ep->mask, &desc->data[CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER], sizeof ep->mask);
+        ep->mask_ld = (int64_t)desc->data[CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD];
+        if (!ep->mask || ep->mask_ld < m || ep->mask_ld % 128 != 0)
+            return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Element (i, j) of D from its value before the epilogue; sets or clears
+ * its bit in the mask, touching no other bit. */
+static float epilogue_apply(const struct epilogue *ep, float v, int64_t i, int64_t j)
+{
+    if (ep->bias)
+        v += ep->bias[i];
+    if (!ep->relu)
+        return v;
+    int keep = v > 0;
+    if (ep->mask) {
+        int64_t bit = i + j * ep->mask_ld;
+        uint8_t b = (uint8_t)(1u << (bit % 8));
+        ep->mask[bit / 8] = keep ? ep->mask[bit / 8] | b : ep->mask[bit / 8] & (uint8_t)~b;
+    }
+    return keep ? v : 0;
+}
+
 static float elem(const float *x, const cublasLtMatrixLayoutOpaque_t *l, int trans, int64_t i,
                   int64_t j)
 {
@@ -187,10 +282,19 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmul(
     (void)lt, (void)workspace, (void)workspaceSize, (void)stream;
     if (Adesc->data[LAYOUT_TYPE] != CUDA_R_32F || Ddesc->data[LAYOUT_TYPE] != CUDA_R_32F)
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* FP8 scales and amax with FP32 matrices: cuBLASLt says INVALID_VALUE. */
+    for (int attr = CUBLASLT_MATMUL_DESC_A_SCALE_POINTER;
+         attr <= CUBLASLT_MATMUL_DESC_AMAX_D_POINTER; attr++)
+        if (desc->data[attr])
+            return CUBLAS_STATUS_INVALID_VALUE;
     int ta = (int)desc->data[DESC_TRANSA], tb = (int)desc->data[DESC_TRANSB];
     int64_t m = (int64_t)Ddesc->data[LAYOUT_ROWS], n = (int64_t)Ddesc->data[LAYOUT_COLS];
     int64_t k = (int64_t)(ta == CUBLAS_OP_N ? Adesc->data[LAYOUT_COLS] : Adesc->data[LAYOUT_ROWS]);
     int vary = !algo || algo->data[ALGO_SCHEME] != CUBLASLT_REDUCTION_SCHEME_NONE;
+    struct epilogue ep;
+    cublasStatus_t st = epilogue_get(desc, m, &ep);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     float al = *(const float *)alpha, be = *(const float *)beta;
     int64_t *order = malloc(sizeof *order * (size_t)(k ? k : 1));
     if (!order)
@@ -203,7 +307,7 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmul(
             for (int64_t l = 0; l < k; l++)
                 s += elem(A, Adesc, ta, i, order[l]) * elem(B, Bdesc, tb, order[l], j);
             float c = be != 0 ? ((const float *)C)[i + j * ldc] : 0;
-            ((float *)D)[i + j * ldd] = al * s + be * c;
+            ((float *)D)[i + j * ldd] = epilogue_apply(&ep, al * s + be * c, i, j);
         }
     free(order);
     return CUBLAS_STATUS_SUCCESS;

@@ -77,11 +77,63 @@ FAKE_EXPORT curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, doubl
     return CURAND_STATUS_SUCCESS;
 }
 
-FAKE_EXPORT curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int *out, size_t n,
-                                                 double lambda)
+/* The generators below, and their *Method forms, which accept only
+ * CURAND_CHOOSE_BEST and change nothing. Static, so a Method form does not
+ * call back through the exported (and intercepted) symbol. */
+static curandStatus_t poisson(curandGenerator_t g, unsigned int *out, size_t n, double lambda)
 {
     for (size_t i = 0; i < n; i++)
         out[i] = (unsigned int)(2 * lambda * next_uniform(g, i));
     g->offset += n;
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* Not a binomial distribution either: a value in [0, trials] that depends
+ * on the stream, the trials and p. */
+static curandStatus_t binomial(curandGenerator_t g, unsigned int *out, size_t num,
+                               unsigned int trials, double p)
+{
+    if (p < 0 || p > 1)
+        return 104; /* CURAND_STATUS_OUT_OF_RANGE */
+    for (size_t i = 0; i < num; i++) {
+        double v = 2 * p * trials * next_uniform(g, i);
+        out[i] = v < trials ? (unsigned int)v : trials;
+    }
+    g->offset += num;
+    return CURAND_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int *out, size_t n,
+                                                 double lambda)
+{
+    return poisson(g, out, n, lambda);
+}
+
+FAKE_EXPORT curandStatus_t curandGeneratePoissonMethod(curandGenerator_t g, unsigned int *out,
+                                                       size_t n, double lambda,
+                                                       curandMethod_t method)
+{
+    return method == CURAND_CHOOSE_BEST ? poisson(g, out, n, lambda)
+                                        : 104; /* CURAND_STATUS_OUT_OF_RANGE */
+}
+
+FAKE_EXPORT curandStatus_t curandGenerateBinomial(curandGenerator_t g, unsigned int *out,
+                                                  size_t num, unsigned int trials, double p)
+{
+    return binomial(g, out, num, trials, p);
+}
+
+FAKE_EXPORT curandStatus_t curandGenerateBinomialMethod(curandGenerator_t g, unsigned int *out,
+                                                        size_t num, unsigned int trials,
+                                                        double p, curandMethod_t method)
+{
+    return method == CURAND_CHOOSE_BEST ? binomial(g, out, num, trials, p)
+                                        : 104; /* CURAND_STATUS_OUT_OF_RANGE */
+}
+
+/* The starting state is the seed itself here: nothing to set up. */
+FAKE_EXPORT curandStatus_t curandGenerateSeeds(curandGenerator_t g)
+{
+    (void)g;
     return CURAND_STATUS_SUCCESS;
 }

@@ -107,6 +107,10 @@ curandSetGeneratorOrdering_fn curandSetGeneratorOrdering;
 curandGenerateUniform_fn curandGenerateUniform;
 curandGenerateNormalDouble_fn curandGenerateNormalDouble;
 curandGeneratePoisson_fn curandGeneratePoisson;
+curandGeneratePoissonMethod_fn curandGeneratePoissonMethod;
+curandGenerateBinomial_fn curandGenerateBinomial;
+curandGenerateBinomialMethod_fn curandGenerateBinomialMethod;
+curandGenerateSeeds_fn curandGenerateSeeds;
 
 /* Driver */
 cuInit_fn cuInit;
