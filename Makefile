@@ -138,7 +138,8 @@ $(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h include/detshim/cuda_api.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
 	    -o $@ $(filter %.c,$^)
 
-$(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \
+$(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64 \
+    $(B)/programs/gpu_conv_algo: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \
     tests/programs/gpu_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \

@@ -131,4 +131,25 @@ void cuda_note_no_digest(struct trace_rec *r);
 /* The note "cuda.mode": pinned or passthrough. */
 void cuda_note_mode(struct trace_rec *r, const struct cuda_call *c);
 
+/* Legacy cuDNN convolutions (cudnn_algo.c): a direction, and the
+ * descriptors of one convolution by position, each a tensor or a filter
+ * as the direction takes it (forward: tensor1 x, filter2 w, tensor4 y;
+ * backward data: filter1 w, tensor2 dy, tensor4 dx; backward filter:
+ * tensor1 x, tensor2 dy, filter4 dw). */
+enum conv_direction { CONV_FORWARD, CONV_BACKWARD_DATA, CONV_BACKWARD_FILTER };
+struct conv_descs {
+    cudnnTensorDescriptor_t tensor1, tensor2, tensor4;
+    cudnnFilterDescriptor_t filter1, filter2, filter4;
+    cudnnConvolutionDescriptor_t conv;
+};
+/* The algorithm to run instead of the program's `algo` in pinned mode:
+ * algo itself when cuDNN's heuristic (cudnnGet*Algorithm_v7) marks it
+ * deterministic for these descriptors, else the first deterministic one
+ * it lists as supported that needs at most `workspace` bytes. Writes to
+ * note (len bytes) what it did when it replaced algo or could not pin it,
+ * "" otherwise. Never fails: when cuDNN cannot tell, algo is kept and the
+ * note says "not pinned". */
+int cudnn_pinned_algo(enum conv_direction dir, cudnnHandle_t h, const struct conv_descs *d,
+                      int algo, size_t workspace, char *note, size_t len);
+
 #endif

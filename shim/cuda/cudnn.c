@@ -7,9 +7,11 @@
  * the count fixed, so whatever a program picks from the list is
  * deterministic. When no listed algorithm is deterministic the list is
  * left whole (a convolution must run), the trace says so and a line is
- * logged. The convolutions themselves are traced with the algorithm they
- * ran, alpha and beta, and operand digests (the output's prior contents
- * only when beta is nonzero, as cuDNN reads them only then); tensors are
+ * logged. An algorithm the program passes to a convolution without taking
+ * it from such a list is checked too (cudnn_algo.c). The convolutions
+ * themselves are traced with the algorithm they ran, alpha and beta, and
+ * operand digests (the output's prior contents only when beta is
+ * nonzero, as cuDNN reads them only then); tensors are
  * digested over cudnnGet*SizeInBytes bytes (the packed span), not element
  * by element through their strides. The backend (graph) API is in
  * cudnn_backend.c.
@@ -172,11 +174,25 @@ struct conv {
     const void *in1, *d1, *in2, *d2, *dout;
     void *out;
     int f1, f2, fout; /* which descriptors are filters */
-    int algo;
+    int algo; /* as the program asked */
     size_t workspace;
     const void *alpha, *beta;
     cudnnTensorDescriptor_t tensor; /* one of the tensors, for the data type */
+    int ran;                        /* the algorithm run (conv_pin) */
+    char override[128];             /* what conv_pin did, or "" */
 };
+
+/* In pinned mode, replaces a nondeterministic algorithm the program chose
+ * itself (cudnn_algo.c); sets v->ran and v->override. */
+static void conv_pin(const struct cuda_call *c, struct conv *v, enum conv_direction dir,
+                     cudnnHandle_t h, const struct conv_descs *d)
+{
+    v->ran = v->algo;
+    v->override[0] = 0;
+    if (c->pinned)
+        v->ran = cudnn_pinned_algo(dir, h, d, v->algo, v->workspace, v->override,
+                                   sizeof v->override);
+}
 
 /* cuDNN's scaling factors are host doubles for double data, host floats
  * for every other type. */
@@ -222,8 +238,10 @@ static void conv_after(const struct cuda_call *c, struct conv *v, struct trace_r
     rec_tensor(r, v->nout, TRACE_ROLE_OUT, stream, v->out, v->dout, v->fout);
     trace_rec_int(r, "status", st);
     cuda_note_mode(r, c);
-    snprintf(algo, sizeof algo, "%d", v->algo);
+    snprintf(algo, sizeof algo, "%d", v->ran);
     trace_rec_note(r, "cuda.algo", algo);
+    if (v->override[0])
+        trace_rec_note(r, "cuda.override", v->override);
     trace_rec_commit(r);
 }
 
@@ -239,11 +257,14 @@ DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionForward(
         return real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
                     workSpaceSizeInBytes, beta, yDesc, y);
     struct conv v = { "cudnnConvolutionForward", "x", "w", "y", x, xDesc, w, wDesc, yDesc, y,
-                      0, 1, 0, algo, workSpaceSizeInBytes, alpha, beta, xDesc };
+                      0, 1, 0, algo, workSpaceSizeInBytes, alpha, beta, xDesc, algo, "" };
+    conv_pin(&c, &v, CONV_FORWARD, handle,
+             &(struct conv_descs){ .tensor1 = xDesc, .filter2 = wDesc, .conv = convDesc,
+                                   .tensor4 = yDesc });
     struct trace_rec r;
     CUstream stream = NULL;
     conv_before(&c, &v, handle, &r, &stream);
-    cudnnStatus_t st = real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
+    cudnnStatus_t st = real(handle, alpha, xDesc, x, wDesc, w, convDesc, v.ran, workSpace,
                             workSpaceSizeInBytes, beta, yDesc, y);
     conv_after(&c, &v, &r, stream, st);
     cuda_leave();
@@ -263,11 +284,15 @@ DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionBackwardData(
         return real(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace,
                     workSpaceSizeInBytes, beta, dxDesc, dx);
     struct conv v = { "cudnnConvolutionBackwardData", "w", "dy", "dx", w, wDesc, dy, dyDesc,
-                      dxDesc, dx, 1, 0, 0, algo, workSpaceSizeInBytes, alpha, beta, dyDesc };
+                      dxDesc, dx, 1, 0, 0, algo, workSpaceSizeInBytes, alpha, beta, dyDesc,
+                      algo, "" };
+    conv_pin(&c, &v, CONV_BACKWARD_DATA, handle,
+             &(struct conv_descs){ .filter1 = wDesc, .tensor2 = dyDesc, .conv = convDesc,
+                                   .tensor4 = dxDesc });
     struct trace_rec r;
     CUstream stream = NULL;
     conv_before(&c, &v, handle, &r, &stream);
-    cudnnStatus_t st = real(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace,
+    cudnnStatus_t st = real(handle, alpha, wDesc, w, dyDesc, dy, convDesc, v.ran, workSpace,
                             workSpaceSizeInBytes, beta, dxDesc, dx);
     conv_after(&c, &v, &r, stream, st);
     cuda_leave();
@@ -287,11 +312,15 @@ DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
         return real(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace,
                     workSpaceSizeInBytes, beta, dwDesc, dw);
     struct conv v = { "cudnnConvolutionBackwardFilter", "x", "dy", "dw", x, xDesc, dy, dyDesc,
-                      dwDesc, dw, 0, 0, 1, algo, workSpaceSizeInBytes, alpha, beta, xDesc };
+                      dwDesc, dw, 0, 0, 1, algo, workSpaceSizeInBytes, alpha, beta, xDesc,
+                      algo, "" };
+    conv_pin(&c, &v, CONV_BACKWARD_FILTER, handle,
+             &(struct conv_descs){ .tensor1 = xDesc, .tensor2 = dyDesc, .conv = convDesc,
+                                   .filter4 = dwDesc });
     struct trace_rec r;
     CUstream stream = NULL;
     conv_before(&c, &v, handle, &r, &stream);
-    cudnnStatus_t st = real(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace,
+    cudnnStatus_t st = real(handle, alpha, xDesc, x, dyDesc, dy, convDesc, v.ran, workSpace,
                             workSpaceSizeInBytes, beta, dwDesc, dw);
     conv_after(&c, &v, &r, stream, st);
     cuda_leave();

@@ -161,7 +161,8 @@ int main(int argc, char **argv)
     all = fnv(u, sizeof u, all);
 
     LOAD(adv, fake_vendor_lookup);
-    printf("program_gets cublasSgemm_v2 from %s\n", defined_in((void *)(uintptr_t)cublasSgemm_v2_p));
+    printf("program_gets cublasSgemm_v2 from %s\n",
+           defined_in((void *)(uintptr_t)cublasSgemm_v2_p));
     printf("vendor_gets cublasSgemm_v2 from %s\n",
            defined_in(fake_vendor_lookup_p("libcublas.so.13", "cublasSgemm_v2")));
     printf("all %016llx\n", (unsigned long long)all);

@@ -134,19 +134,12 @@ int main(int argc, char **argv)
     fill(x, sizeof x / sizeof *x, 3);
     fill(w, sizeof w / sizeof *w, 4);
     cudnnHandle_t dnn;
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
+    struct conv_setup cs;
     CHECK(cudnnCreate(&dnn));
-    CHECK(cudnnCreateTensorDescriptor(&xd));
-    CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 10, 10));
-    CHECK(cudnnCreateTensorDescriptor(&yd));
-    CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 4, 8, 8));
-    CHECK(cudnnCreateFilterDescriptor(&wd));
-    CHECK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, 3, 3, 3));
-    CHECK(cudnnCreateConvolutionDescriptor(&cd));
-    CHECK(cudnnSetConvolution2dDescriptor(cd, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
-                                          CUDNN_DATA_FLOAT));
+    conv_setup(&cs);
+    cudnnTensorDescriptor_t xd = cs.x, yd = cs.y;
+    cudnnFilterDescriptor_t wd = cs.w;
+    cudnnConvolutionDescriptor_t cd = cs.conv;
     cudnnConvolutionFwdAlgoPerf_t perf[8];
     if (asks)
         CHECK(cudnnGetConvolutionForwardAlgorithm_v7(dnn, xd, wd, cd, yd, 8, &got, perf));

@@ -1,10 +1,11 @@
 /* A fake cuBLAS (libcublas.so.13) for tests, on host memory: handles with
  * atomics and math modes, and column-major GEMMs on FP32 data (Sgemm,
  * its strided-batched and batched forms, GemmEx and its two batched
- * forms), each also under its _64 name with 64-bit indices. With atomics allowed or TF32 math, or the FAST_TF32
- * compute type, the k-sum runs in a per-run shuffled order (fake.h);
- * otherwise in order k = 0..K-1. Defaults are cuBLAS's: atomics not
- * allowed, default math, host pointer mode.
+ * forms), each also under its _64 name with 64-bit indices. With atomics
+ * allowed or TF32 math, or the FAST_TF32 compute type, the k-sum runs
+ * in a per-run shuffled order (fake.h); otherwise in order k = 0..K-1.
+ * Defaults are cuBLAS's: atomics not allowed, default math, host pointer
+ * mode.
  */
 #include "fake.h"
 

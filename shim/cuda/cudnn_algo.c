@@ -1,0 +1,103 @@
+/* The algorithm a legacy cuDNN convolution runs, in pinned mode. Filtering
+ * the Find and Get_v7 lists (cudnn.c) covers programs that choose from
+ * them; a program may also pass an algorithm it fixed itself, or one
+ * remembered from an earlier unpinned run, and cuDNN's backward-data
+ * ALGO_0 and backward-filter ALGO_0 and ALGO_3 sum with atomics. So before
+ * each convolution the program's algorithm is looked up in what
+ * cudnnGet*Algorithm_v7 (cuDNN's own heuristic, no timing, nothing run)
+ * says of these descriptors: kept when deterministic, else replaced by
+ * the first deterministic algorithm there that cuDNN supports here and
+ * that fits the program's workspace. An algorithm found deterministic is
+ * remembered per direction, so the common case asks cuDNN once per
+ * algorithm, not per call.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "detshim/core.h"
+#include "detshim/cuda.h"
+
+enum { LIST_MAX = 32 };
+
+/* Bit a of known_deterministic[dir]: algorithm a found deterministic. */
+static atomic_ullong known_deterministic[3];
+
+/* cuDNN's heuristic list for one convolution, unfiltered (the real
+ * function, not our wrapper). Returns the count, or -1. */
+static int heuristic_list(enum conv_direction dir, cudnnHandle_t h,
+                          const struct conv_descs *d,
+                          struct detshim_cudnn_algo_perf *perf)
+{
+    static void *cache[3];
+    static const char *const names[3] = {
+        "cudnnGetConvolutionForwardAlgorithm_v7",
+        "cudnnGetConvolutionBackwardDataAlgorithm_v7",
+        "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
+    };
+    void *fn = cuda_sym(&cache[dir], names[dir]);
+    int n = 0;
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    if (!fn)
+        return -1;
+    switch (dir) {
+    case CONV_FORWARD:
+        st = ((cudnnGetConvolutionForwardAlgorithm_v7_fn *)(uintptr_t)fn)(
+            h, d->tensor1, d->filter2, d->conv, d->tensor4, LIST_MAX, &n, perf);
+        break;
+    case CONV_BACKWARD_DATA:
+        st = ((cudnnGetConvolutionBackwardDataAlgorithm_v7_fn *)(uintptr_t)fn)(
+            h, d->filter1, d->tensor2, d->conv, d->tensor4, LIST_MAX, &n, perf);
+        break;
+    case CONV_BACKWARD_FILTER:
+        st = ((cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn *)(uintptr_t)fn)(
+            h, d->tensor1, d->tensor2, d->conv, d->filter4, LIST_MAX, &n, perf);
+        break;
+    }
+    return st == CUDNN_STATUS_SUCCESS && n >= 0 && n <= LIST_MAX ? n : -1;
+}
+
+int cudnn_pinned_algo(enum conv_direction dir, cudnnHandle_t h,
+                      const struct conv_descs *d, int algo, size_t workspace,
+                      char *note, size_t len)
+{
+    note[0] = 0;
+    int cacheable = algo >= 0 && algo < 64;
+    if (cacheable && (atomic_load(&known_deterministic[dir]) >> algo) & 1)
+        return algo;
+    struct detshim_cudnn_algo_perf perf[LIST_MAX];
+    int n = heuristic_list(dir, h, d, perf);
+    if (n < 0) {
+        snprintf(note, len, "algo %d kept: cuDNN's algorithm list could not be read (not pinned)",
+                 algo);
+        return algo;
+    }
+    int listed = 0;
+    for (int i = 0; i < n; i++) {
+        if (perf[i].algo != algo)
+            continue;
+        listed = 1;
+        if (perf[i].determinism == CUDNN_DETERMINISTIC) {
+            if (cacheable)
+                atomic_fetch_or(&known_deterministic[dir], 1ull << algo);
+            return algo;
+        }
+    }
+    if (!listed) {
+        snprintf(note, len, "algo %d kept: cuDNN does not list it for this convolution "
+                 "(not pinned)", algo);
+        return algo;
+    }
+    for (int i = 0; i < n; i++)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].determinism == CUDNN_DETERMINISTIC &&
+            perf[i].memory <= workspace) {
+            snprintf(note, len, "algo %d->%d (nondeterministic; the first deterministic one "
+                     "that fits the workspace)", algo, perf[i].algo);
+            return perf[i].algo;
+        }
+    snprintf(note, len, "algo %d kept: no deterministic algorithm fits the %zu-byte workspace "
+             "(not pinned)", algo, workspace);
+    core_log(LOG_INFO, "a cuDNN convolution runs the nondeterministic algorithm %d: no "
+             "deterministic one fits its workspace (see the trace's cuda.override notes)", algo);
+    return algo;
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# A cuDNN convolution run with an algorithm the program fixed itself
+# (gpu_conv_algo, tests/programs/gpu_conv_algo.c), never taken from a list
+# the shim filters. Pinned, a nondeterministic choice is replaced by the
+# first deterministic algorithm cuDNN's heuristic lists for the
+# convolution, on record; a deterministic choice is left alone.
+# Passthrough leaves the program's choice, and the runs vary.
+. "$(dirname "$0")/lib.sh"
+P=$PROGS/gpu_conv_algo
+unset DETSHIM_POLICY DETSHIM_SEED
+
+$P > "$WORK/bare1.out" && $P > "$WORK/bare2.out"
+expect_ne "without the shim, two runs differ" "$(cat "$WORK/bare1.out")" "$(cat "$WORK/bare2.out")"
+
+shim "$WORK/a" $P > "$WORK/a.out"
+shim "$WORK/b" $P > "$WORK/b.out"
+expect_eq "pinned, two runs agree" "$(cat "$WORK/a.out")" "$(cat "$WORK/b.out")"
+"$DETDIFF" "$WORK/a" "$WORK/b" > /dev/null
+expect_eq "pinned, the traces diff identical" 0 $?
+"$DETDIFF" --show "$WORK/a" > "$WORK/a.show"
+expect_grep "pinned, the override is on record with the program's own choice" \
+    "cudnnConvolutionForward algo=4 .*cuda\.algo=1 cuda\.override=algo 4->1 \(nondeterministic; the first deterministic one that fits the workspace\)" \
+    "$WORK/a.show"
+
+shim "$WORK/d" $P det > "$WORK/d.out"
+expect_eq "pinned, the replacement computes what the deterministic choice computes" \
+    "$(cat "$WORK/a.out")" "$(cat "$WORK/d.out")"
+"$DETDIFF" --show "$WORK/d" > "$WORK/d.show"
+expect_no_grep "a deterministic choice is not overridden" "cuda\.override" "$WORK/d.show"
+
+printf '[cuda]\nmode = passthrough\n' > "$WORK/pass.policy"
+DETSHIM_POLICY=$WORK/pass.policy shim "$WORK/p1" $P > "$WORK/p1.out"
+DETSHIM_POLICY=$WORK/pass.policy shim "$WORK/p2" $P > "$WORK/p2.out"
+expect_ne "passthrough, the program's choice runs and the runs differ" \
+    "$(cat "$WORK/p1.out")" "$(cat "$WORK/p2.out")"
+"$DETDIFF" --show "$WORK/p1" > "$WORK/p1.show"
+expect_grep "passthrough, the record shows the algorithm run" \
+    "cudnnConvolutionForward algo=4 .*cuda\.algo=4 \|" "$WORK/p1.show"
+finish

@@ -1,0 +1,32 @@
+/* A cuDNN forward convolution run with an algorithm the program fixed
+ * itself, never asking cuDNN for a list: the fake cuDNN's FFT, which it
+ * marks nondeterministic and runs in a per-run order (as real cuDNN's
+ * backward ALGO_0 runs with atomics). Prints a hash of the output.
+ *
+ *   gpu_conv_algo          the nondeterministic algorithm
+ *   gpu_conv_algo det      algorithm 1, which is deterministic
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake.h"
+#include "gpu_util.h"
+
+int main(int argc, char **argv)
+{
+    int algo = argc > 1 && strcmp(argv[1], "det") == 0 ? 1 : FAKE_CUDNN_ALGO_FAST_NONDET;
+    static float x[2 * 3 * 10 * 10], w[4 * 3 * 3 * 3], y[2 * 4 * 8 * 8];
+    fill(x, sizeof x / sizeof *x, 7);
+    fill(w, sizeof w / sizeof *w, 8);
+    CHECK(cuInit(0));
+    cudnnHandle_t h;
+    struct conv_setup cs;
+    CHECK(cudnnCreate(&h));
+    conv_setup(&cs);
+    float one = 1, zero = 0;
+    for (int i = 0; i < 3; i++)
+        CHECK(cudnnConvolutionForward(h, &one, cs.x, x, cs.w, w, cs.conv, algo, NULL, 0, &zero,
+                                      cs.y, y));
+    printf("conv %016llx\n", (unsigned long long)fnv(y, sizeof y, FNV0));
+    return 0;
+}
