@@ -177,7 +177,8 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
-	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas
+	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas \
+	    $(B)/bench/bench_cublas
 	@scripts/bench.sh
 
 # The per-call benchmarks are plain programs: the shim reaches them only
@@ -185,6 +186,12 @@ bench: deps
 $(B)/bench/bench_overhead $(B)/bench/bench_getrandom: $(B)/bench/bench_%: tests/bench/bench_%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm
+
+# On the fake cuBLAS, linked by its soname as a real program would be.
+$(B)/bench/bench_cublas: tests/bench/bench_cublas.c $(GPU_FAKES)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/fakes/cuda -O2 -g -std=gnu11 $(WARN) -o $@ $< \
+	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)
 
 $(B)/bench/%: tests/bench/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)

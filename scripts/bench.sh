@@ -20,6 +20,7 @@ DIGEST=$TOP/build/bench/bench_digest
 GETRANDOM=$TOP/build/bench/bench_getrandom
 CANON_GEMM=$TOP/build/bench/bench_canonical
 CANON_BLAS=$TOP/build/bench/bench_canonical_blas
+CUBLAS=$TOP/build/bench/bench_cublas
 PY=/usr/bin/python3
 TORCH_PROG=$TOP/tests/programs/torch_prog.py
 DDOT_CALLS=${BENCH_DDOT_CALLS:-2000000}
@@ -30,7 +31,8 @@ die() {
     echo "bench: $*" >&2
     exit 1
 }
-for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM" "$CANON_GEMM" "$CANON_BLAS"; do
+for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM" "$CANON_GEMM" "$CANON_BLAS" \
+    "$CUBLAS"; do
     [ -f "$f" ] || die "missing $f: run 'make bench'"
 done
 unset DETSHIM_TRACE LD_PRELOAD
@@ -93,6 +95,23 @@ printf '  %-36s %10s %10s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$t" "$(ratio "$t
 echo "  ($DDOT_CALLS calls a loop untraced, $DDOT_TRACED_CALLS traced: $n records," \
     "$(du -sh "$WORK/ddot" | cut -f1) of trace)"
 rm -rf "$WORK/ddot"
+echo
+
+echo "== Per-call overhead on the fake cuBLAS: cublasSgemm_v2, 8x8x8 (best of 5 runs of each loop)"
+# The shim's CPU time per GEMM: pinning checks, and, traced, the record and
+# the queued digests of 5 operands. No real driver or GPU is involved.
+plain=$(ns_per_call "$("$CUBLAS" 100000 5)")
+notrace=$(ns_per_call "$(LD_PRELOAD=$SHIM "$CUBLAS" 100000 5)")
+traced=$(ns_per_call "$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/cublas "$CUBLAS" 20000 5)")
+n=$(records "$WORK/cublas")
+[ "$n" -eq 100001 ] || die "traced cublas run wrote $n records, expected 100001: not intercepted?"
+printf '  %-36s %10s %10s\n' "" "ns/call" "+ns/call"
+printf '  %-36s %10s %10s\n' "fake cuBLAS alone" "$plain" "-"
+printf '  %-36s %10s %10s\n' "LD_PRELOAD, no trace" "$notrace" \
+    "$(awk -v a="$notrace" -v b="$plain" 'BEGIN { printf "%.1f", a - b }')"
+printf '  %-36s %10s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$traced" \
+    "$(awk -v a="$traced" -v b="$plain" 'BEGIN { printf "%.1f", a - b }')"
+rm -rf "$WORK/cublas"
 echo
 
 echo "== Pinned randomness: getrandom of 32 bytes (best of 5 runs of each loop)"
