@@ -14,6 +14,7 @@
 
 #include "detshim.h"
 #include "detshim/cuda_api.h"
+#include "detshim/digest.h"
 #include "detshim/trace.h"
 
 /* One intercepted call: `traced` when it is recorded, `pinned` when the
@@ -52,12 +53,11 @@ int cuda_scalar_is_zero(const void *v, int type);
 #define CUDA_NO_DIGEST_NOTE \
     "unavailable (no CUDA driver, a copy failed, or the stream is being captured)"
 
-/* A device matrix: `lines` runs of `len` elements of `elem` bytes, run j
- * at p + j*ld elements; len, lines >= 1 and ld >= len. */
+/* A device array: the logical elements of `shape` (digest_strided's
+ * layout, every dim >= 1) at p. */
 struct cuda_span {
     const void *p;
-    int64_t len, lines, ld;
-    size_t elem;
+    struct digest_shape shape;
 };
 /* Queues the digest of n spans on `stream` (n > 1: cuda_digest_combine of
  * theirs) without waiting, and fills *later for trace_rec_operand_
@@ -67,6 +67,9 @@ struct cuda_span {
 int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
                       struct trace_deferred *later);
 
+/* The digest of a span, waiting for it: digest_strided() of its
+ * elements, on the device. A dim <= 0 digests nothing. */
+int cuda_digest_span(CUstream stream, const struct cuda_span *s, detshim_digest *d);
 /* `lines` runs of `len` elements of `elem` bytes, run j at
  * dptr + j*ld elements: digest_matrix()'s layout, on the device. */
 int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t lines, int64_t ld,
@@ -115,6 +118,14 @@ int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, cons
  * then, and the caller records the failure. */
 int cuda_rec_bytes(struct trace_rec *r, const char *name, int role, CUstream stream,
                    const void *p, size_t n, uint64_t count, int elem);
+/* Records the logical elements of the strided device array `shape` at p
+ * (digest_strided's order; padding never read) as operand `name`, its
+ * count the product of the dims; a dim <= 0 records the digest of
+ * nothing. Returns 0, or -1 (nothing recorded) when they could not be
+ * digested or the shape is not one (ndims outside 1..DIGEST_MAX_DIMS, a
+ * negative stride). */
+int cuda_rec_strided(struct trace_rec *r, const char *name, int role, CUstream stream,
+                     const void *p, const struct digest_shape *shape);
 
 /* Notes, once per record, that a device operand could not be digested
  * (no driver, a failed copy, or a stream in graph capture). */

@@ -12,7 +12,8 @@
  * thread per block), and each lane then runs through the blocks in order
  * (dk_scan, eight threads); dk_final adds the partial last block and the
  * last stripe and merges the lanes into the 128-bit result. The input is
- * the logical bytes of a matrix: runs of run_bytes, ld_bytes apart.
+ * the logical bytes of a strided array (struct dk_layout): contiguous runs
+ * over up to DK_MAX_DIMS outer dims, a matrix being runs ld apart.
  */
 #ifndef DETSHIM_CUDA_DIGEST_KERNEL_H
 #define DETSHIM_CUDA_DIGEST_KERNEL_H
@@ -35,10 +36,18 @@ typedef uint8_t dk_u8;
 #define DK_BLOCK_BYTES 1024u  /* 16 stripes of 64 bytes */
 #define DK_MIN_BYTES 241u     /* shorter inputs take XXH3's other paths */
 
-/* Where the logical bytes are: byte p is at base + (p / run_bytes) *
- * ld_bytes + p % run_bytes. Passed to the kernels by value. */
+#define DK_MAX_DIMS 8
+
+/* Where the logical bytes are: `total` bytes in runs of run_bytes
+ * contiguous bytes; run r is at base + sum over the outer dims k of
+ * i_k * stride[k], its index r split as (i_0, ..., i_{ndims-1}) over
+ * count[0..ndims) with the last varying fastest; byte p is byte
+ * p % run_bytes of run p / run_bytes. Strides are in bytes, any value
+ * (0 for a broadcast dim). Passed to the kernels by value. */
 struct dk_layout {
-    dk_u64 base, run_bytes, ld_bytes, total;
+    dk_u64 base, run_bytes, total;
+    dk_u64 count[DK_MAX_DIMS], stride[DK_MAX_DIMS];
+    dk_u32 ndims;
 };
 
 DK_CONST dk_u8 dk_secret[192] = {
@@ -74,20 +83,28 @@ DK_FN dk_u64 dk_secret64(unsigned o)
     return v;
 }
 
+/* The address of logical byte p. The outermost dim
+ * takes what is left of the run index, so a matrix costs one division. */
+DK_FN dk_u64 dk_addr(const struct dk_layout *l, dk_u64 p)
+{
+    dk_u64 run = p / l->run_bytes, addr = l->base + p % l->run_bytes;
+    for (dk_u32 k = l->ndims - 1; k > 0; k--) {
+        addr += (run % l->count[k]) * l->stride[k];
+        run /= l->count[k];
+    }
+    return addr + run * l->stride[0];
+}
+
 /* Logical bytes p..p+7, little-endian. Whole aligned words inside a run
  * are read at once; anything else byte by byte. */
 DK_FN dk_u64 dk_read64(const struct dk_layout *l, dk_u64 p)
 {
-    dk_u64 run = p / l->run_bytes, off = p % l->run_bytes;
-    dk_u64 addr = l->base + run * l->ld_bytes + off;
-    if (off + 8 <= l->run_bytes && addr % 8 == 0)
+    dk_u64 addr = dk_addr(l, p);
+    if (p % l->run_bytes + 8 <= l->run_bytes && addr % 8 == 0)
         return *(const dk_u64 *)(uintptr_t)addr;
     dk_u64 v = 0;
-    for (int i = 7; i >= 0; i--) {
-        dk_u64 q = p + (dk_u64)i;
-        dk_u64 a = l->base + (q / l->run_bytes) * l->ld_bytes + q % l->run_bytes;
-        v = (v << 8) | *(const dk_u8 *)(uintptr_t)a;
-    }
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | *(const dk_u8 *)(uintptr_t)dk_addr(l, p + (dk_u64)i);
     return v;
 }
 

@@ -53,6 +53,10 @@ detshim_digest digest_strided(const void *base, const struct digest_shape *s);
 int digest_runs(const struct digest_shape *s, int64_t *run_bytes, int64_t count[],
                 int64_t stride_bytes[]);
 
+/* digest_matrix()'s layout as a shape: `lines` runs of `len` elements,
+ * ld apart. len, lines >= 1. */
+struct digest_shape digest_matrix_shape(int64_t len, int64_t lines, int64_t ld, size_t elem);
+
 /* Bytes from base to the end of s's last element: what a copy of the
  * array must hold. Every dim of s must be >= 1. */
 size_t digest_extent(const struct digest_shape *s);

@@ -106,15 +106,14 @@ static int stored_shape(int trans, int64_t rows, int64_t cols, int64_t ld, int64
     return ld < *len ? -1 : 0;
 }
 
-/* Digests the spans one by one, waiting for each, into parts[]. Returns
- * 0, or -1 if any copy failed. */
+/* Digests the spans one by one, waiting for each, into parts[].
+ * Returns 0, or -1 if any copy failed. */
 static int digest_spans_sync(CUstream stream, const struct cuda_span *spans, int64_t n,
                              detshim_digest *parts)
 {
     int failed = 0;
     for (int64_t b = 0; b < n && !failed; b++)
-        failed = cuda_digest_matrix(stream, spans[b].p, spans[b].len, spans[b].lines,
-                                    spans[b].ld, spans[b].elem, &parts[b]) != 0;
+        failed = cuda_digest_span(stream, &spans[b], &parts[b]) != 0;
     return failed ? -1 : 0;
 }
 
@@ -144,8 +143,27 @@ int cuda_rec_bytes(struct trace_rec *r, const char *name, int role, CUstream str
         trace_rec_operand(r, name, role, digest_bytes(NULL, 0), count, elem);
         return 0;
     }
-    struct cuda_span s = { p, (int64_t)n, 1, (int64_t)n, 1 };
+    struct cuda_span s = { p, digest_matrix_shape((int64_t)n, 1, (int64_t)n, 1) };
     return rec_spans(r, name, role, stream, &s, 1, count, elem);
+}
+
+int cuda_rec_strided(struct trace_rec *r, const char *name, int role, CUstream stream,
+                     const void *p, const struct digest_shape *shape)
+{
+    if (shape->ndims < 1 || shape->ndims > DIGEST_MAX_DIMS)
+        return -1;
+    uint64_t count = 1;
+    for (int k = 0; k < shape->ndims; k++) {
+        if (shape->strides[k] < 0)
+            return -1;
+        count *= shape->dims[k] > 0 ? (uint64_t)shape->dims[k] : 0;
+    }
+    if (count == 0) {
+        trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, (int)shape->elem);
+        return 0;
+    }
+    struct cuda_span s = { p, *shape };
+    return rec_spans(r, name, role, stream, &s, 1, count, (int)shape->elem);
 }
 
 struct strided {
@@ -175,7 +193,8 @@ static void rec_batch(struct trace_rec *r, const char *name, int role, CUstream 
     if (batch > 0 && stored_shape(trans, rows, cols, ld, &len, &lines) == 0) {
         struct cuda_span *spans = malloc((size_t)batch * sizeof *spans);
         for (int64_t b = 0; spans && b < batch; b++)
-            spans[b] = (struct cuda_span){ at(arg, b, elem), len, lines, ld, (size_t)elem };
+            spans[b] = (struct cuda_span){ at(arg, b, elem),
+                                           digest_matrix_shape(len, lines, ld, (size_t)elem) };
         int rc = spans ? rec_spans(r, name, role, stream, spans, batch,
                                    (uint64_t)rows * (uint64_t)cols * (uint64_t)batch, elem)
                        : -1;

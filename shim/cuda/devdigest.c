@@ -4,9 +4,11 @@
  * detshim/cuda_digest_kernel.h), launched on the call's stream, with
  * scratch memory of that stream's own; only the 16-byte result comes back.
  * Smaller operands, builds without nvcc, and contexts where the module
- * does not load are digested by copy-and-hash: the logical elements are
- * copied to the host and digested there by shim/trace/digest.c. Both give
- * the host digest of the same bytes. On the traced path nothing waits:
+ * does not load are digested by copy-and-hash: the extent holding the
+ * logical elements is copied to the host and they are digested there by
+ * shim/trace/digest.c. Both give the host digest of the same bytes; an
+ * operand is a strided N-d array (a matrix, a cuDNN tensor), its padding
+ * never digested. On the traced path nothing waits:
  * the kernels' results, or the copies, go by cuMemcpyDtoHAsync into
  * pinned memory of a per-thread pool of jobs, an event is recorded after
  * them, and the trace writer's FIFO of pending records (shim/trace/
@@ -241,6 +243,21 @@ static int kernel_enqueue(struct kernels *k, CUstream stream, struct dk_layout l
     return rc;
 }
 
+/* The kernels' layout of span s: digest_runs' runs. */
+static struct dk_layout layout_of(const struct cuda_span *s)
+{
+    int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
+    struct dk_layout l = { .base = (dk_u64)(uintptr_t)s->p };
+    l.ndims = (dk_u32)digest_runs(&s->shape, &run, count, stride);
+    l.run_bytes = l.total = (dk_u64)run;
+    for (dk_u32 k = 0; k < l.ndims; k++) {
+        l.count[k] = (dk_u64)count[k];
+        l.stride[k] = (dk_u64)stride[k];
+        l.total *= l.count[k];
+    }
+    return l;
+}
+
 /* The digest on the device, waiting for it. Returns 0, or -1 (nothing
  * usable: the caller copies). */
 static int kernel_digest(CUstream stream, struct dk_layout l, detshim_digest *d)
@@ -259,27 +276,33 @@ static int kernel_digest(CUstream stream, struct dk_layout l, detshim_digest *d)
     return rc;
 }
 
-int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t lines, int64_t ld,
-                       size_t elem, detshim_digest *d)
+int cuda_digest_span(CUstream stream, const struct cuda_span *s, detshim_digest *d)
 {
     *d = digest_bytes(NULL, 0);
-    if (len <= 0 || lines <= 0)
-        return 0;
+    for (int k = 0; k < s->shape.ndims; k++)
+        if (s->shape.dims[k] <= 0)
+            return 0;
     pthread_once(&drv_once, drv_open);
     if (!drv.ok || capturing(stream))
         return -1;
-    struct dk_layout l = { (dk_u64)(uintptr_t)dptr, (dk_u64)len * elem, (dk_u64)ld * elem,
-                           (dk_u64)len * (dk_u64)lines * elem };
+    struct dk_layout l = layout_of(s);
     if (l.total >= KERNEL_MIN_BYTES && kernel_digest(stream, l, d) == 0)
         return 0;
-    /* The span from the first element to the last: padding between
-     * columns is copied but never digested. */
-    size_t span = ((size_t)(lines - 1) * (size_t)ld + (size_t)len) * elem;
-    unsigned char *host = stage_get(span);
-    if (!host || cuda_read(stream, host, dptr, span) != 0)
+    /* The extent from the first element to the last: padding between
+     * them is copied but never digested. */
+    size_t extent = digest_extent(&s->shape);
+    unsigned char *host = stage_get(extent);
+    if (!host || cuda_read(stream, host, s->p, extent) != 0)
         return -1;
-    *d = digest_matrix(host, len, lines, ld, elem);
+    *d = digest_strided(host, &s->shape);
     return 0;
+}
+
+int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t lines, int64_t ld,
+                       size_t elem, detshim_digest *d)
+{
+    struct cuda_span s = { dptr, digest_matrix_shape(len, lines, ld, elem) };
+    return cuda_digest_span(stream, &s, d);
 }
 
 int cuda_digest_bytes(CUstream stream, const void *dptr, size_t n, detshim_digest *d)
@@ -314,11 +337,11 @@ static void log_sync_once(atomic_flag *once, const char *why)
 }
 
 /* One asynchronous digest of n spans: each span's kernel result (16
- * bytes) or copied elements at its offset in pinned memory, complete when
- * the event is. Jobs belong to a per-thread pool and are reused in the
- * context their event was made in; `busy` is set from start to
- * completion (or forever after a driver error, when a queued copy may
- * still land in the pinned memory). */
+ * bytes) or copied extent at its offset in pinned memory, complete when
+ * the event is. Jobs belong to a per-thread pool
+ * and are reused in the context their event was made in; `busy` is set
+ * from start to completion (or forever after a driver error, when a
+ * queued copy may still land in the pinned memory). */
 struct job {
     atomic_int busy;
     CUcontext ctx;
@@ -328,9 +351,8 @@ struct job {
     int64_t n, parts_cap;
     struct job_part {
         size_t off;
-        int kernel; /* 1: 16 result bytes at off; 0: the span's copy */
-        int64_t len, lines, ld;
-        size_t elem;
+        int kernel; /* 1: 16 result bytes at off; 0: the span's extent, copied */
+        struct digest_shape shape;
     } *parts;
     detshim_digest *digests;
 };
@@ -427,7 +449,7 @@ static int job_complete(void *arg, int wait, detshim_digest *d)
             memcpy(out, j->pinned + p->off, 16);
             j->digests[b] = (detshim_digest){ .lo = out[0], .hi = out[1] };
         } else {
-            j->digests[b] = digest_matrix(j->pinned + p->off, p->len, p->lines, p->ld, p->elem);
+            j->digests[b] = digest_strided(j->pinned + p->off, &p->shape);
         }
     }
     *d = cuda_digest_combine(j->digests, j->n);
@@ -452,15 +474,11 @@ static int job_enqueue(struct job *j, CUstream stream, const struct cuda_span *s
         const struct job_part *p = &j->parts[b];
         void *dst = j->pinned + p->off;
         if (p->kernel) {
-            struct dk_layout l = { (dk_u64)(uintptr_t)spans[b].p, (dk_u64)p->len * p->elem,
-                                   (dk_u64)p->ld * p->elem,
-                                   (dk_u64)p->len * (dk_u64)p->lines * p->elem };
             k = k ? k : kernels_get();
-            rc = k ? kernel_enqueue(k, stream, l, dst) : -1;
+            rc = k ? kernel_enqueue(k, stream, layout_of(&spans[b]), dst) : -1;
         } else {
-            size_t span = ((size_t)(p->lines - 1) * (size_t)p->ld + (size_t)p->len) * p->elem;
-            rc = drv.memcpy_dtoh_async(dst, (CUdeviceptr)(uintptr_t)spans[b].p, span, stream) ==
-                         CUDA_SUCCESS ? 0 : -1;
+            rc = drv.memcpy_dtoh_async(dst, (CUdeviceptr)(uintptr_t)spans[b].p,
+                                       digest_extent(&p->shape), stream) == CUDA_SUCCESS ? 0 : -1;
         }
     }
     if (rc == 0 && drv.event_record(j->event, stream) != CUDA_SUCCESS)
@@ -517,15 +535,11 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     }
     for (int64_t b = 0; b < n; b++) {
         struct job_part *p = &j->parts[b];
-        const struct cuda_span *s = &spans[b];
-        size_t total = (size_t)s->len * (size_t)s->lines * s->elem;
-        *p = (struct job_part){ .off = bytes, .len = s->len, .lines = s->lines, .ld = s->ld,
-                                .elem = s->elem };
-        p->kernel = kernels && total >= KERNEL_MIN_BYTES;
-        size_t span = p->kernel ? 16 : ((size_t)(s->lines - 1) * (size_t)s->ld + (size_t)s->len) *
-                                          s->elem;
-        big |= !p->kernel && span > ASYNC_COPY_MAX;
-        bytes += (span + 15) & ~(size_t)15;
+        *p = (struct job_part){ .off = bytes, .shape = spans[b].shape };
+        p->kernel = kernels && layout_of(&spans[b]).total >= KERNEL_MIN_BYTES;
+        size_t room = p->kernel ? 16 : digest_extent(&spans[b].shape);
+        big |= !p->kernel && room > ASYNC_COPY_MAX;
+        bytes += (room + 15) & ~(size_t)15;
     }
     if (big) {
         job_release(j);

@@ -145,6 +145,11 @@ int digest_runs(const struct digest_shape *s, int64_t *run_bytes, int64_t count[
     return n;
 }
 
+struct digest_shape digest_matrix_shape(int64_t len, int64_t lines, int64_t ld, size_t elem)
+{
+    return (struct digest_shape){ 2, { lines, len }, { ld, 1 }, elem };
+}
+
 size_t digest_extent(const struct digest_shape *s)
 {
     size_t bytes = s->elem;

@@ -4,13 +4,15 @@
 # TF32, cuBLASLt split-K reductions, a nondeterministic cuDNN algorithm,
 # cuRAND's default ordering; the cuDNN backend offers a nondeterministic
 # engine first. gpu_prog (tests/programs/gpu_prog.c) runs one
-# call of each. Pinned, two runs agree to the bit and their traces diff
-# identical, even when the program itself asks for the nondeterministic
-# settings; passthrough, they differ and detdiff names the call. Device
-# digests are collected asynchronously: the traces equal those of digests
-# taken synchronously (DETSHIM_CUDA_DIGEST=sync), nothing waits for a
-# stream during the calls, and records still pending are written at thread
-# exit, exit and exec, never by a forked child (gpu_pending).
+# call of each, its convolution on tensors whose padding holds bytes that
+# differ run to run. Pinned, two runs agree to the bit and their traces
+# diff identical, even when the program itself asks for the
+# nondeterministic settings; passthrough, they differ and detdiff names the
+# call. Device digests are collected asynchronously: the traces equal
+# those of digests taken synchronously (DETSHIM_CUDA_DIGEST=sync), nothing
+# waits for a stream during the calls, and records still pending are
+# written at thread exit, exit and exec, never by a forked child
+# (gpu_pending).
 . "$(dirname "$0")/lib.sh"
 P=$PROGS/gpu_prog
 G=$PROGS/gpu_pending
@@ -56,7 +58,17 @@ expect_grep "FindEx's list is filtered too" "^findex_first 1 of 2" "$WORK/a.out"
 expect_grep "without the shim, FindEx offers the nondeterministic algorithm first" \
     "^findex_first 4 of 3" "$WORK/bare1.out"
 expect_grep "the convolution records the algorithm it ran" \
-    "cudnnConvolutionForward algo=1 .*y:out:2048x1.*cuda.algo=1" "$WORK/a.show"
+    "cudnnConvolutionForward algo=1 .*y:out:512x4.*cuda.algo=1" "$WORK/a.show"
+# Tensors are digested through their strides: the padding's garbage, new
+# each run, never reaches the trace (the traces diff identical above), and
+# each digest is the XXH3-128 of the tensor packed.
+conv_digest() { sed -n "s/.*cudnnConvolutionForward .* $1:$2:\([0-9a-f]*\) .*/\1/p" "$3"; }
+packed() { sed -n "s/^conv_$1_packed \(........\).*/\1/p" "$2"; }
+expect_ne "gpu_prog prints its packed tensors' digests" "" "$(packed x "$WORK/a.out")"
+expect_eq "a padded input tensor digests as its packed elements" \
+    "$(packed x "$WORK/a.out")" "$(conv_digest x in:600x4 "$WORK/a.show")"
+expect_eq "a padded output tensor digests as its packed elements" \
+    "$(packed y "$WORK/a.out")" "$(conv_digest y out:512x4 "$WORK/a.show")"
 expect_grep "pinned, the backend's engine list holds deterministic engines only" \
     "^backend_engine 3 of 2" "$WORK/a.out"
 expect_grep "the engine heuristics' answer is filtered and recorded" \
