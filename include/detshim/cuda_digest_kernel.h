@@ -13,7 +13,10 @@
  * (dk_scan, eight threads); dk_final adds the partial last block and the
  * last stripe and merges the lanes into the 128-bit result. The input is
  * the logical bytes of a strided array (struct dk_layout): contiguous runs
- * over up to DK_MAX_DIMS outer dims, a matrix being runs ld apart.
+ * over up to DK_MAX_DIMS outer dims, a matrix being runs ld apart. Where
+ * the host cannot address the bytes before they are read (an entry of a
+ * pointer array in device memory), dk_gather copies them packed, so the
+ * host digests them as copy-and-hash does.
  */
 #ifndef DETSHIM_CUDA_DIGEST_KERNEL_H
 #define DETSHIM_CUDA_DIGEST_KERNEL_H
@@ -43,11 +46,13 @@ typedef uint8_t dk_u8;
  * i_k * stride[k], its index r split as (i_0, ..., i_{ndims-1}) over
  * count[0..ndims) with the last varying fastest; byte p is byte
  * p % run_bytes of run p / run_bytes. Strides are in bytes, any value
- * (0 for a broadcast dim). Passed to the kernels by value. */
+ * (0 for a broadcast dim). With `indirect`, base is instead the device
+ * address of the 64-bit pointer that holds it (an entry of a pointer
+ * array), read on the device. Passed to the kernels by value. */
 struct dk_layout {
     dk_u64 base, run_bytes, total;
     dk_u64 count[DK_MAX_DIMS], stride[DK_MAX_DIMS];
-    dk_u32 ndims;
+    dk_u32 ndims, indirect;
 };
 
 DK_CONST dk_u8 dk_secret[192] = {
@@ -83,7 +88,19 @@ DK_FN dk_u64 dk_secret64(unsigned o)
     return v;
 }
 
-/* The address of logical byte p. The outermost dim
+/* l with its base read if it is indirect: the layout the functions
+ * below walk. */
+DK_FN struct dk_layout dk_direct(const struct dk_layout *l)
+{
+    struct dk_layout d = *l;
+    if (d.indirect) {
+        d.base = *(const dk_u64 *)(uintptr_t)d.base;
+        d.indirect = 0;
+    }
+    return d;
+}
+
+/* The address of logical byte p of a direct layout. The outermost dim
  * takes what is left of the run index, so a matrix costs one division. */
 DK_FN dk_u64 dk_addr(const struct dk_layout *l, dk_u64 p)
 {
@@ -106,6 +123,13 @@ DK_FN dk_u64 dk_read64(const struct dk_layout *l, dk_u64 p)
     for (int i = 7; i >= 0; i--)
         v = (v << 8) | *(const dk_u8 *)(uintptr_t)dk_addr(l, p + (dk_u64)i);
     return v;
+}
+
+/* Thread t: logical byte t (t < total) into out[t], packed. */
+DK_FN void dk_gather(const struct dk_layout *l, dk_u8 *out, dk_u64 t)
+{
+    struct dk_layout d = dk_direct(l);
+    out[t] = *(const dk_u8 *)(uintptr_t)dk_addr(&d, t);
 }
 
 /* XXH3's accumulate_512: one 64-byte stripe at logical offset p, with the
@@ -135,10 +159,11 @@ DK_FN dk_u64 dk_full_blocks(dk_u64 total)
 /* Thread t: the lane sums of block first + t into out[8t .. 8t+7]. */
 DK_FN void dk_block_sums(const struct dk_layout *l, dk_u64 first, dk_u64 *out, dk_u64 t)
 {
+    struct dk_layout d = dk_direct(l);
     dk_u64 acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
     dk_u64 p = (first + t) * DK_BLOCK_BYTES;
     for (unsigned s = 0; s < 16; s++)
-        dk_stripe(acc, l, p + 64 * s, 8 * s);
+        dk_stripe(acc, &d, p + 64 * s, 8 * s);
     for (unsigned lane = 0; lane < 8; lane++)
         out[8 * t + lane] = acc[lane];
 }
@@ -181,16 +206,17 @@ DK_FN dk_u64 dk_merge(const dk_u64 acc[8], unsigned s, dk_u64 start)
  * the last stripe, and the merge. result[0] = low 64 bits, [1] = high. */
 DK_FN void dk_final(const struct dk_layout *l, const dk_u64 *state, dk_u64 *result)
 {
+    struct dk_layout d = dk_direct(l);
     dk_u64 acc[8];
     for (unsigned i = 0; i < 8; i++)
         acc[i] = state[i];
-    dk_u64 done = dk_full_blocks(l->total) * DK_BLOCK_BYTES;
-    dk_u64 stripes = (l->total - 1 - done) / 64;
+    dk_u64 done = dk_full_blocks(d.total) * DK_BLOCK_BYTES;
+    dk_u64 stripes = (d.total - 1 - done) / 64;
     for (dk_u64 s = 0; s < stripes; s++)
-        dk_stripe(acc, l, done + 64 * s, (unsigned)(8 * s));
-    dk_stripe(acc, l, l->total - 64, 192 - 64 - 7);
-    result[0] = dk_merge(acc, 11, l->total * DK_PRIME64_1);
-    result[1] = dk_merge(acc, 192 - 64 - 11, ~(l->total * DK_PRIME64_2));
+        dk_stripe(acc, &d, done + 64 * s, (unsigned)(8 * s));
+    dk_stripe(acc, &d, d.total - 64, 192 - 64 - 7);
+    result[0] = dk_merge(acc, 11, d.total * DK_PRIME64_1);
+    result[1] = dk_merge(acc, 192 - 64 - 11, ~(d.total * DK_PRIME64_2));
 }
 
 #endif
