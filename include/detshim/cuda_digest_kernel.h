@@ -22,15 +22,20 @@
 #define DETSHIM_CUDA_DIGEST_KERNEL_H
 
 #include <stdint.h>
+/* DK_UNROLL: loops unrolled on the device, so that arrays indexed by
+ * their counter (the lanes, a layout's dims) stay in registers and kernel
+ * parameters instead of local memory. */
 #ifdef __CUDACC__
 #define DK_FN static __device__ __forceinline__
 #define DK_CONST static __device__ __constant__
+#define DK_UNROLL _Pragma("unroll")
 typedef unsigned long long dk_u64;
 typedef unsigned int dk_u32;
 typedef unsigned char dk_u8;
 #else
 #define DK_FN static inline
 #define DK_CONST static const
+#define DK_UNROLL
 typedef uint64_t dk_u64;
 typedef uint32_t dk_u32;
 typedef uint8_t dk_u8;
@@ -88,56 +93,55 @@ DK_FN dk_u64 dk_secret64(unsigned o)
     return v;
 }
 
-/* l with its base read if it is indirect: the layout the functions
- * below walk. */
-DK_FN struct dk_layout dk_direct(const struct dk_layout *l)
+/* The address of l's first logical byte: base, or, indirect, the
+ * pointer at base, read on the device. The functions below take it. */
+DK_FN dk_u64 dk_base(const struct dk_layout *l)
 {
-    struct dk_layout d = *l;
-    if (d.indirect) {
-        d.base = *(const dk_u64 *)(uintptr_t)d.base;
-        d.indirect = 0;
-    }
-    return d;
+    return l->indirect ? *(const dk_u64 *)(uintptr_t)l->base : l->base;
 }
 
-/* The address of logical byte p of a direct layout. The outermost dim
- * takes what is left of the run index, so a matrix costs one division. */
-DK_FN dk_u64 dk_addr(const struct dk_layout *l, dk_u64 p)
+/* The address of logical byte p, the first being at base. The outermost
+ * dim takes what is left of the run index, so a matrix costs one
+ * division. */
+DK_FN dk_u64 dk_addr(const struct dk_layout *l, dk_u64 base, dk_u64 p)
 {
-    dk_u64 run = p / l->run_bytes, addr = l->base + p % l->run_bytes;
-    for (dk_u32 k = l->ndims - 1; k > 0; k--) {
-        addr += (run % l->count[k]) * l->stride[k];
-        run /= l->count[k];
-    }
+    dk_u64 run = p / l->run_bytes, addr = base + p % l->run_bytes;
+    DK_UNROLL
+    for (dk_u32 k = DK_MAX_DIMS - 1; k > 0; k--)
+        if (k < l->ndims) {
+            addr += (run % l->count[k]) * l->stride[k];
+            run /= l->count[k];
+        }
     return addr + run * l->stride[0];
 }
 
 /* Logical bytes p..p+7, little-endian. Whole aligned words inside a run
  * are read at once; anything else byte by byte. */
-DK_FN dk_u64 dk_read64(const struct dk_layout *l, dk_u64 p)
+DK_FN dk_u64 dk_read64(const struct dk_layout *l, dk_u64 base, dk_u64 p)
 {
-    dk_u64 addr = dk_addr(l, p);
+    dk_u64 addr = dk_addr(l, base, p);
     if (p % l->run_bytes + 8 <= l->run_bytes && addr % 8 == 0)
         return *(const dk_u64 *)(uintptr_t)addr;
     dk_u64 v = 0;
     for (int i = 7; i >= 0; i--)
-        v = (v << 8) | *(const dk_u8 *)(uintptr_t)dk_addr(l, p + (dk_u64)i);
+        v = (v << 8) | *(const dk_u8 *)(uintptr_t)dk_addr(l, base, p + (dk_u64)i);
     return v;
 }
 
 /* Thread t: logical byte t (t < total) into out[t], packed. */
 DK_FN void dk_gather(const struct dk_layout *l, dk_u8 *out, dk_u64 t)
 {
-    struct dk_layout d = dk_direct(l);
-    out[t] = *(const dk_u8 *)(uintptr_t)dk_addr(&d, t);
+    out[t] = *(const dk_u8 *)(uintptr_t)dk_addr(l, dk_base(l), t);
 }
 
 /* XXH3's accumulate_512: one 64-byte stripe at logical offset p, with the
  * secret from offset s. */
-DK_FN void dk_stripe(dk_u64 acc[8], const struct dk_layout *l, dk_u64 p, unsigned s)
+DK_FN void dk_stripe(dk_u64 acc[8], const struct dk_layout *l, dk_u64 base, dk_u64 p,
+                     unsigned s)
 {
+    DK_UNROLL
     for (unsigned lane = 0; lane < 8; lane++) {
-        dk_u64 data = dk_read64(l, p + 8 * lane);
+        dk_u64 data = dk_read64(l, base, p + 8 * lane);
         dk_u64 key = data ^ dk_secret64(s + 8 * lane);
         acc[lane ^ 1] += data;
         acc[lane] += (key & 0xFFFFFFFFull) * (key >> 32);
@@ -159,11 +163,10 @@ DK_FN dk_u64 dk_full_blocks(dk_u64 total)
 /* Thread t: the lane sums of block first + t into out[8t .. 8t+7]. */
 DK_FN void dk_block_sums(const struct dk_layout *l, dk_u64 first, dk_u64 *out, dk_u64 t)
 {
-    struct dk_layout d = dk_direct(l);
     dk_u64 acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-    dk_u64 p = (first + t) * DK_BLOCK_BYTES;
+    dk_u64 p = (first + t) * DK_BLOCK_BYTES, base = dk_base(l);
     for (unsigned s = 0; s < 16; s++)
-        dk_stripe(acc, &d, p + 64 * s, 8 * s);
+        dk_stripe(acc, l, base, p + 64 * s, 8 * s);
     for (unsigned lane = 0; lane < 8; lane++)
         out[8 * t + lane] = acc[lane];
 }
@@ -206,17 +209,16 @@ DK_FN dk_u64 dk_merge(const dk_u64 acc[8], unsigned s, dk_u64 start)
  * the last stripe, and the merge. result[0] = low 64 bits, [1] = high. */
 DK_FN void dk_final(const struct dk_layout *l, const dk_u64 *state, dk_u64 *result)
 {
-    struct dk_layout d = dk_direct(l);
-    dk_u64 acc[8];
+    dk_u64 acc[8], base = dk_base(l);
     for (unsigned i = 0; i < 8; i++)
         acc[i] = state[i];
-    dk_u64 done = dk_full_blocks(d.total) * DK_BLOCK_BYTES;
-    dk_u64 stripes = (d.total - 1 - done) / 64;
+    dk_u64 done = dk_full_blocks(l->total) * DK_BLOCK_BYTES;
+    dk_u64 stripes = (l->total - 1 - done) / 64;
     for (dk_u64 s = 0; s < stripes; s++)
-        dk_stripe(acc, &d, done + 64 * s, (unsigned)(8 * s));
-    dk_stripe(acc, &d, d.total - 64, 192 - 64 - 7);
-    result[0] = dk_merge(acc, 11, d.total * DK_PRIME64_1);
-    result[1] = dk_merge(acc, 192 - 64 - 11, ~(d.total * DK_PRIME64_2));
+        dk_stripe(acc, l, base, done + 64 * s, (unsigned)(8 * s));
+    dk_stripe(acc, l, base, l->total - 64, 192 - 64 - 7);
+    result[0] = dk_merge(acc, 11, l->total * DK_PRIME64_1);
+    result[1] = dk_merge(acc, 192 - 64 - 11, ~(l->total * DK_PRIME64_2));
 }
 
 #endif
