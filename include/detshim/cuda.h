@@ -14,6 +14,7 @@
 
 #include "detshim.h"
 #include "detshim/cuda_api.h"
+#include "detshim/digest.h"
 #include "detshim/trace.h"
 
 /* One intercepted call: `traced` when it is recorded, `pinned` when the
@@ -60,29 +61,36 @@ int cuda_scalar_is_zero(const void *v, int type);
 #define CUDA_NO_DIGEST_NOTE \
     "unavailable (no CUDA driver, a copy failed, or the stream is being captured)"
 
-/* A device matrix: `lines` runs of `len` elements of `elem` bytes, run j
- * at p + j*ld elements; len, lines >= 1 and ld >= len. */
+/* A device array: the logical elements of `shape` (digest_strided's
+ * layout, every dim >= 1) at p. With `indirect`, p is instead the device
+ * address of the pointer to the array, an entry of a pointer array in
+ * device memory, which the digest kernels read on the device. */
 struct cuda_span {
     const void *p;
-    int64_t len, lines, ld;
-    size_t elem;
+    struct digest_shape shape;
+    int indirect;
 };
 /* Queues the digest of n spans on `stream` (n > 1: cuda_digest_combine of
  * theirs) without waiting, and fills *later for trace_rec_operand_
  * deferred. Returns 0, or -1 when it cannot be queued (no driver, the
  * stream is being captured, DETSHIM_CUDA_DIGEST=sync, a driver error, no
- * free job or pinned memory): the caller then digests synchronously. */
+ * free job or pinned memory, an indirect span where no digest kernel
+ * runs): the caller then digests synchronously. */
 int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
                       struct trace_deferred *later);
 
+/* The digest of a direct span, waiting for it: digest_strided() of its
+ * elements, on the device. A dim <= 0 digests nothing. */
+int cuda_digest_span(CUstream stream, const struct cuda_span *s, detshim_digest *d);
 /* `lines` runs of `len` elements of `elem` bytes, run j at
  * dptr + j*ld elements: digest_matrix()'s layout, on the device. */
 int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t lines, int64_t ld,
                        size_t elem, detshim_digest *d);
 /* n contiguous bytes. */
 int cuda_digest_bytes(CUstream stream, const void *dptr, size_t n, detshim_digest *d);
-/* Copies n bytes from device address dptr into dst (scalars passed by
- * device pointer). Returns 0 or -1. */
+/* Copies n bytes from device address dptr into dst, waiting for the
+ * stream (scalars passed by device pointer; a pointer array where no
+ * digest kernel runs). Returns 0 or -1. */
 int cuda_read(CUstream stream, void *dst, const void *dptr, size_t n);
 /* The batch's digest: with one matrix, that matrix's digest; with more,
  * digest_bytes over the matrices' digests in batch order (lo, hi each
@@ -105,15 +113,18 @@ void cuda_rec_matrix(struct trace_rec *r, const char *name, int role, CUstream s
                      const void *x, int trans, int64_t rows, int64_t cols, int64_t ld,
                      int elem, int64_t batch, int64_t stride);
 /* The same for a batch given as an array of device pointers, itself in
- * device memory (cublasGemmBatchedEx). */
+ * device memory (cublasGemmBatchedEx): the digest kernels read it on the
+ * device, so nothing waits; where no kernel runs, it is read to the host
+ * first, waiting for the stream. */
 void cuda_rec_matrix_array(struct trace_rec *r, const char *name, int role, CUstream stream,
                            const void *const *array, int trans, int64_t rows, int64_t cols,
                            int64_t ld, int elem, int64_t batch);
 /* A scalar alpha or beta of cudaDataType `type`, at host or device address
  * v, recorded as an IN operand (its bytes digested; the digest of nothing
- * when it cannot be read). Returns 1 if it is known to be zero, else 0:
- * an unreadable scalar counts as nonzero, so the operands it scales are
- * still digested. */
+ * when it cannot be read). One on the device is read now, waiting for the
+ * stream: whether it is zero decides which operands are read at all.
+ * Returns 1 if it is known to be zero, else 0: an unreadable scalar counts
+ * as nonzero, so the operands it scales are still digested. */
 int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, const void *v,
                     int on_device, int type);
 
@@ -123,6 +134,14 @@ int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, cons
  * then, and the caller records the failure. */
 int cuda_rec_bytes(struct trace_rec *r, const char *name, int role, CUstream stream,
                    const void *p, size_t n, uint64_t count, int elem);
+/* Records the logical elements of the strided device array `shape` at p
+ * (digest_strided's order; padding never read) as operand `name`, its
+ * count the product of the dims; a dim <= 0 records the digest of
+ * nothing. Returns 0, or -1 (nothing recorded) when they could not be
+ * digested or the shape is not one (ndims outside 1..DIGEST_MAX_DIMS, a
+ * negative stride). */
+int cuda_rec_strided(struct trace_rec *r, const char *name, int role, CUstream stream,
+                     const void *p, const struct digest_shape *shape);
 
 /* Notes, once per record, that a device operand could not be digested
  * (no driver, a failed copy, or a stream in graph capture). */

@@ -12,21 +12,30 @@
  * thread per block), and each lane then runs through the blocks in order
  * (dk_scan, eight threads); dk_final adds the partial last block and the
  * last stripe and merges the lanes into the 128-bit result. The input is
- * the logical bytes of a matrix: runs of run_bytes, ld_bytes apart.
+ * the logical bytes of a strided array (struct dk_layout): contiguous runs
+ * over up to DK_MAX_DIMS outer dims, a matrix being runs ld apart. Where
+ * the host cannot address the bytes before they are read (an entry of a
+ * pointer array in device memory), dk_gather copies them packed, so the
+ * host digests them as copy-and-hash does.
  */
 #ifndef DETSHIM_CUDA_DIGEST_KERNEL_H
 #define DETSHIM_CUDA_DIGEST_KERNEL_H
 
 #include <stdint.h>
+/* DK_UNROLL: loops unrolled on the device, so that arrays indexed by
+ * their counter (the lanes, a layout's dims) stay in registers and kernel
+ * parameters instead of local memory. */
 #ifdef __CUDACC__
 #define DK_FN static __device__ __forceinline__
 #define DK_CONST static __device__ __constant__
+#define DK_UNROLL _Pragma("unroll")
 typedef unsigned long long dk_u64;
 typedef unsigned int dk_u32;
 typedef unsigned char dk_u8;
 #else
 #define DK_FN static inline
 #define DK_CONST static const
+#define DK_UNROLL
 typedef uint64_t dk_u64;
 typedef uint32_t dk_u32;
 typedef uint8_t dk_u8;
@@ -35,10 +44,20 @@ typedef uint8_t dk_u8;
 #define DK_BLOCK_BYTES 1024u  /* 16 stripes of 64 bytes */
 #define DK_MIN_BYTES 241u     /* shorter inputs take XXH3's other paths */
 
-/* Where the logical bytes are: byte p is at base + (p / run_bytes) *
- * ld_bytes + p % run_bytes. Passed to the kernels by value. */
+#define DK_MAX_DIMS 8
+
+/* Where the logical bytes are: `total` bytes in runs of run_bytes
+ * contiguous bytes; run r is at base + sum over the outer dims k of
+ * i_k * stride[k], its index r split as (i_0, ..., i_{ndims-1}) over
+ * count[0..ndims) with the last varying fastest; byte p is byte
+ * p % run_bytes of run p / run_bytes. Strides are in bytes, any value
+ * (0 for a broadcast dim). With `indirect`, base is instead the device
+ * address of the 64-bit pointer that holds it (an entry of a pointer
+ * array), read on the device. Passed to the kernels by value. */
 struct dk_layout {
-    dk_u64 base, run_bytes, ld_bytes, total;
+    dk_u64 base, run_bytes, total;
+    dk_u64 count[DK_MAX_DIMS], stride[DK_MAX_DIMS];
+    dk_u32 ndims, indirect;
 };
 
 DK_CONST dk_u8 dk_secret[192] = {
@@ -74,29 +93,55 @@ DK_FN dk_u64 dk_secret64(unsigned o)
     return v;
 }
 
+/* The address of l's first logical byte: base, or, indirect, the
+ * pointer at base, read on the device. The functions below take it. */
+DK_FN dk_u64 dk_base(const struct dk_layout *l)
+{
+    return l->indirect ? *(const dk_u64 *)(uintptr_t)l->base : l->base;
+}
+
+/* The address of logical byte p, the first being at base. The outermost
+ * dim takes what is left of the run index, so a matrix costs one
+ * division. */
+DK_FN dk_u64 dk_addr(const struct dk_layout *l, dk_u64 base, dk_u64 p)
+{
+    dk_u64 run = p / l->run_bytes, addr = base + p % l->run_bytes;
+    DK_UNROLL
+    for (dk_u32 k = DK_MAX_DIMS - 1; k > 0; k--)
+        if (k < l->ndims) {
+            addr += (run % l->count[k]) * l->stride[k];
+            run /= l->count[k];
+        }
+    return addr + run * l->stride[0];
+}
+
 /* Logical bytes p..p+7, little-endian. Whole aligned words inside a run
  * are read at once; anything else byte by byte. */
-DK_FN dk_u64 dk_read64(const struct dk_layout *l, dk_u64 p)
+DK_FN dk_u64 dk_read64(const struct dk_layout *l, dk_u64 base, dk_u64 p)
 {
-    dk_u64 run = p / l->run_bytes, off = p % l->run_bytes;
-    dk_u64 addr = l->base + run * l->ld_bytes + off;
-    if (off + 8 <= l->run_bytes && addr % 8 == 0)
+    dk_u64 addr = dk_addr(l, base, p);
+    if (p % l->run_bytes + 8 <= l->run_bytes && addr % 8 == 0)
         return *(const dk_u64 *)(uintptr_t)addr;
     dk_u64 v = 0;
-    for (int i = 7; i >= 0; i--) {
-        dk_u64 q = p + (dk_u64)i;
-        dk_u64 a = l->base + (q / l->run_bytes) * l->ld_bytes + q % l->run_bytes;
-        v = (v << 8) | *(const dk_u8 *)(uintptr_t)a;
-    }
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | *(const dk_u8 *)(uintptr_t)dk_addr(l, base, p + (dk_u64)i);
     return v;
+}
+
+/* Thread t: logical byte t (t < total) into out[t], packed. */
+DK_FN void dk_gather(const struct dk_layout *l, dk_u8 *out, dk_u64 t)
+{
+    out[t] = *(const dk_u8 *)(uintptr_t)dk_addr(l, dk_base(l), t);
 }
 
 /* XXH3's accumulate_512: one 64-byte stripe at logical offset p, with the
  * secret from offset s. */
-DK_FN void dk_stripe(dk_u64 acc[8], const struct dk_layout *l, dk_u64 p, unsigned s)
+DK_FN void dk_stripe(dk_u64 acc[8], const struct dk_layout *l, dk_u64 base, dk_u64 p,
+                     unsigned s)
 {
+    DK_UNROLL
     for (unsigned lane = 0; lane < 8; lane++) {
-        dk_u64 data = dk_read64(l, p + 8 * lane);
+        dk_u64 data = dk_read64(l, base, p + 8 * lane);
         dk_u64 key = data ^ dk_secret64(s + 8 * lane);
         acc[lane ^ 1] += data;
         acc[lane] += (key & 0xFFFFFFFFull) * (key >> 32);
@@ -119,9 +164,9 @@ DK_FN dk_u64 dk_full_blocks(dk_u64 total)
 DK_FN void dk_block_sums(const struct dk_layout *l, dk_u64 first, dk_u64 *out, dk_u64 t)
 {
     dk_u64 acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-    dk_u64 p = (first + t) * DK_BLOCK_BYTES;
+    dk_u64 p = (first + t) * DK_BLOCK_BYTES, base = dk_base(l);
     for (unsigned s = 0; s < 16; s++)
-        dk_stripe(acc, l, p + 64 * s, 8 * s);
+        dk_stripe(acc, l, base, p + 64 * s, 8 * s);
     for (unsigned lane = 0; lane < 8; lane++)
         out[8 * t + lane] = acc[lane];
 }
@@ -164,14 +209,14 @@ DK_FN dk_u64 dk_merge(const dk_u64 acc[8], unsigned s, dk_u64 start)
  * the last stripe, and the merge. result[0] = low 64 bits, [1] = high. */
 DK_FN void dk_final(const struct dk_layout *l, const dk_u64 *state, dk_u64 *result)
 {
-    dk_u64 acc[8];
+    dk_u64 acc[8], base = dk_base(l);
     for (unsigned i = 0; i < 8; i++)
         acc[i] = state[i];
     dk_u64 done = dk_full_blocks(l->total) * DK_BLOCK_BYTES;
     dk_u64 stripes = (l->total - 1 - done) / 64;
     for (dk_u64 s = 0; s < stripes; s++)
-        dk_stripe(acc, l, done + 64 * s, (unsigned)(8 * s));
-    dk_stripe(acc, l, l->total - 64, 192 - 64 - 7);
+        dk_stripe(acc, l, base, done + 64 * s, (unsigned)(8 * s));
+    dk_stripe(acc, l, base, l->total - 64, 192 - 64 - 7);
     result[0] = dk_merge(acc, 11, l->total * DK_PRIME64_1);
     result[1] = dk_merge(acc, 192 - 64 - 11, ~(l->total * DK_PRIME64_2));
 }

@@ -28,6 +28,39 @@ detshim_digest digest_matrix(const void *a, int64_t len, int64_t lines, int64_t 
 detshim_digest digest_triangle(const void *a, int64_t n, int64_t ld, size_t elem,
                                int head, int unit_diag);
 
+/* An N-d strided array: dims[0..ndims) (the last varying fastest) and
+ * each dim's stride in elements, 0 (broadcast) and overlaps allowed,
+ * never negative; element (i_0, ..., i_{n-1}) of `elem` bytes is at
+ * base + sum i_k * strides[k] elements. ndims is 1..DIGEST_MAX_DIMS. */
+enum { DIGEST_MAX_DIMS = 8 };
+struct digest_shape {
+    int ndims;
+    int64_t dims[DIGEST_MAX_DIMS], strides[DIGEST_MAX_DIMS];
+    size_t elem;
+};
+
+/* The logical elements of s at base in row-major order of its dims: the
+ * digest_bytes() of the array packed in that order, padding never read.
+ * A dim <= 0 digests nothing. */
+detshim_digest digest_strided(const void *base, const struct digest_shape *s);
+
+/* s as runs, the form both digest_strided and the device kernels walk:
+ * *run_bytes contiguous bytes per run; the runs over the returned number
+ * of outer dims (1..DIGEST_MAX_DIMS), count[k] of them stride_bytes[k]
+ * apart, the last varying fastest. Dims of 1 are dropped and dims that
+ * continue one another merged, so a packed array is one run. Every dim
+ * of s must be >= 1. */
+int digest_runs(const struct digest_shape *s, int64_t *run_bytes, int64_t count[],
+                int64_t stride_bytes[]);
+
+/* digest_matrix()'s layout as a shape: `lines` runs of `len` elements,
+ * ld apart. len, lines >= 1. */
+struct digest_shape digest_matrix_shape(int64_t len, int64_t lines, int64_t ld, size_t elem);
+
+/* Bytes from base to the end of s's last element: what a copy of the
+ * array must hold. Every dim of s must be >= 1. */
+size_t digest_extent(const struct digest_shape *s);
+
 /* Plain XXH3-128 of a contiguous byte range. */
 detshim_digest digest_bytes(const void *p, size_t len);
 

@@ -107,26 +107,45 @@ static int stored_shape(int trans, int64_t rows, int64_t cols, int64_t ld, int64
     return ld < *len ? -1 : 0;
 }
 
-/* Digests the spans one by one, waiting for each, into parts[]. Returns
- * 0, or -1 if any copy failed. */
+/* Digests the direct spans one by one, waiting for each, into parts[].
+ * Returns 0, or -1 if any copy failed. */
 static int digest_spans_sync(CUstream stream, const struct cuda_span *spans, int64_t n,
                              detshim_digest *parts)
 {
     int failed = 0;
     for (int64_t b = 0; b < n && !failed; b++)
-        failed = cuda_digest_matrix(stream, spans[b].p, spans[b].len, spans[b].lines,
-                                    spans[b].ld, spans[b].elem, &parts[b]) != 0;
+        failed = cuda_digest_span(stream, &spans[b], &parts[b]) != 0;
     return failed ? -1 : 0;
+}
+
+/* Makes indirect spans[0..n), the entries of one pointer array in order,
+ * direct: the array is read to the host, waiting for the stream. Returns
+ * 0, or -1 when it cannot be read. */
+static int read_pointer_array(CUstream stream, struct cuda_span *spans, int64_t n)
+{
+    const void **ptrs = malloc((size_t)n * sizeof *ptrs);
+    int rc = ptrs && cuda_read(stream, ptrs, spans[0].p, (size_t)n * sizeof *ptrs) == 0 ? 0 : -1;
+    for (int64_t b = 0; rc == 0 && b < n; b++)
+        spans[b] = (struct cuda_span){ ptrs[b], spans[b].shape, 0 };
+    free(ptrs);
+    return rc;
 }
 
 /* Records the spans' digest as operand `name`: queued on the device when
  * it can be (the record then waits in the trace's FIFO), else taken now.
- * Returns 0, or -1 when it could not be taken (nothing recorded). */
+ * Indirect spans the device cannot digest are made direct first. Returns
+ * 0, or -1 when it could not be taken (nothing recorded). */
 static int rec_spans(struct trace_rec *r, const char *name, int role, CUstream stream,
-                     const struct cuda_span *spans, int64_t n, uint64_t count, int elem)
+                     struct cuda_span *spans, int64_t n, uint64_t count, int elem)
 {
     struct trace_deferred later;
-    if (cuda_digest_start(stream, spans, n, &later) == 0) {
+    int queued = cuda_digest_start(stream, spans, n, &later) == 0;
+    if (!queued && spans[0].indirect) {
+        if (read_pointer_array(stream, spans, n) != 0)
+            return -1;
+        queued = cuda_digest_start(stream, spans, n, &later) == 0;
+    }
+    if (queued) {
         trace_rec_operand_deferred(r, name, role, later, count, elem);
         return 0;
     }
@@ -145,38 +164,44 @@ int cuda_rec_bytes(struct trace_rec *r, const char *name, int role, CUstream str
         trace_rec_operand(r, name, role, digest_bytes(NULL, 0), count, elem);
         return 0;
     }
-    struct cuda_span s = { p, (int64_t)n, 1, (int64_t)n, 1 };
+    struct cuda_span s = { p, digest_matrix_shape((int64_t)n, 1, (int64_t)n, 1), 0 };
     return rec_spans(r, name, role, stream, &s, 1, count, elem);
 }
 
-struct strided {
-    const void *x;
-    int64_t stride;
-};
-
-static const void *strided_at(const void *arg, int64_t b, int elem)
+int cuda_rec_strided(struct trace_rec *r, const char *name, int role, CUstream stream,
+                     const void *p, const struct digest_shape *shape)
 {
-    const struct strided *s = arg;
-    return (const char *)s->x + (size_t)(b * s->stride) * (size_t)elem;
+    if (shape->ndims < 1 || shape->ndims > DIGEST_MAX_DIMS)
+        return -1;
+    uint64_t count = 1;
+    for (int k = 0; k < shape->ndims; k++) {
+        if (shape->strides[k] < 0)
+            return -1;
+        count *= shape->dims[k] > 0 ? (uint64_t)shape->dims[k] : 0;
+    }
+    if (count == 0) {
+        trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, (int)shape->elem);
+        return 0;
+    }
+    struct cuda_span s = { p, *shape, 0 };
+    return rec_spans(r, name, role, stream, &s, 1, count, (int)shape->elem);
 }
 
-static const void *array_at(const void *arg, int64_t b, int elem)
-{
-    (void)elem;
-    return ((const void *const *)arg)[b];
-}
-
-/* Records the batch: one matrix's digest, or the combination of all. */
+/* Records the batch: one matrix's digest, or the combination of all.
+ * Matrix b is at x + b*stride elements, or, `indirect`, at the pointer
+ * x[b] of an array in device memory. */
 static void rec_batch(struct trace_rec *r, const char *name, int role, CUstream stream,
                       int trans, int64_t rows, int64_t cols, int64_t ld, int elem,
-                      int64_t batch, const void *(*at)(const void *, int64_t, int),
-                      const void *arg)
+                      int64_t batch, const void *x, int64_t stride, int indirect)
 {
     int64_t len, lines;
     if (batch > 0 && stored_shape(trans, rows, cols, ld, &len, &lines) == 0) {
         struct cuda_span *spans = malloc((size_t)batch * sizeof *spans);
         for (int64_t b = 0; spans && b < batch; b++)
-            spans[b] = (struct cuda_span){ at(arg, b, elem), len, lines, ld, (size_t)elem };
+            spans[b] = (struct cuda_span){
+                indirect ? (const void *)((const void *const *)x + b)
+                         : (const void *)((const char *)x + (size_t)(b * stride) * (size_t)elem),
+                digest_matrix_shape(len, lines, ld, (size_t)elem), indirect };
         int rc = spans ? rec_spans(r, name, role, stream, spans, batch,
                                    (uint64_t)rows * (uint64_t)cols * (uint64_t)batch, elem)
                        : -1;
@@ -192,24 +217,14 @@ void cuda_rec_matrix(struct trace_rec *r, const char *name, int role, CUstream s
                      const void *x, int trans, int64_t rows, int64_t cols, int64_t ld,
                      int elem, int64_t batch, int64_t stride)
 {
-    struct strided s = { x, stride };
-    rec_batch(r, name, role, stream, trans, rows, cols, ld, elem, batch, strided_at, &s);
+    rec_batch(r, name, role, stream, trans, rows, cols, ld, elem, batch, x, stride, 0);
 }
 
 void cuda_rec_matrix_array(struct trace_rec *r, const char *name, int role, CUstream stream,
                            const void *const *array, int trans, int64_t rows, int64_t cols,
                            int64_t ld, int elem, int64_t batch)
 {
-    /* The array of pointers is itself in device memory. */
-    const void **ptrs = batch > 0 ? malloc((size_t)batch * sizeof *ptrs) : NULL;
-    if (ptrs && cuda_read(stream, ptrs, array, (size_t)batch * sizeof *ptrs) == 0) {
-        rec_batch(r, name, role, stream, trans, rows, cols, ld, elem, batch, array_at, ptrs);
-    } else {
-        if (batch > 0)
-            cuda_note_no_digest(r);
-        trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, elem);
-    }
-    free(ptrs);
+    rec_batch(r, name, role, stream, trans, rows, cols, ld, elem, batch, array, 0, 1);
 }
 
 int cuda_rec_scalar(struct trace_rec *r, const char *name, CUstream stream, const void *v,

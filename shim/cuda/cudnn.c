@@ -11,9 +11,11 @@
  * it from such a list is checked too (cudnn_algo.c). The convolutions
  * themselves are traced with the algorithm they ran, alpha and beta, and
  * operand digests (the output's prior contents only when beta is
- * nonzero, as cuDNN reads them only then); tensors are
- * digested over cudnnGet*SizeInBytes bytes (the packed span), not element
- * by element through their strides. The backend (graph) API is in
+ * nonzero, as cuDNN reads them only then). A tensor is digested over its
+ * logical elements through its dims and strides
+ * (cudnnGetTensorNdDescriptor), in row-major order, so padding between
+ * them is never read; a filter, packed by definition, over its
+ * cudnnGetFilterSizeInBytes bytes. The backend (graph) API is in
  * cudnn_backend.c.
  */
 #include <stdio.h>
@@ -149,19 +151,67 @@ static CUstream handle_stream(cudnnHandle_t h)
     return s;
 }
 
-/* A tensor (is_filter 0) or filter descriptor's packed span, digested. */
+/* Bytes per element of a cudnnDataType_t; 0 for a type we do not know
+ * or one packed below a byte. */
+static int cudnn_type_size(cudnnDataType_t type)
+{
+    switch (type) {
+    case CUDNN_DATA_INT8: case CUDNN_DATA_UINT8: case CUDNN_DATA_FP8_E4M3:
+    case CUDNN_DATA_FP8_E5M2: case CUDNN_DATA_FP8_E8M0:
+        return 1;
+    case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16:
+        return 2;
+    case CUDNN_DATA_FLOAT: case CUDNN_DATA_INT32: case CUDNN_DATA_UINT32:
+        return 4;
+    case CUDNN_DATA_DOUBLE: case CUDNN_DATA_INT64: case CUDNN_DATA_COMPLEX_FP32:
+        return 8;
+    case CUDNN_DATA_COMPLEX_FP64:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+/* A tensor's logical elements, through its dims and strides. Returns 0,
+ * or -1 when cuDNN will not describe it or they cannot be digested
+ * (nothing recorded). */
+static int rec_strided_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
+                              const void *p, cudnnTensorDescriptor_t desc)
+{
+    static void *cache;
+    cudnnGetTensorNdDescriptor_fn *get = (cudnnGetTensorNdDescriptor_fn *)(uintptr_t)cuda_sym(
+        &cache, "cudnnGetTensorNdDescriptor");
+    cudnnDataType_t type;
+    int nb = 0, dims[DIGEST_MAX_DIMS], strides[DIGEST_MAX_DIMS];
+    if (!get || get(desc, DIGEST_MAX_DIMS, &type, &nb, dims, strides) != CUDNN_STATUS_SUCCESS ||
+        nb < 1 || nb > DIGEST_MAX_DIMS)
+        return -1;
+    struct digest_shape shape = { .ndims = nb, .elem = (size_t)cudnn_type_size(type) };
+    if (!shape.elem) {
+        trace_rec_note(r, "cuda.digest", "not taken: a data type detshim does not know");
+        trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, 0);
+        return 0;
+    }
+    for (int k = 0; k < nb; k++) {
+        shape.dims[k] = dims[k];
+        shape.strides[k] = strides[k];
+    }
+    return cuda_rec_strided(r, name, role, stream, p, &shape);
+}
+
+/* A tensor (is_filter 0) or filter (its packed span) digested. */
 static void rec_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
                        const void *p, const void *desc, int is_filter)
 {
-    static void *tcache, *fcache;
-    cudnnGetTensorSizeInBytes_fn *tsize = (cudnnGetTensorSizeInBytes_fn *)(uintptr_t)cuda_sym(
-        &tcache, "cudnnGetTensorSizeInBytes");
+    static void *fcache;
     cudnnGetFilterSizeInBytes_fn *fsize = (cudnnGetFilterSizeInBytes_fn *)(uintptr_t)cuda_sym(
         &fcache, "cudnnGetFilterSizeInBytes");
     size_t bytes = 0;
-    int ok = is_filter ? fsize && fsize((cudnnFilterDescriptor_t)(uintptr_t)desc, &bytes) == 0
-                       : tsize && tsize((cudnnTensorDescriptor_t)(uintptr_t)desc, &bytes) == 0;
-    if (ok && cuda_rec_bytes(r, name, role, stream, p, bytes, bytes, 1) == 0)
+    if (!is_filter &&
+        rec_strided_tensor(r, name, role, stream, p, (cudnnTensorDescriptor_t)(uintptr_t)desc) == 0)
+        return;
+    if (is_filter && fsize && fsize((cudnnFilterDescriptor_t)(uintptr_t)desc, &bytes) == 0 &&
+        cuda_rec_bytes(r, name, role, stream, p, bytes, bytes, 1) == 0)
         return;
     cuda_note_no_digest(r);
     trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, 1);

@@ -4,9 +4,14 @@
  * detshim/cuda_digest_kernel.h), launched on the call's stream, with
  * scratch memory of that stream's own; only the 16-byte result comes back.
  * Smaller operands, builds without nvcc, and contexts where the module
- * does not load are digested by copy-and-hash: the logical elements are
- * copied to the host and digested there by shim/trace/digest.c. Both give
- * the host digest of the same bytes. On the traced path nothing waits:
+ * does not load are digested by copy-and-hash: the extent holding the
+ * logical elements is copied to the host and they are digested there by
+ * shim/trace/digest.c. Both give the host digest of the same bytes; an
+ * operand is a strided N-d array (a matrix, a cuDNN tensor), its padding
+ * never digested. The matrices of a pointer array in device memory
+ * (batched GEMMs) are found by the kernels, which read the array on the
+ * device; small ones are gathered packed by a kernel (dk_gather) and
+ * copied. On the traced path nothing waits:
  * the kernels' results, or the copies, go by cuMemcpyDtoHAsync into
  * pinned memory of a per-thread pool of jobs, an event is recorded after
  * them, and the trace writer's FIFO of pending records (shim/trace/
@@ -16,12 +21,15 @@
  * where no kernel runs) the digest is taken synchronously as before,
  * waiting for the call's stream, and DETSHIM_LOG=info says so once per
  * reason. DETSHIM_CUDA_DIGEST=sync (for the tests) takes every digest
- * synchronously. Pointer arrays and scalars that live on the device are
- * still read synchronously (cuda_read). Trace headers say which method
+ * synchronously. Where no kernel runs, a pointer array is read to the
+ * host first, waiting for the stream (cuda_read); so are alpha and beta
+ * given by device pointer, always: whether they are zero decides which
+ * operands are read at all. Trace headers say which method
  * (TRACE_FIELD_DEVICE_DIGEST). A stream being captured into a CUDA graph
  * is never waited for nor launched on: its calls' device operands are
  * recorded as not digested.
  */
+#include <assert.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -137,16 +145,16 @@ static unsigned char *stage_get(size_t n)
 }
 
 /* The kernels of one context, and each stream's scratch memory there:
- * block sums for a chunk of CHUNK blocks, the 8 lanes' state, the 16-byte
- * result. Digests on one stream reuse its scratch in stream order; two
- * streams never share one, since their digests may run at once. Made at
- * first use and kept for the process. */
+ * block sums for a chunk of CHUNK blocks (or dk_gather's packed bytes),
+ * the 8 lanes' state, the 16-byte result. Digests on one stream reuse its
+ * scratch in stream order; two streams never share one, since their
+ * digests may run at once. Made at first use and kept for the process. */
 enum { CHUNK = 65536, MAX_CONTEXTS = 16, MAX_STREAMS = 64, KERNEL_MIN_BYTES = 4096 };
 enum { SCRATCH_BYTES = CHUNK * 64 + 64 + 16 };
 struct kernels {
     CUcontext ctx;
     int ok;
-    CUfunction init, sums, scan, final;
+    CUfunction init, sums, scan, final, gather;
     int nstreams;
     struct {
         CUstream stream;
@@ -164,7 +172,8 @@ static int kernels_load(struct kernels *k)
                    drv.module_function(&k->init, mod, "detshim_dk_init") == CUDA_SUCCESS &&
                    drv.module_function(&k->sums, mod, "detshim_dk_block_sums") == CUDA_SUCCESS &&
                    drv.module_function(&k->scan, mod, "detshim_dk_scan") == CUDA_SUCCESS &&
-                   drv.module_function(&k->final, mod, "detshim_dk_final") == CUDA_SUCCESS
+                   drv.module_function(&k->final, mod, "detshim_dk_final") == CUDA_SUCCESS &&
+                   drv.module_function(&k->gather, mod, "detshim_dk_gather") == CUDA_SUCCESS
                ? 0 : -1;
 }
 
@@ -241,6 +250,36 @@ static int kernel_enqueue(struct kernels *k, CUstream stream, struct dk_layout l
     return rc;
 }
 
+/* Queues a packed copy of l's logical bytes (under KERNEL_MIN_BYTES) into
+ * the stream's scratch memory and from there to host address out, for a
+ * layout whose base only the device knows. Returns 0, or -1. Caller holds
+ * kernel_lock. */
+static int gather_enqueue(struct kernels *k, CUstream stream, struct dk_layout l, void *out)
+{
+    assert(l.total < KERNEL_MIN_BYTES);
+    CUdeviceptr packed = stream_scratch(k, stream);
+    void *args[] = { &l, &packed };
+    int rc = packed ? launch(k->gather, (unsigned)((l.total + 255) / 256), 256, stream, args) : -1;
+    if (rc == 0 && drv.memcpy_dtoh_async(out, packed, l.total, stream) != CUDA_SUCCESS)
+        rc = -1;
+    return rc;
+}
+
+/* The kernels' layout of span s: digest_runs' runs. */
+static struct dk_layout layout_of(const struct cuda_span *s)
+{
+    int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
+    struct dk_layout l = { .base = (dk_u64)(uintptr_t)s->p, .indirect = s->indirect != 0 };
+    l.ndims = (dk_u32)digest_runs(&s->shape, &run, count, stride);
+    l.run_bytes = l.total = (dk_u64)run;
+    for (dk_u32 k = 0; k < l.ndims; k++) {
+        l.count[k] = (dk_u64)count[k];
+        l.stride[k] = (dk_u64)stride[k];
+        l.total *= l.count[k];
+    }
+    return l;
+}
+
 /* The digest on the device, waiting for it. Returns 0, or -1 (nothing
  * usable: the caller copies). */
 static int kernel_digest(CUstream stream, struct dk_layout l, detshim_digest *d)
@@ -259,27 +298,34 @@ static int kernel_digest(CUstream stream, struct dk_layout l, detshim_digest *d)
     return rc;
 }
 
-int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t lines, int64_t ld,
-                       size_t elem, detshim_digest *d)
+int cuda_digest_span(CUstream stream, const struct cuda_span *s, detshim_digest *d)
 {
+    assert(!s->indirect);
     *d = digest_bytes(NULL, 0);
-    if (len <= 0 || lines <= 0)
-        return 0;
+    for (int k = 0; k < s->shape.ndims; k++)
+        if (s->shape.dims[k] <= 0)
+            return 0;
     pthread_once(&drv_once, drv_open);
     if (!drv.ok || capturing(stream))
         return -1;
-    struct dk_layout l = { (dk_u64)(uintptr_t)dptr, (dk_u64)len * elem, (dk_u64)ld * elem,
-                           (dk_u64)len * (dk_u64)lines * elem };
+    struct dk_layout l = layout_of(s);
     if (l.total >= KERNEL_MIN_BYTES && kernel_digest(stream, l, d) == 0)
         return 0;
-    /* The span from the first element to the last: padding between
-     * columns is copied but never digested. */
-    size_t span = ((size_t)(lines - 1) * (size_t)ld + (size_t)len) * elem;
-    unsigned char *host = stage_get(span);
-    if (!host || cuda_read(stream, host, dptr, span) != 0)
+    /* The extent from the first element to the last: padding between
+     * them is copied but never digested. */
+    size_t extent = digest_extent(&s->shape);
+    unsigned char *host = stage_get(extent);
+    if (!host || cuda_read(stream, host, s->p, extent) != 0)
         return -1;
-    *d = digest_matrix(host, len, lines, ld, elem);
+    *d = digest_strided(host, &s->shape);
     return 0;
+}
+
+int cuda_digest_matrix(CUstream stream, const void *dptr, int64_t len, int64_t lines, int64_t ld,
+                       size_t elem, detshim_digest *d)
+{
+    struct cuda_span s = { dptr, digest_matrix_shape(len, lines, ld, elem), 0 };
+    return cuda_digest_span(stream, &s, d);
 }
 
 int cuda_digest_bytes(CUstream stream, const void *dptr, size_t n, detshim_digest *d)
@@ -314,11 +360,11 @@ static void log_sync_once(atomic_flag *once, const char *why)
 }
 
 /* One asynchronous digest of n spans: each span's kernel result (16
- * bytes) or copied elements at its offset in pinned memory, complete when
- * the event is. Jobs belong to a per-thread pool and are reused in the
- * context their event was made in; `busy` is set from start to
- * completion (or forever after a driver error, when a queued copy may
- * still land in the pinned memory). */
+ * bytes), copied extent or gathered elements at its offset in pinned
+ * memory, complete when the event is. Jobs belong to a per-thread pool
+ * and are reused in the context their event was made in; `busy` is set
+ * from start to completion (or forever after a driver error, when a
+ * queued copy may still land in the pinned memory). */
 struct job {
     atomic_int busy;
     CUcontext ctx;
@@ -328,9 +374,11 @@ struct job {
     int64_t n, parts_cap;
     struct job_part {
         size_t off;
-        int kernel; /* 1: 16 result bytes at off; 0: the span's copy */
-        int64_t len, lines, ld;
-        size_t elem;
+        enum { PART_KERNEL, PART_COPY, PART_GATHER } kind;
+        /* 16 result bytes at off; the span's extent, copied; its logical
+         * bytes, packed by dk_gather (total of them) */
+        struct digest_shape shape;
+        size_t total;
     } *parts;
     detshim_digest *digests;
 };
@@ -422,12 +470,18 @@ static int job_complete(void *arg, int wait, detshim_digest *d)
     }
     for (int64_t b = 0; b < j->n; b++) {
         const struct job_part *p = &j->parts[b];
-        if (p->kernel) {
-            uint64_t out[2];
+        uint64_t out[2];
+        switch (p->kind) {
+        case PART_KERNEL:
             memcpy(out, j->pinned + p->off, 16);
             j->digests[b] = (detshim_digest){ .lo = out[0], .hi = out[1] };
-        } else {
-            j->digests[b] = digest_matrix(j->pinned + p->off, p->len, p->lines, p->ld, p->elem);
+            break;
+        case PART_COPY:
+            j->digests[b] = digest_strided(j->pinned + p->off, &p->shape);
+            break;
+        case PART_GATHER:
+            j->digests[b] = digest_bytes(j->pinned + p->off, p->total);
+            break;
         }
     }
     *d = cuda_digest_combine(j->digests, j->n);
@@ -451,17 +505,18 @@ static int job_enqueue(struct job *j, CUstream stream, const struct cuda_span *s
     for (int64_t b = 0; b < j->n && rc == 0; b++) {
         const struct job_part *p = &j->parts[b];
         void *dst = j->pinned + p->off;
-        if (p->kernel) {
-            struct dk_layout l = { (dk_u64)(uintptr_t)spans[b].p, (dk_u64)p->len * p->elem,
-                                   (dk_u64)p->ld * p->elem,
-                                   (dk_u64)p->len * (dk_u64)p->lines * p->elem };
-            k = k ? k : kernels_get();
-            rc = k ? kernel_enqueue(k, stream, l, dst) : -1;
-        } else {
-            size_t span = ((size_t)(p->lines - 1) * (size_t)p->ld + (size_t)p->len) * p->elem;
-            rc = drv.memcpy_dtoh_async(dst, (CUdeviceptr)(uintptr_t)spans[b].p, span, stream) ==
-                         CUDA_SUCCESS ? 0 : -1;
+        if (p->kind == PART_COPY) {
+            rc = drv.memcpy_dtoh_async(dst, (CUdeviceptr)(uintptr_t)spans[b].p,
+                                       digest_extent(&p->shape), stream) == CUDA_SUCCESS ? 0 : -1;
+            continue;
         }
+        k = k ? k : kernels_get();
+        if (!k)
+            rc = -1;
+        else if (p->kind == PART_KERNEL)
+            rc = kernel_enqueue(k, stream, layout_of(&spans[b]), dst);
+        else
+            rc = gather_enqueue(k, stream, layout_of(&spans[b]), dst);
     }
     if (rc == 0 && drv.event_record(j->event, stream) != CUDA_SUCCESS)
         rc = -1;
@@ -487,7 +542,7 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
 {
     static pthread_once_t drain_once = PTHREAD_ONCE_INIT;
     static atomic_flag log_pool = ATOMIC_FLAG_INIT, log_big = ATOMIC_FLAG_INIT,
-                       log_driver = ATOMIC_FLAG_INIT;
+                       log_driver = ATOMIC_FLAG_INIT, log_array = ATOMIC_FLAG_INIT;
     pthread_once(&drv_once, drv_open);
     if (!drv.async || n <= 0 || capturing(stream))
         return -1;
@@ -500,6 +555,12 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
         kernels = k && stream_scratch(k, stream) != 0;
         pthread_mutex_unlock(&kernel_lock);
     }
+    for (int64_t b = 0; b < n && !kernels; b++)
+        if (spans[b].indirect) {
+            log_sync_once(&log_array, "a pointer array where no digest kernel runs is read "
+                          "on the host");
+            return -1;
+        }
     CUcontext ctx = NULL;
     if (drv.ctx_current && drv.ctx_current(&ctx) != CUDA_SUCCESS)
         return -1;
@@ -517,15 +578,20 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     }
     for (int64_t b = 0; b < n; b++) {
         struct job_part *p = &j->parts[b];
-        const struct cuda_span *s = &spans[b];
-        size_t total = (size_t)s->len * (size_t)s->lines * s->elem;
-        *p = (struct job_part){ .off = bytes, .len = s->len, .lines = s->lines, .ld = s->ld,
-                                .elem = s->elem };
-        p->kernel = kernels && total >= KERNEL_MIN_BYTES;
-        size_t span = p->kernel ? 16 : ((size_t)(s->lines - 1) * (size_t)s->ld + (size_t)s->len) *
-                                          s->elem;
-        big |= !p->kernel && span > ASYNC_COPY_MAX;
-        bytes += (span + 15) & ~(size_t)15;
+        size_t total = (size_t)layout_of(&spans[b]).total, room;
+        *p = (struct job_part){ .off = bytes, .shape = spans[b].shape, .total = total };
+        if (kernels && total >= KERNEL_MIN_BYTES) {
+            p->kind = PART_KERNEL;
+            room = 16;
+        } else if (spans[b].indirect) {
+            p->kind = PART_GATHER;
+            room = total;
+        } else {
+            p->kind = PART_COPY;
+            room = digest_extent(&spans[b].shape);
+            big |= room > ASYNC_COPY_MAX;
+        }
+        bytes += (room + 15) & ~(size_t)15;
     }
     if (big) {
         job_release(j);

@@ -33,3 +33,10 @@ extern "C" __global__ void detshim_dk_final(struct dk_layout l, const dk_u64 *st
     if (threadIdx.x == 0)
         dk_final(&l, state, result);
 }
+
+extern "C" __global__ void detshim_dk_gather(struct dk_layout l, dk_u8 *out)
+{
+    dk_u64 t = (dk_u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < l.total)
+        dk_gather(&l, out, t);
+}

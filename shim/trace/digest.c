@@ -1,7 +1,8 @@
 /* Operand digests: XXH3-128 over logical elements only. Contiguous runs are
- * fed to a streaming XXH3 state as they are; strided vectors are gathered a
- * block at a time, so the digest of a buffer depends on its elements and
- * their order, never on its padding, leading dimension or increment.
+ * fed to a streaming XXH3 state as they are; strided vectors and the short
+ * runs of strided N-d arrays are gathered a block at a time, so the digest
+ * of a buffer depends on its elements and their order, never on its
+ * padding, leading dimension, increment or strides.
  */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -111,6 +112,93 @@ detshim_digest digest_matrix(const void *a, int64_t len, int64_t lines, int64_t 
     const unsigned char *p = a;
     for (int64_t j = 0; j < lines; j++)
         pick()->update(&st, p + (size_t)(j * ld) * elem, (size_t)len * elem);
+    return from_xxh(XXH3_128bits_digest(&st));
+}
+
+int digest_runs(const struct digest_shape *s, int64_t *run_bytes, int64_t count[],
+                int64_t stride_bytes[])
+{
+    /* The innermost dims that continue the run join it. */
+    int64_t run = (int64_t)s->elem;
+    int k = s->ndims;
+    while (k > 0 && (s->dims[k - 1] == 1 || s->strides[k - 1] * (int64_t)s->elem == run))
+        run *= s->dims[--k];
+    /* An outer dim whose stride spans all of the next one's merges with it. */
+    int n = 0;
+    for (int i = 0; i < k; i++) {
+        int64_t stride = s->strides[i] * (int64_t)s->elem;
+        if (s->dims[i] == 1)
+            continue;
+        if (n > 0 && stride_bytes[n - 1] == stride * s->dims[i]) {
+            count[n - 1] *= s->dims[i];
+            stride_bytes[n - 1] = stride;
+        } else {
+            count[n] = s->dims[i];
+            stride_bytes[n++] = stride;
+        }
+    }
+    if (n == 0) {
+        count[0] = 1;
+        stride_bytes[n++] = 0;
+    }
+    *run_bytes = run;
+    return n;
+}
+
+struct digest_shape digest_matrix_shape(int64_t len, int64_t lines, int64_t ld, size_t elem)
+{
+    return (struct digest_shape){ 2, { lines, len }, { ld, 1 }, elem };
+}
+
+size_t digest_extent(const struct digest_shape *s)
+{
+    size_t bytes = s->elem;
+    for (int k = 0; k < s->ndims; k++)
+        bytes += (size_t)(s->dims[k] - 1) * (size_t)s->strides[k] * s->elem;
+    return bytes;
+}
+
+detshim_digest digest_strided(const void *base, const struct digest_shape *s)
+{
+    for (int k = 0; k < s->ndims; k++)
+        if (s->dims[k] <= 0)
+            return digest_bytes(NULL, 0);
+    int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS], idx[DIGEST_MAX_DIMS] = { 0 };
+    int n = digest_runs(s, &run, count, stride);
+    if (n == 1 && count[0] == 1)
+        return digest_bytes(base, (size_t)run);
+    XXH3_state_t st;
+    XXH3_128bits_reset(&st);
+    /* Runs shorter than SHORT are gathered a block at a time. */
+    enum { SHORT = 256 };
+    unsigned char block[4096];
+    size_t used = 0;
+    int64_t off = 0;
+    for (int k = n - 1; k >= 0;) {
+        const unsigned char *p = (const unsigned char *)base + off;
+        if (run < SHORT && used + (size_t)run <= sizeof block) {
+            memcpy(block + used, p, (size_t)run);
+            used += (size_t)run;
+        } else {
+            pick()->update(&st, block, used);
+            used = 0;
+            if (run < SHORT) {
+                memcpy(block, p, (size_t)run);
+                used = (size_t)run;
+            } else {
+                pick()->update(&st, p, (size_t)run);
+            }
+        }
+        /* The next run: the odometer of the outer dims, the last fastest. */
+        for (k = n - 1; k >= 0; k--) {
+            off += stride[k];
+            if (++idx[k] < count[k])
+                break;
+            off -= stride[k] * count[k];
+            idx[k] = 0;
+        }
+    }
+    pick()->update(&st, block, used);
     return from_xxh(XXH3_128bits_digest(&st));
 }
 

@@ -4,14 +4,16 @@
 # TF32, cuBLASLt split-K reductions, a nondeterministic cuDNN algorithm,
 # cuRAND's default ordering; the cuDNN backend offers a nondeterministic
 # engine first. gpu_prog (tests/programs/gpu_prog.c) runs one
-# call of each. Pinned, two runs agree to the bit and their traces diff
-# identical, even when the program itself asks for the nondeterministic
-# settings; passthrough, they differ and detdiff names the call; with
-# another cuBLASLt epilogue bias, detdiff says the inputs differ. Device
-# digests are collected asynchronously: the traces equal those of digests
-# taken synchronously (DETSHIM_CUDA_DIGEST=sync), nothing waits for a
-# stream during the calls, and records still pending are written at thread
-# exit, exit and exec, never by a forked child (gpu_pending).
+# call of each, its convolution on tensors whose padding holds bytes that
+# differ run to run. Pinned, two runs agree to the bit and their traces
+# diff identical, even when the program itself asks for the
+# nondeterministic settings; passthrough, they differ and detdiff names the
+# call; with another cuBLASLt epilogue bias, detdiff says the inputs
+# differ. Device digests are collected asynchronously: the traces equal
+# those of digests taken synchronously (DETSHIM_CUDA_DIGEST=sync), nothing
+# waits for a stream during the calls, pointer arrays included, and
+# records still pending are written at thread exit, exit and exec, never
+# by a forked child (gpu_pending).
 . "$(dirname "$0")/lib.sh"
 P=$PROGS/gpu_prog
 G=$PROGS/gpu_pending
@@ -86,7 +88,17 @@ expect_grep "FindEx's list is filtered too" "^findex_first 1 of 2" "$WORK/a.out"
 expect_grep "without the shim, FindEx offers the nondeterministic algorithm first" \
     "^findex_first 4 of 3" "$WORK/bare1.out"
 expect_grep "the convolution records the algorithm it ran" \
-    "cudnnConvolutionForward algo=1 .*y:out:2048x1.*cuda.algo=1" "$WORK/a.show"
+    "cudnnConvolutionForward algo=1 .*y:out:512x4.*cuda.algo=1" "$WORK/a.show"
+# Tensors are digested through their strides: the padding's garbage, new
+# each run, never reaches the trace (the traces diff identical above), and
+# each digest is the XXH3-128 of the tensor packed.
+conv_digest() { sed -n "s/.*cudnnConvolutionForward .* $1:$2:\([0-9a-f]*\) .*/\1/p" "$3"; }
+packed() { sed -n "s/^conv_$1_packed \(........\).*/\1/p" "$2"; }
+expect_ne "gpu_prog prints its packed tensors' digests" "" "$(packed x "$WORK/a.out")"
+expect_eq "a padded input tensor digests as its packed elements" \
+    "$(packed x "$WORK/a.out")" "$(conv_digest x in:600x4 "$WORK/a.show")"
+expect_eq "a padded output tensor digests as its packed elements" \
+    "$(packed y "$WORK/a.out")" "$(conv_digest y out:512x4 "$WORK/a.show")"
 expect_grep "pinned, the backend's engine list holds deterministic engines only" \
     "^backend_engine 3 of 2" "$WORK/a.out"
 expect_grep "the engine heuristics' answer is filtered and recorded" \
@@ -105,17 +117,19 @@ expect_ne "an A digest is recorded" "" "$a_sgemm"
 expect_eq "one buffer read as A and as A transposed digests alike" "$a_sgemm" "$a_gemmex"
 
 # Digests collected asynchronously give the trace of digests taken
-# synchronously, byte for byte in every record, and wait for no stream
-# but to read cublasSgemmBatched's three pointer arrays (A, B, C), which
-# live on the device; pending records wait for their events at exit.
+# synchronously, byte for byte in every record, and wait for no stream,
+# not even for cublasSgemmBatched's three pointer arrays (A, B, C), which
+# the digest kernels read on the device; pending records wait for their
+# events at exit.
 count() { sed -n "s/^$1 //p" "$2"; }
 DETSHIM_CUDA_DIGEST=sync DETSHIM_FAKE_CUDA_STATS="$WORK/s.stats" shim "$WORK/s" $P > "$WORK/s.out"
 $DETDIFF "$WORK/a" "$WORK/s" > "$WORK/as.diff"
 expect_eq "asynchronous and synchronous digests: detdiff finds the traces identical" 0 $?
 expect_eq "asynchronous and synchronous digests: the same root" \
     "$($DETDIFF --root "$WORK/s")" "$($DETDIFF --root "$WORK/a")"
-expect_eq "asynchronously, the only stream waits are the pointer-array reads" \
-    3 "$(count cuStreamSynchronize "$WORK/a.stats")"
+expect_eq "asynchronously, no stream wait, pointer arrays included" \
+    0 "$(count cuStreamSynchronize "$WORK/a.stats")"
+expect_eq "asynchronously, no synchronous copy" 0 "$(count cuMemcpyDtoH "$WORK/a.stats")"
 expect_eq "asynchronously, no context wait" 0 "$(count cuCtxSynchronize "$WORK/a.stats")"
 expect_ne "asynchronously, digests complete through events" 0 "$(count cuEventRecord "$WORK/a.stats")"
 expect_eq "synchronously, every digest waited for its stream" \
@@ -131,6 +145,19 @@ expect_eq "a driver error falls back to synchronous digests: the same trace" 0 $
 expect_grep "and the log says so" \
     "^detshim: a device digest was taken synchronously \(a driver error while queueing it\)" \
     "$WORK/x.err"
+
+# Where the digest kernels do not load, the pointer arrays are read on the
+# host (one stream wait each), their matrices copied and hashed: the
+# same trace, and the log says so.
+FAKE_CUDA_FAIL=cuModuleLoadData DETSHIM_LOG=info DETSHIM_FAKE_CUDA_STATS="$WORK/m.stats" \
+    shim "$WORK/m" $P > "$WORK/m.out" 2> "$WORK/m.err"
+$DETDIFF "$WORK/m" "$WORK/s" > "$WORK/ms.diff"
+expect_eq "without digest kernels: the same trace" 0 $?
+expect_eq "without digest kernels, the three pointer arrays wait for the stream" \
+    3 "$(count cuStreamSynchronize "$WORK/m.stats")"
+expect_grep "and the log says why" \
+    "^detshim: a device digest was taken synchronously \(a pointer array where no digest kernel" \
+    "$WORK/m.err"
 
 # Pending records: with FAKE_CUDA_EVENT_QUERIES huge no event completes
 # by polling, so every record is still pending at the point under test.

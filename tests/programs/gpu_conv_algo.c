@@ -12,6 +12,27 @@
 #include "fake.h"
 #include "gpu_util.h"
 
+/* The convolution: a 2x3x10x10 NCHW input, 4 filters of
+ * 3x3x3, no padding, unit stride: a 2x4x8x8 output. */
+struct conv_setup {
+    cudnnTensorDescriptor_t x, y;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t conv;
+};
+
+static void conv_setup(struct conv_setup *s)
+{
+    CHECK(cudnnCreateTensorDescriptor(&s->x));
+    CHECK(cudnnSetTensor4dDescriptor(s->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 10, 10));
+    CHECK(cudnnCreateTensorDescriptor(&s->y));
+    CHECK(cudnnSetTensor4dDescriptor(s->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 4, 8, 8));
+    CHECK(cudnnCreateFilterDescriptor(&s->w));
+    CHECK(cudnnSetFilter4dDescriptor(s->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, 3, 3, 3));
+    CHECK(cudnnCreateConvolutionDescriptor(&s->conv));
+    CHECK(cudnnSetConvolution2dDescriptor(s->conv, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT));
+}
+
 int main(int argc, char **argv)
 {
     int algo = argc > 1 && strcmp(argv[1], "det") == 0 ? 1 : FAKE_CUDNN_ALGO_FAST_NONDET;

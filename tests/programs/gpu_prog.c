@@ -3,12 +3,14 @@
  * program is against NVIDIA's. It runs, in order: a cuBLAS SGEMM and
  * GemmEx, a cuBLASLt matmul with the first algorithm the heuristic
  * offers, two more with epilogues (BIAS, then RELU_AUX) and one with
- * FP8 scales that cuBLASLt refuses for FP32 matrices, a cuDNN
- * forward convolution with the first algorithm Find offers (and FindEx's
- * first offer), a cuDNN backend execution plan built from the first
- * engine config the engine heuristics offer, and cuRAND numbers of
- * several distributions; then prints a hash of each result and of all,
- * and the algorithm and engine choices. Inputs are fixed, so any change
+ * FP8 scales that cuBLASLt refuses for FP32 matrices, a cuDNN forward
+ * convolution with the first algorithm Find offers (and FindEx's first
+ * offer) on tensors whose padding holds bytes that differ run to run, a
+ * cuDNN backend execution plan built from the first engine config the
+ * engine heuristics offer, and cuRAND numbers of several distributions;
+ * then prints a hash of each result and of all, the algorithm and engine
+ * choices, and the XXH3-128 of the convolution's tensors packed (the
+ * digests a trace must record for them). Inputs are fixed, so any change
  * between runs comes from the libraries.
  *
  *   gpu_prog           a plain program: library defaults everywhere
@@ -21,8 +23,45 @@
 #include <stdio.h>
 #include <string.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "fake.h"
 #include "gpu_util.h"
+
+/* Bytes that differ run to run, as a real program's uninitialised
+ * padding may. */
+static void garbage(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)fake_mix(fake_run_seed() ^ i);
+        memcpy(&x[i], &v, sizeof v);
+    }
+}
+
+/* Copies a packed 4-d tensor (dims d) into or out of one with strides s,
+ * in elements. */
+static void restride(float *packed, float *strided, const int d[4], const int s[4], int in)
+{
+    int e = 0;
+    for (int n = 0; n < d[0]; n++)
+        for (int c = 0; c < d[1]; c++)
+            for (int h = 0; h < d[2]; h++)
+                for (int w = 0; w < d[3]; w++, e++) {
+                    float *t = &strided[n * s[0] + c * s[1] + h * s[2] + w * s[3]];
+                    if (in)
+                        *t = packed[e];
+                    else
+                        packed[e] = *t;
+                }
+}
+
+static void print_xxh3(const char *name, const void *p, size_t n)
+{
+    XXH128_hash_t h = XXH3_128bits(p, n);
+    printf("%s %016llx%016llx\n", name, (unsigned long long)h.high64,
+           (unsigned long long)h.low64);
+}
 
 enum { M = 32, N = 24, K = 96 };
 
@@ -129,17 +168,34 @@ int main(int argc, char **argv)
     printf("lt_epilogue %016llx\n", (unsigned long long)eh);
     all = fnv(mask, sizeof mask, fnv(lt_relu, sizeof lt_relu, fnv(lt_bias, sizeof lt_bias, all)));
 
-    /* cuDNN: 2x3x10x10 input, 4 filters of 3x3x3, no padding */
-    static float x[2 * 3 * 10 * 10], w[4 * 3 * 3 * 3], y[2 * 4 * 8 * 8];
-    fill(x, sizeof x / sizeof *x, 3);
+    /* cuDNN: 2x3x10x10 input, 4 filters of 3x3x3, no padding. The
+     * input's rows are padded to 12 elements and its channels by 4 more,
+     * the output's rows to 9; their padding holds garbage. */
+    static const int xdim[4] = { 2, 3, 10, 10 }, xstr[4] = { 3 * 124, 124, 12, 1 };
+    static const int ydim[4] = { 2, 4, 8, 8 }, ystr[4] = { 4 * 72, 72, 9, 1 };
+    static float xp[2 * 3 * 10 * 10], x[2 * 3 * 124], w[4 * 3 * 3 * 3], y[2 * 4 * 72];
+    static float yp[2 * 4 * 8 * 8];
+    fill(xp, sizeof xp / sizeof *xp, 3);
     fill(w, sizeof w / sizeof *w, 4);
+    garbage(x, sizeof x / sizeof *x);
+    garbage(y, sizeof y / sizeof *y);
+    restride(xp, x, xdim, xstr, 1);
     cudnnHandle_t dnn;
-    struct conv_setup cs;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
     CHECK(cudnnCreate(&dnn));
-    conv_setup(&cs);
-    cudnnTensorDescriptor_t xd = cs.x, yd = cs.y;
-    cudnnFilterDescriptor_t wd = cs.w;
-    cudnnConvolutionDescriptor_t cd = cs.conv;
+    CHECK(cudnnCreateTensorDescriptor(&xd));
+    CHECK(cudnnSetTensor4dDescriptorEx(xd, CUDNN_DATA_FLOAT, 2, 3, 10, 10, xstr[0], xstr[1],
+                                       xstr[2], xstr[3]));
+    CHECK(cudnnCreateTensorDescriptor(&yd));
+    CHECK(cudnnSetTensor4dDescriptorEx(yd, CUDNN_DATA_FLOAT, 2, 4, 8, 8, ystr[0], ystr[1],
+                                       ystr[2], ystr[3]));
+    CHECK(cudnnCreateFilterDescriptor(&wd));
+    CHECK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, 3, 3, 3));
+    CHECK(cudnnCreateConvolutionDescriptor(&cd));
+    CHECK(cudnnSetConvolution2dDescriptor(cd, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT));
     cudnnConvolutionFwdAlgoPerf_t perf[8];
     if (asks)
         CHECK(cudnnGetConvolutionForwardAlgorithm_v7(dnn, xd, wd, cd, yd, 8, &got, perf));
@@ -147,12 +203,15 @@ int main(int argc, char **argv)
         CHECK(cudnnFindConvolutionForwardAlgorithm(dnn, xd, wd, cd, yd, 8, &got, perf));
     CHECK(cudnnConvolutionForward(dnn, &one, xd, x, wd, w, cd, perf[0].algo, NULL, 0, &zero, yd,
                                   y));
-    printf("conv %016llx\n", (unsigned long long)fnv(y, sizeof y, 0xcbf29ce484222325ull));
+    restride(yp, y, ydim, ystr, 0);
+    printf("conv %016llx\n", (unsigned long long)fnv(yp, sizeof yp, 0xcbf29ce484222325ull));
+    print_xxh3("conv_x_packed", xp, sizeof xp);
+    print_xxh3("conv_y_packed", yp, sizeof yp);
     static float scratch[sizeof y / sizeof *y];
     CHECK(cudnnFindConvolutionForwardAlgorithmEx(dnn, xd, x, wd, w, cd, yd, scratch, 8, &got, perf,
                                                  NULL, 0));
     printf("findex_first %d of %d\n", perf[0].algo, got);
-    all = fnv(y, sizeof y, all);
+    all = fnv(yp, sizeof yp, all);
 
     /* cuDNN backend: the first engine config the heuristics offer */
     cudnnBackendDescriptor_t heur, cfgs[4], plan;

@@ -111,6 +111,13 @@ static void test_padding_between_columns_never_changes_a_device_digest(void **st
     assert_same(before, after);
 }
 
+/* The fake driver's synchronisations of streams and contexts so far. */
+static unsigned long long stream_syncs(void)
+{
+    return fake_cuda_count("cuStreamSynchronize") + fake_cuda_count("cuCtxSynchronize") +
+           fake_cuda_count("cuMemcpyDtoH");
+}
+
 /* The operand's digest, waiting for it if it is deferred, as the trace
  * writer does at a drain point. */
 static detshim_digest operand(struct trace_rec *r, const char *name)
@@ -155,9 +162,13 @@ static void test_batch_digest_combines_the_matrices_in_order(void **state)
         parts[b] = digest_matrix(buf + 40 * b, 6, 4, 8, sizeof(float));
     assert_same(operand(&r, "C"), cuda_digest_combine(parts, 3));
     assert_int_equal(r.operands[0].count, 72);
-    /* The same matrices through a pointer array digest alike. */
+    /* The same matrices through a pointer array digest alike, the array
+     * read on the device: nothing waits for the stream. */
+    unsigned long long syncs = stream_syncs();
     const void *ptrs[3] = { buf, buf + 40, buf + 80 };
     cuda_rec_matrix_array(&r, "Carray", TRACE_ROLE_OUT, NULL, ptrs, CUBLAS_OP_N, 6, 4, 8, 4, 3);
+    if (cuda_digest_ptx[0])
+        assert_true(stream_syncs() == syncs);
     assert_same(operand(&r, "Carray"), operand(&r, "C"));
     /* A batch of one is that matrix's own digest. */
     cuda_rec_matrix(&r, "one", TRACE_ROLE_OUT, NULL, buf, CUBLAS_OP_N, 6, 4, 8, 4, 1, 0);
@@ -167,11 +178,69 @@ static void test_batch_digest_combines_the_matrices_in_order(void **state)
     assert_true(cuda_digest_combine(swapped, 3).lo != cuda_digest_combine(parts, 3).lo);
 }
 
-/* The fake driver's synchronisations of streams and contexts so far. */
-static unsigned long long stream_syncs(void)
+/* Marks in mark[] the offsets of s's elements from dim k on, at off. */
+static void mark_elements(unsigned char *mark, const struct digest_shape *s, int k, int64_t off)
 {
-    return fake_cuda_count("cuStreamSynchronize") + fake_cuda_count("cuCtxSynchronize") +
-           fake_cuda_count("cuMemcpyDtoH");
+    if (k == s->ndims) {
+        mark[off] = 1;
+        return;
+    }
+    for (int64_t i = 0; i < s->dims[k]; i++)
+        mark_elements(mark, s, k + 1, off + i * s->strides[k]);
+}
+
+static void test_strided_tensor_digests_its_logical_elements_on_the_device(void **state)
+{
+    (void)state;
+    /* { dims, strides } over floats: a padded 4-d NCHW tensor large
+     * enough for the kernel (each row padded by 3, each channel by 5, each
+     * image by 7), a small one (copy-and-hash), an NHWC-stored tensor seen
+     * as NCHW, and a row broadcast down a matrix (stride 0). */
+    static const struct digest_shape shapes[] = {
+        { 4, { 2, 3, 20, 30 }, { 3 * (20 * 33 + 5) + 7, 20 * 33 + 5, 33, 1 }, sizeof(float) },
+        { 4, { 2, 3, 5, 7 }, { 150, 49, 9, 1 }, sizeof(float) },
+        { 4, { 2, 3, 12, 16 }, { 3 * 12 * 16, 1, 3 * 16, 3 }, sizeof(float) },
+        { 2, { 64, 40 }, { 0, 1 }, sizeof(float) },
+    };
+    enum { FLOATS = 3 * (20 * 33 + 5) * 2 + 7 };
+    float *t = malloc(FLOATS * sizeof *t);
+    unsigned char *logical = malloc(FLOATS);
+    assert_non_null(t);
+    assert_non_null(logical);
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        const struct digest_shape *sh = &shapes[i];
+        for (int v = 0; v < FLOATS; v++)
+            t[v] = (float)v * 0.5f;
+        memset(logical, 0, FLOATS);
+        mark_elements(logical, sh, 0, 0);
+        int64_t total = 1;
+        for (int k = 0; k < sh->ndims; k++)
+            total *= sh->dims[k];
+        /* The host digest of the same logical elements (test_digest checks
+         * it against the packed tensor). */
+        detshim_digest host = digest_strided(t, sh), dev;
+        struct cuda_span span = { t, *sh, 0 };
+        unsigned long long launches = fake_cuda_kernel_launches();
+        assert_int_equal(cuda_digest_span(NULL, &span, &dev), 0);
+        assert_same(dev, host);
+        if (cuda_digest_ptx[0] && total * 4 >= 4096)
+            assert_true(fake_cuda_kernel_launches() > launches);
+        /* Recorded (queued), the same, and a count of elements. */
+        struct trace_rec r;
+        trace_rec_begin(&r, "test");
+        assert_int_equal(cuda_rec_strided(&r, "x", TRACE_ROLE_IN, NULL, t, sh), 0);
+        assert_same(operand(&r, "x"), host);
+        assert_int_equal(r.operands[0].count, total);
+        assert_int_equal(r.operands[0].elem_size, 4);
+        /* Bytes outside the logical elements never count. */
+        for (int v = 0; v < FLOATS; v++)
+            if (!logical[v])
+                t[v] = -12345.0f;
+        assert_int_equal(cuda_digest_span(NULL, &span, &dev), 0);
+        assert_same(dev, host);
+    }
+    free(t);
+    free(logical);
 }
 
 static void test_a_traced_device_operand_is_queued_without_waiting_for_the_stream(void **state)
@@ -231,6 +300,32 @@ static void test_a_queued_input_digest_sees_the_bytes_before_later_work(void **s
     assert_same(operand(&r, "C"), before);
 }
 
+static void test_a_pointer_array_batch_is_read_on_the_device_without_waiting(void **state)
+{
+    (void)state;
+    if (!cuda_digest_ptx[0])
+        skip(); /* without a kernel the array is read on the host */
+    /* Large matrices (the digest kernels) and small ones (dk_gather),
+     * reversed through the array, against their host digests in batch
+     * order. */
+    static const int64_t shapes[][3] = { { 64, 20, 64 }, { 6, 4, 8 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        int64_t len = shapes[i][0], lines = shapes[i][1], ld = shapes[i][2];
+        const void *ptrs[2] = { buf + ld * lines, buf };
+        detshim_digest parts[2] = { digest_matrix(ptrs[0], len, lines, ld, sizeof(float)),
+                                    digest_matrix(ptrs[1], len, lines, ld, sizeof(float)) };
+        unsigned long long syncs = stream_syncs(), launches = fake_cuda_kernel_launches();
+        struct trace_rec r;
+        trace_rec_begin(&r, "test");
+        cuda_rec_matrix_array(&r, "A", TRACE_ROLE_IN, NULL, ptrs, CUBLAS_OP_N, len, lines, ld, 4,
+                              2);
+        assert_non_null(r.operands[0].later.complete);
+        assert_true(fake_cuda_kernel_launches() > launches);
+        assert_same(operand(&r, "A"), cuda_digest_combine(parts, 2));
+        assert_true(stream_syncs() == syncs);
+    }
+}
+
 static void test_zero_scalars_are_zero_whatever_their_sign(void **state)
 {
     (void)state;
@@ -257,6 +352,8 @@ int main(void)
         cmocka_unit_test(test_transposed_operand_digests_its_stored_columns),
         cmocka_unit_test(test_batch_digest_combines_the_matrices_in_order),
         cmocka_unit_test(test_zero_scalars_are_zero_whatever_their_sign),
+        cmocka_unit_test(test_strided_tensor_digests_its_logical_elements_on_the_device),
+        cmocka_unit_test(test_a_pointer_array_batch_is_read_on_the_device_without_waiting),
         cmocka_unit_test(test_a_traced_device_operand_is_queued_without_waiting_for_the_stream),
         cmocka_unit_test(test_a_queued_digest_is_complete_only_when_its_event_is),
         cmocka_unit_test(test_a_queued_input_digest_sees_the_bytes_before_later_work),

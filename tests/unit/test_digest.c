@@ -81,6 +81,77 @@ static void test_empty_operands_digest_as_nothing(void **state)
     assert_true(same(digest_triangle(&x, 0, 1, 8, 1, 0), none));
 }
 
+/* The reference: s's elements copied one by one, in row-major order of
+ * its dims, into out. Returns the bytes written. */
+static size_t pack(unsigned char *out, const void *base, const struct digest_shape *s)
+{
+    int64_t total = 1;
+    for (int k = 0; k < s->ndims; k++)
+        total *= s->dims[k];
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0, below = 1;
+        for (int k = s->ndims - 1; k >= 0; k--) {
+            off += e / below % s->dims[k] * s->strides[k];
+            below *= s->dims[k];
+        }
+        memcpy(out + (size_t)e * s->elem, (const unsigned char *)base + (size_t)off * s->elem,
+               s->elem);
+    }
+    return (size_t)total * s->elem;
+}
+
+static void test_padded_strided_tensor_digests_like_its_packed_copy(void **state)
+{
+    (void)state;
+    /* 2 x 3 x 5 x 7 floats, NCHW, each row padded to 9, each channel by 4
+     * more, each image by 3 more. */
+    static float t[2 * 150];
+    static unsigned char packed[sizeof t];
+    struct digest_shape s = { 4, { 2, 3, 5, 7 }, { 150, 49, 9, 1 }, sizeof(float) };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        t[i] = -1e30f; /* padding, unless overwritten */
+    for (int n = 0; n < 2; n++)
+        for (int c = 0; c < 3; c++)
+            for (int h = 0; h < 5; h++)
+                for (int w = 0; w < 7; w++)
+                    t[n * 150 + c * 49 + h * 9 + w] = (float)(((n * 3 + c) * 5 + h) * 7 + w);
+    detshim_digest d = digest_strided(t, &s);
+    assert_true(same(d, digest_bytes(packed, pack(packed, t, &s))));
+    for (int i = 0; i < 2 * 3 * 5 * 7; i++)
+        assert_true(((float *)(void *)packed)[i] == (float)i); /* the reference is NCHW order */
+    t[7] = t[8] = t[48] = t[149] = 12345.0f; /* padding only */
+    assert_true(same(digest_strided(t, &s), d));
+    t[150 + 49 + 9 + 1] += 1; /* an element */
+    assert_false(same(digest_strided(t, &s), d));
+}
+
+static void test_broadcast_and_reordered_strides_digest_their_logical_elements(void **state)
+{
+    (void)state;
+    static double x[6000];
+    static unsigned char packed[8 * 20000];
+    for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+        x[i] = (double)i * 0.5;
+    /* { ndims, dims, strides }: a broadcast row and column, a transposed
+     * (NHWC-stored) tensor, short runs across gather blocks, long runs, a
+     * packed array, dims of 1 and a merged pair of dims. */
+    static const struct digest_shape shapes[] = {
+        { 2, { 4, 6 }, { 0, 1 }, 8 },           { 2, { 6, 4 }, { 1, 0 }, 8 },
+        { 4, { 2, 3, 4, 5 }, { 60, 1, 15, 3 }, 8 }, { 2, { 300, 20 }, { 19, 1 }, 8 },
+        { 2, { 5, 100 }, { 110, 1 }, 8 },       { 3, { 2, 10, 30 }, { 300, 30, 1 }, 8 },
+        { 4, { 1, 3, 1, 40 }, { 7, 41, 9, 1 }, 8 }, { 3, { 4, 5, 6 }, { 60, 12, 1 }, 8 },
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        size_t n = pack(packed, x, &shapes[i]);
+        assert_true(same(digest_strided(x, &shapes[i]), digest_bytes(packed, n)));
+    }
+    /* A matrix digests as digest_matrix does. */
+    struct digest_shape m = { 2, { 40, 33 }, { 64, 1 }, 8 };
+    assert_true(same(digest_strided(x, &m), digest_matrix(x, 33, 40, 64, 8)));
+    struct digest_shape empty = { 2, { 3, 0 }, { 1, 1 }, 8 };
+    assert_true(same(digest_strided(x, &empty), digest_bytes(NULL, 0)));
+}
+
 static void test_every_xxh3_kernel_gives_the_same_bits(void **state)
 {
     (void)state;
@@ -114,6 +185,8 @@ int main(void)
         cmocka_unit_test(test_long_strided_vector_crosses_gather_blocks),
         cmocka_unit_test(test_triangle_digest_reads_only_the_referenced_half),
         cmocka_unit_test(test_empty_operands_digest_as_nothing),
+        cmocka_unit_test(test_padded_strided_tensor_digests_like_its_packed_copy),
+        cmocka_unit_test(test_broadcast_and_reordered_strides_digest_their_logical_elements),
         cmocka_unit_test(test_every_xxh3_kernel_gives_the_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,10 +12,11 @@
  * on the host, one call per thread of the grid, so the tests exercise the
  * code the GPU runs. Streams are never capturing unless
  * FAKE_CUDA_CAPTURING=1. FAKE_CUDA_FAIL=cuEventRecord makes every event
- * record fail, as a driver error would. Synchronisations and other calls are counted:
- * fake_cuda_count(name) for unit tests, and with
- * DETSHIM_FAKE_CUDA_STATS=path written to that file at exit as
- * `name count` lines. Only the calls detshim's device digests and
+ * record fail, as a driver error would; FAKE_CUDA_FAIL=cuModuleLoadData
+ * every module load, as in a context where the PTX does not load.
+ * Synchronisations and other calls are counted: fake_cuda_count(name) for
+ * unit tests, and with DETSHIM_FAKE_CUDA_STATS=path written to that file
+ * at exit as `name count` lines. Only the calls detshim's device digests and
  * gpu_prog make.
  */
 #include <pthread.h>
@@ -151,11 +152,17 @@ FAKE_EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
     return e ? CUDA_SUCCESS : 2;
 }
 
+/* 1 if FAKE_CUDA_FAIL names the call. */
+static int told_to_fail(const char *call)
+{
+    const char *fail = getenv("FAKE_CUDA_FAIL");
+    return fail && strcmp(fail, call) == 0;
+}
+
 FAKE_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 {
     (void)s;
-    const char *fail = getenv("FAKE_CUDA_FAIL");
-    if (fail && strcmp(fail, "cuEventRecord") == 0)
+    if (told_to_fail("cuEventRecord"))
         return CUDA_ERROR_INVALID_VALUE;
     struct fake_event *e = (struct fake_event *)(void *)ev;
     pthread_mutex_lock(&lock);
@@ -260,18 +267,27 @@ static void run_final(void **a, dk_u64 t)
                  (dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[2]);
 }
 
+static void run_gather(void **a, dk_u64 t)
+{
+    const struct dk_layout *l = a[0];
+    if (t < l->total)
+        dk_gather(l, (dk_u8 *)(uintptr_t)*(CUdeviceptr *)a[1], t);
+}
+
 static const struct kernel {
     const char *name;
     void (*run)(void **args, dk_u64 thread);
 } kernels[] = {
     { "detshim_dk_init", run_init }, { "detshim_dk_block_sums", run_sums },
     { "detshim_dk_scan", run_scan }, { "detshim_dk_final", run_final },
+    { "detshim_dk_gather", run_gather },
 };
 
 FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 {
     const char *ptx = image;
-    if (strncmp(ptx, "//", 2) != 0 || !strstr(ptx, ".entry detshim_dk_block_sums"))
+    if (told_to_fail("cuModuleLoadData") || strncmp(ptx, "//", 2) != 0 ||
+        !strstr(ptx, ".entry detshim_dk_block_sums"))
         return CUDA_ERROR_INVALID_IMAGE;
     *mod = (CUmodule)(void *)kernels;
     return CUDA_SUCCESS;

@@ -1,5 +1,7 @@
 /* A fake cuDNN (libcudnn.so.9) for tests, on host memory: 4-d FP32 NCHW
- * tensors and forward cross-correlation only. Its algorithm lists (Find
+ * tensors, packed or with strides of their own (padding between rows,
+ * channels or images, which it never reads nor writes), and forward
+ * cross-correlation only. Its algorithm lists (Find
  * and Get_v7 alike) offer a fast nondeterministic algorithm first, as the
  * real lists often do for backward passes, then two deterministic ones; a
  * convolution run with the nondeterministic one sums in a per-run
@@ -17,6 +19,7 @@ struct cudnnContext {
 };
 struct cudnnTensorStruct {
     int n, c, h, w, type;
+    int ns, cs, hs, ws; /* strides, in elements */
 };
 struct cudnnFilterStruct {
     int k, c, h, w, type;
@@ -47,31 +50,45 @@ FAKE_EXPORT cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, 
                                                      cudnnDataType_t type, int n, int c, int h,
                                                      int w)
 {
-    if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT)
+    if (format != CUDNN_TENSOR_NCHW)
         return 9; /* CUDNN_STATUS_NOT_SUPPORTED */
-    *d = (struct cudnnTensorStruct){ n, c, h, w, type };
+    return cudnnSetTensor4dDescriptorEx(d, type, n, c, h, w, c * h * w, h * w, w, 1);
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d,
+                                                       cudnnDataType_t type, int n, int c, int h,
+                                                       int w, int ns, int cs, int hs, int ws)
+{
+    if (type != CUDNN_DATA_FLOAT)
+        return 9;
+    *d = (struct cudnnTensorStruct){ n, c, h, w, type, ns, cs, hs, ws };
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* The offset of element (n, c, h, w) of t, in elements. */
+static int64_t at(const struct cudnnTensorStruct *t, int n, int c, int h, int w)
+{
+    return (int64_t)n * t->ns + (int64_t)c * t->cs + (int64_t)h * t->hs + (int64_t)w * t->ws;
 }
 
 FAKE_EXPORT cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t d, int req,
                                                      cudnnDataType_t *type, int *nb, int dims[],
                                                      int strides[])
 {
-    int v[4] = { d->n, d->c, d->h, d->w };
+    int v[4] = { d->n, d->c, d->h, d->w }, s[4] = { d->ns, d->cs, d->hs, d->ws };
     *type = d->type;
     *nb = 4;
     for (int i = 0; i < 4 && i < req; i++) {
         dims[i] = v[i];
-        strides[i] = 1;
-        for (int j = i + 1; j < 4; j++)
-            strides[i] *= v[j];
+        strides[i] = s[i];
     }
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* As cuDNN: the bytes up to the last element, padding included. */
 FAKE_EXPORT cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t d, size_t *size)
 {
-    *size = (size_t)d->n * (size_t)d->c * (size_t)d->h * (size_t)d->w * sizeof(float);
+    *size = (size_t)(at(d, d->n - 1, d->c - 1, d->h - 1, d->w - 1) + 1) * sizeof(float);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -186,10 +203,10 @@ FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
                         int iw = ow * cd->v - cd->pad_w + q * cd->dil_w;
                         if (ih < 0 || ih >= xd->h || iw < 0 || iw >= xd->w)
                             continue;
-                        s += x[((n * xd->c + c) * xd->h + ih) * xd->w + iw] *
+                        s += x[at(xd, n, c, ih, iw)] *
                              w[((k * wd->c + c) * wd->h + r) * wd->w + q];
                     }
-                    float *out = &y[((n * yd->c + k) * yd->h + oh) * yd->w + ow];
+                    float *out = &y[at(yd, n, k, oh, ow)];
                     *out = al * s + (be != 0 ? be * *out : 0);
                 }
     free(order);

@@ -65,13 +65,17 @@ cublasLtMatmulAlgoGetHeuristic_fn cublasLtMatmulAlgoGetHeuristic;
 cublasLtMatmulAlgoConfigGetAttribute_fn cublasLtMatmulAlgoConfigGetAttribute;
 cublasLtMatmul_fn cublasLtMatmul;
 
-/* cuDNN: 4-d float tensors, NCHW, only what gpu_prog uses. */
+/* cuDNN: 4-d float tensors, NCHW (packed or strided), only what gpu_prog
+ * uses. */
 enum { CUDNN_TENSOR_NCHW = 0, CUDNN_CROSS_CORRELATION = 1 };
 enum { FAKE_CUDNN_ALGO_FAST_NONDET = 4 }; /* CUDNN_CONVOLUTION_FWD_ALGO_FFT */
 cudnnStatus_t cudnnCreate(cudnnHandle_t *h);
 cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d);
 cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, int format,
                                          cudnnDataType_t type, int n, int c, int h, int w);
+cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d, cudnnDataType_t type,
+                                           int n, int c, int h, int w, int ns, int cs, int hs,
+                                           int ws);
 cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d);
 cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataType_t type,
                                          int format, int k, int c, int h, int w);
