@@ -389,19 +389,35 @@ enum { POOL_MAX = (TRACE_PENDING_MAX + 1) * TRACE_MAX_OPERANDS, ASYNC_COPY_MAX =
 static _Thread_local struct job **pool;
 static _Thread_local unsigned npool, pool_next;
 
+/* Takes j if it belongs to ctx and is free. A plain load first: a locked
+ * exchange on every busy job of a scan is what made scans costly. */
+static int job_take(struct job *j, CUcontext ctx)
+{
+    return j->ctx == ctx && !atomic_load_explicit(&j->busy, memory_order_relaxed) &&
+           !atomic_exchange(&j->busy, 1);
+}
+
 /* A free job of this thread's pool for context ctx, made when none is;
- * NULL when the pool is at POOL_MAX or the driver refuses an event. */
+ * NULL when the pool is at POOL_MAX or the driver refuses an event. The
+ * pool is a ring in the order jobs were taken, and the FIFO of pending
+ * records completes them in that order, so the job at pool_next, the one
+ * taken longest ago, is free unless all are pending: then a new job goes
+ * in just before it, keeping the order. Only a full pool is scanned. */
 static struct job *job_acquire(CUcontext ctx)
 {
-    for (unsigned i = 0; i < npool; i++) {
-        struct job *j = pool[(pool_next + i) % npool];
-        if (j->ctx == ctx && !atomic_exchange(&j->busy, 1)) {
-            pool_next = (pool_next + i + 1) % npool;
-            return j;
-        }
+    if (npool && job_take(pool[pool_next], ctx)) {
+        struct job *j = pool[pool_next];
+        pool_next = (pool_next + 1) % npool;
+        return j;
     }
-    if (npool == POOL_MAX)
+    if (npool == POOL_MAX) {
+        for (unsigned i = 1; i < npool; i++) {
+            struct job *j = pool[(pool_next + i) % npool];
+            if (job_take(j, ctx))
+                return j;
+        }
         return NULL;
+    }
     if (!pool && !(pool = calloc(POOL_MAX, sizeof *pool)))
         return NULL;
     struct job *j = calloc(1, sizeof *j);
@@ -411,7 +427,10 @@ static struct job *job_acquire(CUcontext ctx)
     }
     atomic_store(&j->busy, 1);
     j->ctx = ctx;
-    pool[npool++] = j;
+    memmove(&pool[pool_next + 1], &pool[pool_next], (npool - pool_next) * sizeof *pool);
+    pool[pool_next] = j;
+    npool++;
+    pool_next = (pool_next + 1) % npool;
     return j;
 }
 
