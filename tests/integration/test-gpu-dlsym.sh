@@ -70,6 +70,20 @@ expect_eq "LD_PRELOAD and LD_AUDIT by hand: the same trace as detrun" 0 $?
 LD_AUDIT=$AUDIT "$DETRUN" /bin/sh -c 'echo "$LD_AUDIT"' > "$WORK/env.out" 2>&1
 expect_eq "detrun puts its module ahead of the user's LD_AUDIT" "$AUDIT:$AUDIT" "$(cat "$WORK/env.out")"
 
+# Python's ctypes looks functions up with dlsym too (CuPy-style bindings,
+# a user's own): under detrun its call reaches the wrapper and is traced.
+cat > "$WORK/ctypes_blas.py" <<'PYEOF'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1] + "/libcublas.so.13", mode=ctypes.RTLD_LOCAL)
+handle = ctypes.c_void_p()
+print("status", lib.cublasCreate_v2(ctypes.byref(handle)))
+PYEOF
+"$DETRUN" -t "$WORK/py" $PY "$WORK/ctypes_blas.py" "$FAKES" > "$WORK/py.out" 2> "$WORK/py.err"
+expect_eq "ctypes under detrun: the call succeeds" "status 0" "$(cat "$WORK/py.out")"
+"$DETDIFF" --show "$WORK/py" > "$WORK/py.show" 2>&1
+expect_grep "ctypes under detrun: cublasCreate_v2 is traced, the handle pinned" \
+    "^ +[0-9]+ cublasCreate_v2 .*cuda\.atomics=not_allowed" "$WORK/py.show"
+
 # The module without the shim changes nothing.
 LD_AUDIT=$AUDIT $P > "$WORK/noshim.out" 2> "$WORK/noshim.err"
 expect_eq "the audit module alone: the program runs" 0 $?
