@@ -396,6 +396,7 @@ typedef cudnnStatus_t cudnnBackendGetAttribute_fn(cudnnBackendDescriptor_t const
                                                   cudnnBackendAttributeType_t attributeType,
                                                   int64_t requestedElementCount,
                                                   int64_t *elementCount, void *arrayOfElements);
+typedef cudnnStatus_t cudnnBackendFinalize_fn(cudnnBackendDescriptor_t descriptor);
 typedef cudnnStatus_t cudnnBackendExecute_fn(cudnnHandle_t handle,
                                              cudnnBackendDescriptor_t executionPlan,
                                              cudnnBackendDescriptor_t variantPack);

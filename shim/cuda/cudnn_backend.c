@@ -8,11 +8,14 @@
  * NONDETERMINISTIC come last, and the count returned covers only the
  * others. The caller still owns (and destroys) every descriptor it
  * passed. If none is deterministic the list is left whole, the trace says
- * so and a line is logged. Heuristic answers
- * and executions (cudnnBackendExecute) are traced with the engine's
- * global index; executions carry no operand digests (a variant pack's
- * buffers have no sizes in it).
+ * so and a line is logged. A plan the program builds on an engine it
+ * chose itself, bypassing the heuristics, cannot be pinned here: when
+ * such a plan is finalized on a nondeterministic engine, the shim says so
+ * on stderr, once. Heuristic answers and executions (cudnnBackendExecute)
+ * are traced with the engine's global index; executions carry no operand
+ * digests (a variant pack's buffers have no sizes in it).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -217,6 +220,46 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t c
     return st;
 }
 
+/* The engine an execution plan runs: its global index, and whether it
+ * is nondeterministic. Returns 0, or -1 if d is not a plan or cuDNN would
+ * not say. */
+static int plan_engine(cudnnBackendDescriptor_t plan, int64_t *index, int *nondeterministic)
+{
+    cudnnBackendDescriptor_t cfg;
+    int64_t n;
+    if (scratch(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg) != 0)
+        return -1;
+    int rc = real_get(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                      CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &cfg) == CUDNN_STATUS_SUCCESS
+                 ? engine_of(cfg, index, nondeterministic)
+                 : -1;
+    scratch_free(cfg);
+    return rc;
+}
+
+/* Finalizing is where a plan's engine is fixed. Plans are built once and
+ * executed many times, so the check costs nothing on the hot path; every
+ * other descriptor answers the plan query with an error and is let be. */
+DETSHIM_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
+{
+    REAL_FN(cudnnBackendFinalize_fn *, cudnnBackendFinalize);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(d);
+    cudnnStatus_t st = real(d);
+    int64_t index;
+    int nondet;
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    if (c.pinned && st == CUDNN_STATUS_SUCCESS && plan_engine(d, &index, &nondet) == 0 &&
+        nondet && !atomic_flag_test_and_set(&warned))
+        core_log(LOG_QUIET, "a cuDNN execution plan was built on engine %lld, which cuDNN marks "
+                 "nondeterministic, chosen by the program rather than from the engine "
+                 "heuristics the shim filters: its executions are not pinned (the trace notes "
+                 "them as nondeterministic)", (long long)index);
+    cuda_leave();
+    return st;
+}
+
 DETSHIM_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
                                                  cudnnBackendDescriptor_t plan,
                                                  cudnnBackendDescriptor_t pack)
@@ -227,16 +270,10 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
         return real(handle, plan, pack);
     cudnnStatus_t st = real(handle, plan, pack);
     if (c.traced) {
-        cudnnBackendDescriptor_t cfg;
-        int64_t index = -1, n;
+        int64_t index = -1;
         int nondet = 0;
-        if (scratch(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg) == 0) {
-            if (real_get(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &cfg) != CUDNN_STATUS_SUCCESS ||
-                engine_of(cfg, &index, &nondet) != 0)
-                index = -1;
-            scratch_free(cfg);
-        }
+        if (plan_engine(plan, &index, &nondet) != 0)
+            index = -1;
         char engine[64];
         struct trace_rec r;
         trace_rec_begin(&r, "cudnnBackendExecute");

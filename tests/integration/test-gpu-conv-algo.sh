@@ -36,4 +36,19 @@ expect_ne "passthrough, the program's choice runs and the runs differ" \
 "$DETDIFF" --show "$WORK/p1" > "$WORK/p1.show"
 expect_grep "passthrough, the record shows the algorithm run" \
     "cudnnConvolutionForward algo=4 .*cuda\.algo=4 \|" "$WORK/p1.show"
+# A backend plan built on an engine the program chose itself cannot be
+# pinned: the shim says so, once, and the trace marks the execution.
+shim "$WORK/e7" $P engine 7 > "$WORK/e7.out" 2> "$WORK/e7.err"
+expect_eq "a plan on a self-chosen engine still runs" "engine 7 executed" "$(cat "$WORK/e7.out")"
+expect_grep "pinned, a plan on a nondeterministic engine is named on stderr" \
+    "^detshim: a cuDNN execution plan was built on engine 7, which cuDNN marks nondeterministic, chosen by the program rather than from the engine heuristics the shim filters: its executions are not pinned" \
+    "$WORK/e7.err"
+expect_lines "the warning is one line" 1 "$WORK/e7.err"
+"$DETDIFF" --show "$WORK/e7" > "$WORK/e7.show"
+expect_grep "the execution is marked nondeterministic in the trace" \
+    "cudnnBackendExecute engine=7 .*cuda\.algo=engine 7 \(nondeterministic\)" "$WORK/e7.show"
+shim "$WORK/e3" $P engine 3 > /dev/null 2> "$WORK/e3.err"
+expect_lines "a plan on a deterministic engine: nothing on stderr" 0 "$WORK/e3.err"
+DETSHIM_POLICY=$WORK/pass.policy shim "$WORK/pe7" $P engine 7 > /dev/null 2> "$WORK/pe7.err"
+expect_lines "passthrough: no warning (nothing was promised)" 0 "$WORK/pe7.err"
 finish

@@ -5,8 +5,12 @@
  *
  *   gpu_conv_algo          the nondeterministic algorithm
  *   gpu_conv_algo det      algorithm 1, which is deterministic
+ *   gpu_conv_algo engine N a cuDNN backend plan built on engine N, chosen
+ *                          without the engine heuristics, executed once
+ *                          (the fake marks engine 7 nondeterministic)
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake.h"
@@ -33,8 +37,36 @@ static void conv_setup(struct conv_setup *s)
                                           CUDNN_DATA_FLOAT));
 }
 
+/* A plan on engine `index`, built as a program that bypasses the engine
+ * heuristics builds it, then executed. */
+static void run_engine(int64_t index)
+{
+    cudnnHandle_t h;
+    cudnnBackendDescriptor_t engine, cfg, plan;
+    CHECK(cudnnCreate(&h));
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
+    CHECK(cudnnBackendSetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+                                   &index));
+    CHECK(cudnnBackendFinalize(engine));
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg));
+    CHECK(cudnnBackendSetAttribute(cfg, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &engine));
+    CHECK(cudnnBackendFinalize(cfg));
+    CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan));
+    CHECK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg));
+    CHECK(cudnnBackendFinalize(plan));
+    CHECK(cudnnBackendExecute(h, plan, NULL));
+    printf("engine %lld executed\n", (long long)index);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "engine") == 0) {
+        CHECK(cuInit(0));
+        run_engine(atoll(argv[2]));
+        return 0;
+    }
     int algo = argc > 1 && strcmp(argv[1], "det") == 0 ? 1 : FAKE_CUDNN_ALGO_FAST_NONDET;
     static float x[2 * 3 * 10 * 10], w[4 * 3 * 3 * 3], y[2 * 4 * 8 * 8];
     fill(x, sizeof x / sizeof *x, 7);

@@ -245,17 +245,20 @@ FAKE_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Sets the engine config of an execution plan; every other attribute is
- * accepted and ignored. */
+/* Sets an engine's global index, a config's engine or a plan's config,
+ * as a program building a plan on an engine of its own choice does; every
+ * other attribute is accepted and ignored. */
 FAKE_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d,
                                                    cudnnBackendAttributeName_t attr,
                                                    cudnnBackendAttributeType_t type, int64_t n,
                                                    const void *values)
 {
     struct backend *b = d;
-    if (attr == CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG && type == CUDNN_TYPE_BACKEND_DESCRIPTOR &&
-        n == 1)
+    if ((attr == CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG || attr == CUDNN_ATTR_ENGINECFG_ENGINE) &&
+        type == CUDNN_TYPE_BACKEND_DESCRIPTOR && n == 1)
         b->engine = (*(struct backend *const *)values)->engine;
+    if (attr == CUDNN_ATTR_ENGINE_GLOBAL_INDEX && type == CUDNN_TYPE_INT64 && n == 1)
+        b->engine = *(const int64_t *)values;
     return CUDNN_STATUS_SUCCESS;
 }
 
