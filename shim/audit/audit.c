@@ -16,8 +16,8 @@
  * before the program: it calls nothing but string functions, and finds
  * the wrappers by reading libdetshim's dynamic symbol table itself
  * (dlsym from an audit module is not safe; it crashes in glibc 2.36).
- * It also sets libdetshim's detshim_audit_loaded, so the shim knows it
- * is here. detrun sets LD_AUDIT; without it, the shim warns at exit when a
+ * It also sets libdetshim's detshim_audit_loaded (tell_shim), so the
+ * shim knows it is here. detrun sets LD_AUDIT; without it, the shim warns at exit when a
  * vendor library was loaded and none of its calls reached it (reach.c).
  */
 #include <elf.h>
@@ -120,6 +120,18 @@ static ElfW(Addr) shim_function(const char *name)
     return s && ELF64_ST_TYPE(s->st_info) == STT_FUNC ? shim.base + s->st_value : 0;
 }
 
+/* Sets libdetshim's detshim_audit_loaded (resolve_audit_active), so the
+ * shim knows the module is here from its first instruction on: the trace
+ * header may be written by a constructor, before main. Called when the
+ * shim is mapped, its zero-filled data in place, before any relocation;
+ * relocation does not touch a plain int. */
+static void tell_shim(void)
+{
+    const ElfW(Sym) *s = shim_symbol("detshim_audit_loaded");
+    if (s && ELF64_ST_TYPE(s->st_info) == STT_OBJECT && s->st_size == sizeof(int))
+        *(volatile int *)(shim.base + s->st_value) = 1;
+}
+
 AUDIT_EXPORT unsigned int la_version(unsigned int version)
 {
     return version < LAV_CURRENT ? version : LAV_CURRENT;
@@ -131,21 +143,10 @@ AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_
      * (dlmopen) could not find its real functions from there. */
     enum audit_kind kind = lmid == LM_ID_BASE ? kind_of(map->l_name) : KIND_OTHER;
     *cookie = kind;
-    if (kind == KIND_SHIM)
-        shim_tables(map);
+    if (kind == KIND_SHIM && shim_tables(map) == 0)
+        tell_shim();
     /* Only bindings into a vendor library are reported to us. */
     return kind == KIND_VENDOR ? LA_FLG_BINDTO : 0;
-}
-
-/* Everything is loaded and relocated, no constructor has run: tell the
- * shim the module is here (resolve_audit_active), for its trace header
- * and its check at exit. */
-AUDIT_EXPORT void la_preinit(uintptr_t *cookie)
-{
-    (void)cookie;
-    const ElfW(Sym) *s = shim_symbol("detshim_audit_loaded");
-    if (s && ELF64_ST_TYPE(s->st_info) == STT_OBJECT && s->st_size == sizeof(int))
-        *(volatile int *)(shim.base + s->st_value) = 1;
 }
 
 AUDIT_EXPORT uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned int ndx, uintptr_t *refcook,

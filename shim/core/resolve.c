@@ -53,8 +53,8 @@ const char *resolve_self_dir(void)
     return dir;
 }
 
-/* Set to 1 by the audit module (shim/audit/audit.c) after loading and
- * before any constructor runs; exported for it alone. */
+/* Set to 1 by the audit module (shim/audit/audit.c) when it sees this
+ * library mapped, before anything here runs; exported for it alone. */
 DETSHIM_EXPORT volatile int detshim_audit_loaded;
 
 int resolve_audit_active(void)

@@ -9,7 +9,10 @@
  * the first deterministic algorithm there that cuDNN supports here and
  * that fits the program's workspace. An algorithm found deterministic is
  * remembered per direction, so the common case asks cuDNN once per
- * algorithm, not per call.
+ * algorithm, not per call: determinism is taken to be a property of the
+ * algorithm, as cuDNN's documentation lists it, not of the shapes. When
+ * the algorithm has to run unpinned, the shim says so on stderr, once per
+ * algorithm.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -20,8 +23,22 @@
 
 enum { LIST_MAX = 32 };
 
-/* Bit a of known_deterministic[dir]: algorithm a found deterministic. */
-static atomic_ullong known_deterministic[3];
+/* Bit a of known_deterministic[dir]: algorithm a found deterministic;
+ * of warned[dir]: the user was told that algorithm a ran unpinned. */
+static atomic_ullong known_deterministic[3], warned[3];
+
+/* Says on stderr, once per direction and algorithm whatever DETSHIM_LOG,
+ * that a convolution runs unpinned: a user who asked for determinism
+ * must not get less without a word, trace or no trace. */
+static void warn_unpinned(enum conv_direction dir, int algo, const char *why)
+{
+    static const char *const names[3] = { "forward", "backward-data", "backward-filter" };
+    int once = algo >= 0 && algo < 64;
+    if (once && (atomic_fetch_or(&warned[dir], 1ull << algo) >> algo) & 1)
+        return;
+    core_log(LOG_QUIET, "a cuDNN %s convolution runs algorithm %d, chosen by the program, "
+             "unpinned: %s", names[dir], algo, why);
+}
 
 /* cuDNN's heuristic list for one convolution, unfiltered (the real
  * function, not our wrapper). Returns the count, or -1. */
@@ -70,6 +87,7 @@ int cudnn_pinned_algo(enum conv_direction dir, cudnnHandle_t h,
     if (n < 0) {
         snprintf(note, len, "algo %d kept: cuDNN's algorithm list could not be read (not pinned)",
                  algo);
+        warn_unpinned(dir, algo, "cuDNN's algorithm list for it could not be read");
         return algo;
     }
     int listed = 0;
@@ -86,6 +104,8 @@ int cudnn_pinned_algo(enum conv_direction dir, cudnnHandle_t h,
     if (!listed) {
         snprintf(note, len, "algo %d kept: cuDNN does not list it for this convolution "
                  "(not pinned)", algo);
+        warn_unpinned(dir, algo, "cuDNN does not list it for the convolution, so whether it "
+                      "is deterministic is unknown");
         return algo;
     }
     for (int i = 0; i < n; i++)
@@ -97,7 +117,7 @@ int cudnn_pinned_algo(enum conv_direction dir, cudnnHandle_t h,
         }
     snprintf(note, len, "algo %d kept: no deterministic algorithm fits the %zu-byte workspace "
              "(not pinned)", algo, workspace);
-    core_log(LOG_INFO, "a cuDNN convolution runs the nondeterministic algorithm %d: no "
-             "deterministic one fits its workspace (see the trace's cuda.override notes)", algo);
+    warn_unpinned(dir, algo, "it is nondeterministic and no deterministic algorithm fits its "
+                  "workspace");
     return algo;
 }

@@ -398,26 +398,24 @@ static int job_take(struct job *j, CUcontext ctx)
 }
 
 /* A free job of this thread's pool for context ctx, made when none is;
- * NULL when the pool is at POOL_MAX or the driver refuses an event. The
- * pool is a ring in the order jobs were taken, and the FIFO of pending
- * records completes them in that order, so the job at pool_next, the one
- * taken longest ago, is free unless all are pending: then a new job goes
- * in just before it, keeping the order. Only a full pool is scanned. */
+ * NULL when the pool is at POOL_MAX and none is free, or the driver
+ * refuses an event. The pool is a ring in the order jobs were taken, and
+ * the FIFO of pending records completes them in that order, so the job at
+ * pool_next, the one taken longest ago, is usually free. When it is not
+ * (all pending, a job of another context, one stuck after a driver
+ * error), the ring is scanned for a free job of ctx, and only when there
+ * is none is a new job inserted before pool_next, keeping the order. */
 static struct job *job_acquire(CUcontext ctx)
 {
-    if (npool && job_take(pool[pool_next], ctx)) {
-        struct job *j = pool[pool_next];
-        pool_next = (pool_next + 1) % npool;
-        return j;
-    }
-    if (npool == POOL_MAX) {
-        for (unsigned i = 1; i < npool; i++) {
-            struct job *j = pool[(pool_next + i) % npool];
-            if (job_take(j, ctx))
-                return j;
+    for (unsigned i = 0; i < npool; i++) {
+        unsigned at = (pool_next + i) % npool;
+        if (job_take(pool[at], ctx)) {
+            pool_next = (at + 1) % npool;
+            return pool[at];
         }
-        return NULL;
     }
+    if (npool == POOL_MAX)
+        return NULL;
     if (!pool && !(pool = calloc(POOL_MAX, sizeof *pool)))
         return NULL;
     struct job *j = calloc(1, sizeof *j);

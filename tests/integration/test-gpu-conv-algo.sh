@@ -36,6 +36,14 @@ expect_ne "passthrough, the program's choice runs and the runs differ" \
 "$DETDIFF" --show "$WORK/p1" > "$WORK/p1.show"
 expect_grep "passthrough, the record shows the algorithm run" \
     "cudnnConvolutionForward algo=4 .*cuda\.algo=4 \|" "$WORK/p1.show"
+# When no deterministic algorithm fits the program's workspace, the
+# nondeterministic one runs, and the shim says so once, trace or no trace.
+FAKE_CUDNN_DET_MEMORY=1048576 LD_PRELOAD=$SHIM $P > /dev/null 2> "$WORK/nofit.err"
+expect_grep "pinned, an algorithm that cannot be replaced is named on stderr without a trace" \
+    "^detshim: a cuDNN forward convolution runs algorithm 4, chosen by the program, unpinned: it is nondeterministic and no deterministic algorithm fits its workspace$" \
+    "$WORK/nofit.err"
+expect_lines "once, though the program ran three convolutions" 1 "$WORK/nofit.err"
+
 # A backend plan built on an engine the program chose itself cannot be
 # pinned: the shim says so, once, and the trace marks the execution.
 shim "$WORK/e7" $P engine 7 > "$WORK/e7.out" 2> "$WORK/e7.err"

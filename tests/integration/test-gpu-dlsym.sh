@@ -60,6 +60,13 @@ expect_grep "detdiff says first that only run A had the audit module" \
     "^  note: run A had the audit module \(LD_AUDIT\), run B only LD_PRELOAD: CUDA calls looked up with dlsym \(TensorFlow, JAX\) are traced in run A only; run both under detrun$" \
     "$WORK/apre.diff"
 
+# The header knows of the module even when it is written before main, by
+# a call from a constructor (tests/programs/ctor_entropy.c).
+"$DETRUN" -t "$WORK/ctor" "$PROGS/ctor_entropy" > /dev/null
+"$DETDIFF" --show "$WORK/ctor" > "$WORK/ctor.show"
+expect_grep "a header written from a constructor says the audit module was loaded" \
+    "interposition = LD_PRELOAD and LD_AUDIT" "$WORK/ctor.show"
+
 # A plain LD_PRELOAD plus LD_AUDIT works as detrun does; a user's own
 # audit modules stay, after ours.
 LD_AUDIT=$AUDIT shim "$WORK/c" $P > "$WORK/c.out" 2> "$WORK/c.err"

@@ -139,11 +139,17 @@ static const struct detshim_cudnn_algo_perf offered[] = {
     { 0, CUDNN_STATUS_SUCCESS, 0.3f, 0, CUDNN_DETERMINISTIC, 0, { 0 } },
 };
 
+/* FAKE_CUDNN_DET_MEMORY=N: the deterministic algorithms need N bytes of
+ * workspace (0 otherwise), for a program whose workspace fits none. */
 static cudnnStatus_t list(int requested, int *returned, struct detshim_cudnn_algo_perf *perf)
 {
+    const char *mem = getenv("FAKE_CUDNN_DET_MEMORY");
     int n = 0;
-    for (; n < requested && n < (int)(sizeof offered / sizeof *offered); n++)
+    for (; n < requested && n < (int)(sizeof offered / sizeof *offered); n++) {
         perf[n] = offered[n];
+        if (mem && perf[n].determinism == CUDNN_DETERMINISTIC)
+            perf[n].memory = (size_t)strtoull(mem, NULL, 10);
+    }
     *returned = n;
     return CUDNN_STATUS_SUCCESS;
 }
