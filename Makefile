@@ -130,13 +130,16 @@ $(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c
 $(B)/fakes/libcublasLt.so.13: tests/fakes/cuda/cublasLt.c
 $(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c
 $(B)/fakes/libcurand.so.10: tests/fakes/cuda/curand.c
-# A vendor library that looks functions up itself, for gpu_dlsym.
-GPU_FAKE_ADV := $(B)/fakes/libcudnn_adv.so.9
-$(GPU_FAKE_ADV): tests/fakes/cuda/cudnn_adv.c
+# For gpu_dlsym: a vendor library that looks functions up itself, and a
+# framework's stub that forwards to what dlsym answers.
+GPU_FAKE_ADV := $(B)/fakes/libcudnn_adv.so.9 $(B)/fakes/libtfstub.so
+$(B)/fakes/libcudnn_adv.so.9: tests/fakes/cuda/cudnn_adv.c
+$(B)/fakes/libtfstub.so: tests/fakes/cuda/tfstub.c
+$(B)/fakes/libtfstub.so: FAKE_LDFLAGS = -Wl,-rpath,$(abspath $(B)/fakes)
 $(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h include/detshim/cuda_api.h include/detshim/cuda_digest_kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
-	    -o $@ $(filter %.c,$^)
+	    -o $@ $(filter %.c,$^) $(FAKE_LDFLAGS)
 
 $(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64 \
     $(B)/programs/gpu_conv_algo: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \

@@ -17,6 +17,20 @@
 #include "detshim/digest.h"
 #include "detshim/trace.h"
 
+/* The vendor libraries' file name prefixes (detshim/cuda_libs.h), for
+ * resolving real functions: a definition there is preferred to one of the
+ * same name elsewhere, such as a framework's own stub that forwards to
+ * whatever dlsym answers (under the audit module, our wrapper), which
+ * would loop. */
+extern const char *const cuda_vendor_prefixes[];
+extern const int cuda_vendor_nprefixes;
+
+/* REAL_FN for the cuda family: the vendor library's definition first. */
+#define CUDA_REAL_FN(type, name)                                                         \
+    static void *real_##name##_cache;                                                    \
+    type real = (type)(uintptr_t)resolve_real_cached_preferring(                         \
+        &real_##name##_cache, #name, cuda_vendor_prefixes, cuda_vendor_nprefixes)
+
 /* One intercepted call: `traced` when it is recorded, `pinned` when the
  * policy's [cuda] mode is pinned. */
 struct cuda_call {
@@ -34,7 +48,7 @@ void cuda_leave(void);
  * in *cache; NULL (not fatal) where no loaded library defines it. */
 void *cuda_sym(void **cache, const char *name);
 
-/* Whether the family is reached (reach.c): cuda_enter counts each call;
+/* Whether the family is reached (reach.c): cuda_enter notes each call;
  * cuda_reach_start registers a fork handler at start-up; cuda_reach_check,
  * at exit, warns on stderr when a vendor library and the driver are
  * loaded, no call arrived and the audit module is not loaded. */

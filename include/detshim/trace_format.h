@@ -98,7 +98,6 @@ enum trace_field_key {
 #define TRACE_INTERPOSITION_PRELOAD \
     "LD_PRELOAD only: CUDA library functions looked up with dlsym (TensorFlow, JAX) are not seen"
 
-
 /* How device operands are digested (shim/cuda/devdigest.c): by the
  * embedded PTX kernel on the call's stream when the build had nvcc, else
  * copied to the host and digested there. Either way equal to host digests

@@ -94,12 +94,25 @@ unsigned long long resolve_loaded_generation(void)
     return gen;
 }
 
-void *resolve_real(const char *name)
+/* 1 if addr lies in a loaded object whose file name starts with one of
+ * the n prefixes. */
+static int in_preferred(const void *addr, const char *const *prefixes, int n)
 {
-    void *p = dlsym(RTLD_NEXT, name);
-    if (p && !resolve_is_ours(p))
-        return p;
+    Dl_info info;
+    if (!addr || !dladdr(addr, &info) || !info.dli_fname)
+        return 0;
+    const char *slash = strrchr(info.dli_fname, '/');
+    const char *file = slash ? slash + 1 : info.dli_fname;
+    for (int i = 0; i < n; i++)
+        if (strncmp(file, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
 
+/* The walk over loaded objects: the first definition of name that is not
+ * ours and, with n > 0, lies in a preferred object. NULL if none. */
+static void *walk_loaded(const char *name, const char *const *prefixes, int n)
+{
     /* Names are copied out first: dlopen must not run inside
      * dl_iterate_phdr, which holds the loader's list lock. */
     enum { MAX_OBJECTS = 1024 };
@@ -112,8 +125,8 @@ void *resolve_real(const char *name)
         void *h = dlopen(ln.names[i], RTLD_LAZY | RTLD_NOLOAD);
         if (!h)
             continue;
-        p = dlsym(h, name);
-        if (p && !resolve_is_ours(p))
+        void *p = dlsym(h, name);
+        if (p && !resolve_is_ours(p) && (n == 0 || in_preferred(p, prefixes, n)))
             found = p;
         dlclose(h);
     }
@@ -121,22 +134,41 @@ void *resolve_real(const char *name)
     return found;
 }
 
-void *resolve_real_cached(void **cache, const char *name)
+void *resolve_real_preferring(const char *name, const char *const *prefixes, int n)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p && resolve_is_ours(p))
+        p = NULL;
+    if (p && (n == 0 || in_preferred(p, prefixes, n)))
+        return p;
+    void *preferred = n > 0 ? walk_loaded(name, prefixes, n) : NULL;
+    if (preferred)
+        return preferred;
+    return p ? p : walk_loaded(name, NULL, 0);
+}
+
+void *resolve_real(const char *name)
+{
+    return resolve_real_preferring(name, NULL, 0);
+}
+
+void *resolve_real_cached_preferring(void **cache, const char *name,
+                                    const char *const *prefixes, int n)
 {
     void *p = atomic_load_explicit((_Atomic(void *) *)cache, memory_order_acquire);
     if (p)
         return p;
-    p = resolve_real(name);
+    p = resolve_real_preferring(name, prefixes, n);
     if (!p) {
         /* Nothing correct can be called: the program reached our
          * definition of a symbol that no loaded library provides. */
         char line[512];
-        int n = snprintf(line, sizeof line,
-                         "detshim: %s was called but no loaded library defines it "
-                         "(only libdetshim does); load the library that provides it "
-                         "or run without LD_PRELOAD\n",
-                         name);
-        ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+        int len = snprintf(line, sizeof line,
+                           "detshim: %s was called but no loaded library defines it "
+                           "(only libdetshim does); load the library that provides it "
+                           "or run without LD_PRELOAD\n",
+                           name);
+        ssize_t w = write(STDERR_FILENO, line, (size_t)len);
         (void)w;
         _exit(2);
     }
@@ -147,4 +179,9 @@ void *resolve_real_cached(void **cache, const char *name)
                  dladdr(p, &info) && info.dli_fname ? info.dli_fname : "?");
     }
     return p;
+}
+
+void *resolve_real_cached(void **cache, const char *name)
+{
+    return resolve_real_cached_preferring(cache, name, NULL, 0);
 }

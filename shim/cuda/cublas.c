@@ -18,13 +18,13 @@
 
 static cublasStatus_t real_set_atomics(cublasHandle_t h, int mode)
 {
-    REAL_FN(cublasSetAtomicsMode_fn *, cublasSetAtomicsMode);
+    CUDA_REAL_FN(cublasSetAtomicsMode_fn *, cublasSetAtomicsMode);
     return real(h, mode);
 }
 
 static cublasStatus_t real_set_math(cublasHandle_t h, int mode)
 {
-    REAL_FN(cublasSetMathMode_fn *, cublasSetMathMode);
+    CUDA_REAL_FN(cublasSetMathMode_fn *, cublasSetMathMode);
     return real(h, mode);
 }
 
@@ -83,7 +83,7 @@ static int deny_tf32(const struct cuda_call *c)
 
 DETSHIM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
-    REAL_FN(cublasCreate_v2_fn *, cublasCreate_v2);
+    CUDA_REAL_FN(cublasCreate_v2_fn *, cublasCreate_v2);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(handle);
@@ -111,7 +111,7 @@ DETSHIM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 
 DETSHIM_EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t h, cublasAtomicsMode_t mode)
 {
-    REAL_FN(cublasSetAtomicsMode_fn *, cublasSetAtomicsMode);
+    CUDA_REAL_FN(cublasSetAtomicsMode_fn *, cublasSetAtomicsMode);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(h, mode);
@@ -135,7 +135,7 @@ DETSHIM_EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t h, cublasAtomi
 
 DETSHIM_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode)
 {
-    REAL_FN(cublasSetMathMode_fn *, cublasSetMathMode);
+    CUDA_REAL_FN(cublasSetMathMode_fn *, cublasSetMathMode);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(h, mode);
@@ -294,7 +294,7 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
                                        const T *alpha, const T *A, I lda, const T *B,      \
                                        I ldb, const T *beta, T *C, I ldc)                  \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);  \
@@ -320,7 +320,7 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
                                        long long int sb, const T *beta, T *C, I ldc,       \
                                        long long int sc, I batch)                          \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(h, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta,   \
@@ -347,7 +347,7 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
                                        const T *const B[], I ldb, const T *beta,           \
                                        T *const C[], I ldc, I batch)                       \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,   \
@@ -416,7 +416,7 @@ static int scalar_type_for(int compute, int ctype)
         cudaDataType Btype, I ldb, const void *beta, void *C, cudaDataType Ctype, I ldc,   \
         cublasComputeType_t computeType, cublasGemmAlgo_t algo)                            \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(h, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,   \
@@ -444,7 +444,7 @@ static int scalar_type_for(int compute, int ctype)
         void *const Carray[], cudaDataType Ctype, I ldc, I batchCount,                     \
         cublasComputeType_t computeType, cublasGemmAlgo_t algo)                            \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(h, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,     \
@@ -476,7 +476,7 @@ static int scalar_type_for(int compute, int ctype)
         long long int strideC, I batchCount, cublasComputeType_t computeType,              \
         cublasGemmAlgo_t algo)                                                             \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(h, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,      \

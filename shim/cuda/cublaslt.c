@@ -23,7 +23,7 @@
 
 static cublasStatus_t set_no_reduction(cublasLtMatmulPreference_t pref)
 {
-    REAL_FN(cublasLtMatmulPreferenceSetAttribute_fn *, cublasLtMatmulPreferenceSetAttribute);
+    CUDA_REAL_FN(cublasLtMatmulPreferenceSetAttribute_fn *, cublasLtMatmulPreferenceSetAttribute);
     uint32_t none = CUBLASLT_REDUCTION_SCHEME_NONE;
     return real(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &none, sizeof none);
 }
@@ -63,7 +63,7 @@ DETSHIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t results[],
     int *returned)
 {
-    REAL_FN(cublasLtMatmulAlgoGetHeuristic_fn *, cublasLtMatmulAlgoGetHeuristic);
+    CUDA_REAL_FN(cublasLtMatmulAlgoGetHeuristic_fn *, cublasLtMatmulAlgoGetHeuristic);
     struct cuda_call call;
     if (!cuda_enter(&call))
         return real(lt, desc, a, b, c, d, pref, requested, results, returned);
@@ -413,7 +413,7 @@ DETSHIM_EXPORT cublasStatus_t cublasLtMatmul(
     const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc,
     const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSize, cudaStream_t stream)
 {
-    REAL_FN(cublasLtMatmul_fn *, cublasLtMatmul);
+    CUDA_REAL_FN(cublasLtMatmul_fn *, cublasLtMatmul);
     struct cuda_call call;
     if (!cuda_enter(&call))
         return real(lt, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,

@@ -10,8 +10,13 @@
 
 #include "detshim/core.h"
 #include "detshim/cuda.h"
+#include "detshim/cuda_libs.h"
 #include "detshim/digest.h"
 #include "detshim/policy.h"
+
+const char *const cuda_vendor_prefixes[] = { CUDA_VENDOR_PREFIXES };
+const int cuda_vendor_nprefixes =
+    (int)(sizeof cuda_vendor_prefixes / sizeof *cuda_vendor_prefixes);
 
 int cuda_enter(struct cuda_call *c)
 {
@@ -35,7 +40,7 @@ void *cuda_sym(void **cache, const char *name)
 {
     void *p = atomic_load_explicit((_Atomic(void *) *)cache, memory_order_acquire);
     if (!p) {
-        p = resolve_real(name);
+        p = resolve_real_preferring(name, cuda_vendor_prefixes, cuda_vendor_nprefixes);
         if (p)
             atomic_store_explicit((_Atomic(void *) *)cache, p, memory_order_release);
     }

@@ -91,7 +91,7 @@ static void algo_list_after(const struct cuda_call *c, const char *api, int requ
                                       const cudnnConvolutionDescriptor_t conv, const D4 d4, \
                                       const int requested, int *returned, PERF *perf)      \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(handle, d1, d2, conv, d4, requested, returned, perf);              \
@@ -121,7 +121,7 @@ ALGO_LIST(cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnTensorDescriptor_t
                                       void *p4, const int requested, int *returned,        \
                                       PERF *perf, void *ws, size_t wsize)                  \
     {                                                                                      \
-        REAL_FN(NAME##_fn *, NAME);                                                        \
+        CUDA_REAL_FN(NAME##_fn *, NAME);                                                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(handle, d1, p1, d2, p2, conv, d4, p4, requested, returned, perf,   \
@@ -301,7 +301,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionForward(
     cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes,
     const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    REAL_FN(cudnnConvolutionForward_fn *, cudnnConvolutionForward);
+    CUDA_REAL_FN(cudnnConvolutionForward_fn *, cudnnConvolutionForward);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
@@ -328,7 +328,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionBackwardData(
     void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
     const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    REAL_FN(cudnnConvolutionBackwardData_fn *, cudnnConvolutionBackwardData);
+    CUDA_REAL_FN(cudnnConvolutionBackwardData_fn *, cudnnConvolutionBackwardData);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace,
@@ -356,7 +356,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
     void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
     const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    REAL_FN(cudnnConvolutionBackwardFilter_fn *, cudnnConvolutionBackwardFilter);
+    CUDA_REAL_FN(cudnnConvolutionBackwardFilter_fn *, cudnnConvolutionBackwardFilter);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace,

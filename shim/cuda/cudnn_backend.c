@@ -26,7 +26,7 @@
 static cudnnStatus_t real_get(cudnnBackendDescriptor_t d, int attr, int type, int64_t requested,
                               int64_t *count, void *array)
 {
-    REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
+    CUDA_REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
     return real(d, attr, type, requested, count, array);
 }
 
@@ -127,7 +127,7 @@ static int64_t survey(cudnnBackendDescriptor_t heur, int64_t requested, int64_t 
 static cudnnStatus_t filtered(const struct cuda_call *c, cudnnBackendDescriptor_t heur,
                               int64_t requested, int64_t *count, cudnnBackendDescriptor_t *cfgs)
 {
-    REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
+    CUDA_REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
     int64_t index[MAX_CONFIGS], order[MAX_CONFIGS], kept = 0;
     int nondet[MAX_CONFIGS];
     int64_t got = requested <= MAX_CONFIGS ? survey(heur, requested, index, nondet) : -1;
@@ -198,7 +198,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t c
                                                       int64_t requested, int64_t *count,
                                                       void *array)
 {
-    REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
+    CUDA_REAL_FN(cudnnBackendGetAttribute_fn *, cudnnBackendGetAttribute);
     /* Every other attribute, and a count-only query (no array: the
      * filtered answer that follows can only be shorter), goes straight
      * through without the guard: cuDNN's frontend reads many. */
@@ -242,7 +242,7 @@ static int plan_engine(cudnnBackendDescriptor_t plan, int64_t *index, int *nonde
  * other descriptor answers the plan query with an error and is let be. */
 DETSHIM_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 {
-    REAL_FN(cudnnBackendFinalize_fn *, cudnnBackendFinalize);
+    CUDA_REAL_FN(cudnnBackendFinalize_fn *, cudnnBackendFinalize);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(d);
@@ -264,7 +264,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
                                                  cudnnBackendDescriptor_t plan,
                                                  cudnnBackendDescriptor_t pack)
 {
-    REAL_FN(cudnnBackendExecute_fn *, cudnnBackendExecute);
+    CUDA_REAL_FN(cudnnBackendExecute_fn *, cudnnBackendExecute);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(handle, plan, pack);

@@ -74,13 +74,13 @@ static void generator_set_stream(curandGenerator_t g, cudaStream_t stream)
 
 static curandStatus_t real_seed(curandGenerator_t g, unsigned long long seed)
 {
-    REAL_FN(curandSetPseudoRandomGeneratorSeed_fn *, curandSetPseudoRandomGeneratorSeed);
+    CUDA_REAL_FN(curandSetPseudoRandomGeneratorSeed_fn *, curandSetPseudoRandomGeneratorSeed);
     return real(g, seed);
 }
 
 static curandStatus_t real_ordering(curandGenerator_t g, int order)
 {
-    REAL_FN(curandSetGeneratorOrdering_fn *, curandSetGeneratorOrdering);
+    CUDA_REAL_FN(curandSetGeneratorOrdering_fn *, curandSetGeneratorOrdering);
     return real(g, order);
 }
 
@@ -129,21 +129,21 @@ static curandStatus_t create(const char *api, curandCreateGenerator_fn *real,
 
 DETSHIM_EXPORT curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRngType_t type)
 {
-    REAL_FN(curandCreateGenerator_fn *, curandCreateGenerator);
+    CUDA_REAL_FN(curandCreateGenerator_fn *, curandCreateGenerator);
     return create("curandCreateGenerator", real, g, type, 0);
 }
 
 DETSHIM_EXPORT curandStatus_t curandCreateGeneratorHost(curandGenerator_t *g,
                                                         curandRngType_t type)
 {
-    REAL_FN(curandCreateGeneratorHost_fn *, curandCreateGeneratorHost);
+    CUDA_REAL_FN(curandCreateGeneratorHost_fn *, curandCreateGeneratorHost);
     return create("curandCreateGeneratorHost", real, g, type, 1);
 }
 
 DETSHIM_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
                                                                  unsigned long long seed)
 {
-    REAL_FN(curandSetPseudoRandomGeneratorSeed_fn *, curandSetPseudoRandomGeneratorSeed);
+    CUDA_REAL_FN(curandSetPseudoRandomGeneratorSeed_fn *, curandSetPseudoRandomGeneratorSeed);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(g, seed);
@@ -172,7 +172,7 @@ DETSHIM_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator
 DETSHIM_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g,
                                                          curandOrdering_t order)
 {
-    REAL_FN(curandSetGeneratorOrdering_fn *, curandSetGeneratorOrdering);
+    CUDA_REAL_FN(curandSetGeneratorOrdering_fn *, curandSetGeneratorOrdering);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(g, order);
@@ -198,7 +198,7 @@ DETSHIM_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g,
  * work on the generator's own stream. */
 DETSHIM_EXPORT curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t stream)
 {
-    REAL_FN(curandSetStream_fn *, curandSetStream);
+    CUDA_REAL_FN(curandSetStream_fn *, curandSetStream);
     curandStatus_t st = real(g, stream);
     if (st == CURAND_STATUS_SUCCESS)
         generator_set_stream(g, stream);
@@ -266,7 +266,7 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     DETSHIM_EXPORT curandStatus_t curandGenerate##NAME(curandGenerator_t g, OUT_T *out,  \
                                                          size_t n PARAMS)                 \
     {                                                                                      \
-        REAL_FN(curandGenerate##NAME##_fn *, curandGenerate##NAME);                        \
+        CUDA_REAL_FN(curandGenerate##NAME##_fn *, curandGenerate##NAME);                        \
         struct cuda_call c;                                                                \
         if (!cuda_enter(&c))                                                               \
             return real(g, out, n ARGS);                                                   \
@@ -310,7 +310,7 @@ CURAND_GENERATE(BinomialMethod, unsigned int, 4,
  * record stream shows the call. */
 DETSHIM_EXPORT curandStatus_t curandGenerateSeeds(curandGenerator_t g)
 {
-    REAL_FN(curandGenerateSeeds_fn *, curandGenerateSeeds);
+    CUDA_REAL_FN(curandGenerateSeeds_fn *, curandGenerateSeeds);
     struct cuda_call c;
     if (!cuda_enter(&c))
         return real(g);

@@ -18,12 +18,14 @@
 #include "detshim/cuda.h"
 #include "detshim/cuda_libs.h"
 
-static atomic_ulong calls;
+static atomic_int reached;
 static int forked;
 
 void cuda_reach_count(void)
 {
-    atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+    /* A load first: threads calling at once do not fight over the line. */
+    if (!atomic_load_explicit(&reached, memory_order_relaxed))
+        atomic_store_explicit(&reached, 1, memory_order_relaxed);
 }
 
 static void reach_child(void)
@@ -44,22 +46,20 @@ struct loaded_vendor {
 static int find_vendor(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    static const char *const prefixes[] = { CUDA_VENDOR_PREFIXES };
     struct loaded_vendor *l = arg;
     const char *slash = strrchr(info->dlpi_name, '/');
     const char *name = slash ? slash + 1 : info->dlpi_name;
     if (strcmp(name, "libcuda.so.1") == 0)
         l->driver = 1;
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes && !l->vendor[0]; i++)
-        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+    for (int i = 0; i < cuda_vendor_nprefixes && !l->vendor[0]; i++)
+        if (strncmp(name, cuda_vendor_prefixes[i], strlen(cuda_vendor_prefixes[i])) == 0)
             snprintf(l->vendor, sizeof l->vendor, "%s", name);
     return 0;
 }
 
 void cuda_reach_check(void)
 {
-    if (forked || resolve_audit_active() ||
-        atomic_load_explicit(&calls, memory_order_relaxed) > 0)
+    if (forked || resolve_audit_active() || atomic_load_explicit(&reached, memory_order_relaxed))
         return;
     struct loaded_vendor l = { "", 0 };
     dl_iterate_phdr(find_vendor, &l);

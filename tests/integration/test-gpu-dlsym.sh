@@ -60,6 +60,15 @@ expect_grep "detdiff says first that only run A had the audit module" \
     "^  note: run A had the audit module \(LD_AUDIT\), run B only LD_PRELOAD: CUDA calls looked up with dlsym \(TensorFlow, JAX\) are traced in run A only; run both under detrun$" \
     "$WORK/apre.diff"
 
+# A framework's stub exporting cuBLAS's own names and forwarding to what
+# dlsym answers (our wrapper): the wrapper calls cuBLAS, not the stub.
+"$DETRUN" -t "$WORK/stub" $P stub > "$WORK/stub.out" 2> "$WORK/stub.err"
+expect_eq "through a framework's stub under detrun: the call returns" "stub_create status 0" \
+    "$(cat "$WORK/stub.out")"
+"$DETDIFF" --show "$WORK/stub" > "$WORK/stub.show" 2>&1
+expect_eq "through a framework's stub: traced once, pinned" 1 \
+    "$(grep -cE '^ +[0-9]+ cublasCreate_v2 .*cuda\.atomics=not_allowed' "$WORK/stub.show")"
+
 # The header knows of the module even when it is written before main, by
 # a call from a constructor (tests/programs/ctor_entropy.c).
 "$DETRUN" -t "$WORK/ctor" "$PROGS/ctor_entropy" > /dev/null

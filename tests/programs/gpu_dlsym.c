@@ -18,6 +18,10 @@
  *   gpu_dlsym          the run above
  *   gpu_dlsym fork     then forks a child that exits at once, as a
  *                      DataLoader worker may, holding the same libraries
+ *   gpu_dlsym stub     only creates a cuBLAS handle through a framework's
+ *                      stub (libtfstub.so, tests/fakes/cuda/tfstub.c),
+ *                      loaded before cuBLAS, which forwards to what dlsym
+ *                      answers
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -64,8 +68,20 @@ static const char *defined_in(const void *p)
 
 enum { M = 32, N = 24, K = 96 };
 
+/* The stub's cublasCreate_v2, as the framework calls it. */
+static int through_stub(void)
+{
+    void *stub = open_lib("libtfstub.so");
+    LOAD(stub, cublasCreate_v2);
+    cublasHandle_t h;
+    printf("stub_create status %d\n", (int)cublasCreate_v2_p(&h));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "stub") == 0)
+        return through_stub();
     uint64_t all = FNV0, entropy;
     if (getrandom(&entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy)
         return 1;
