@@ -173,8 +173,9 @@ static int cudnn_type_size(cudnnDataType_t type)
 }
 
 /* A tensor's logical elements, through its dims and strides. Returns 0,
- * or -1 when cuDNN will not describe it or they cannot be digested
- * (nothing recorded). */
+ * or -1 when cuDNN will not describe it, its type is one detshim cannot
+ * walk element by element, or they cannot be digested (nothing
+ * recorded). */
 static int rec_strided_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
                               const void *p, cudnnTensorDescriptor_t desc)
 {
@@ -187,11 +188,8 @@ static int rec_strided_tensor(struct trace_rec *r, const char *name, int role, C
         nb < 1 || nb > DIGEST_MAX_DIMS)
         return -1;
     struct digest_shape shape = { .ndims = nb, .elem = (size_t)cudnn_type_size(type) };
-    if (!shape.elem) {
-        trace_rec_note(r, "cuda.digest", "not taken: a data type detshim does not know");
-        trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, 0);
-        return 0;
-    }
+    if (!shape.elem)
+        return -1;
     for (int k = 0; k < nb; k++) {
         shape.dims[k] = dims[k];
         shape.strides[k] = strides[k];
@@ -199,20 +197,32 @@ static int rec_strided_tensor(struct trace_rec *r, const char *name, int role, C
     return cuda_rec_strided(r, name, role, stream, p, &shape);
 }
 
-/* A tensor (is_filter 0) or filter (its packed span) digested. */
+/* A tensor (is_filter 0) or filter (its packed span) digested. A tensor
+ * that cannot be walked element by element (a type packed below a byte,
+ * or vectorised) is digested over its span, cudnnGetTensorSizeInBytes
+ * bytes, as filters are; the record notes that padding, if it has any,
+ * is included. */
 static void rec_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
                        const void *p, const void *desc, int is_filter)
 {
-    static void *fcache;
+    static void *fcache, *tcache;
     cudnnGetFilterSizeInBytes_fn *fsize = (cudnnGetFilterSizeInBytes_fn *)(uintptr_t)cuda_sym(
         &fcache, "cudnnGetFilterSizeInBytes");
+    cudnnGetTensorSizeInBytes_fn *tsize = (cudnnGetTensorSizeInBytes_fn *)(uintptr_t)cuda_sym(
+        &tcache, "cudnnGetTensorSizeInBytes");
     size_t bytes = 0;
     if (!is_filter &&
         rec_strided_tensor(r, name, role, stream, p, (cudnnTensorDescriptor_t)(uintptr_t)desc) == 0)
         return;
-    if (is_filter && fsize && fsize((cudnnFilterDescriptor_t)(uintptr_t)desc, &bytes) == 0 &&
-        cuda_rec_bytes(r, name, role, stream, p, bytes, bytes, 1) == 0)
+    int spanned = is_filter ? fsize && fsize((cudnnFilterDescriptor_t)(uintptr_t)desc, &bytes) == 0
+                            : tsize && tsize((cudnnTensorDescriptor_t)(uintptr_t)desc, &bytes) == 0;
+    if (spanned && cuda_rec_bytes(r, name, role, stream, p, bytes, bytes, 1) == 0) {
+        if (!is_filter)
+            trace_rec_note(r, "cuda.digest", "digested over the tensor's whole span, padding "
+                           "included (not walkable element by element: its data type, or "
+                           "cuDNN would not describe it)");
         return;
+    }
     cuda_note_no_digest(r);
     trace_rec_operand(r, name, role, digest_bytes(NULL, 0), 0, 1);
 }
