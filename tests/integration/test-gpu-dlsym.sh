@@ -101,8 +101,10 @@ expect_grep "ctypes under detrun: cublasCreate_v2 is traced, the handle pinned" 
     "^ +[0-9]+ cublasCreate_v2 .*cuda\.atomics=not_allowed" "$WORK/py.show"
 
 # The module without the shim changes nothing.
-LD_AUDIT=$AUDIT $P > "$WORK/noshim.out" 2> "$WORK/noshim.err"
+LD_DEBUG=files LD_AUDIT=$AUDIT $P > "$WORK/noshim.out" 2> "$WORK/noshim.err"
 expect_eq "the audit module alone: the program runs" 0 $?
+expect_grep "the audit module alone: the loader did load it" \
+    "file=$AUDIT \[[0-9]+\]; +generating link map" "$WORK/noshim.err"
 expect_grep "the audit module alone: the program gets the vendor's function" \
     "^program_gets cublasSgemm_v2 from libcublas.so.13$" "$WORK/noshim.out"
 finish
