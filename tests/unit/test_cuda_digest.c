@@ -284,6 +284,30 @@ static void test_a_queued_digest_is_complete_only_when_its_event_is(void **state
     unsetenv("FAKE_CUDA_EVENT_QUERIES");
 }
 
+static void test_a_job_never_completed_does_not_make_every_later_digest_a_new_job(void **state)
+{
+    (void)state;
+    /* One digest left pending for good (a record still in the FIFO, or a
+     * job stuck after a driver error), then many digests in turn: they
+     * reuse one job, not one new event and pinned buffer each. */
+    struct trace_rec stuck;
+    trace_rec_begin(&stuck, "stuck");
+    cuda_rec_matrix(&stuck, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+    unsigned long long created = fake_cuda_count("cuEventCreate");
+    for (int i = 0; i < 50; i++) {
+        struct trace_rec r;
+        trace_rec_begin(&r, "test");
+        cuda_rec_matrix(&r, "B", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+        struct trace_deferred later = r.operands[0].later;
+        detshim_digest d;
+        assert_int_equal(later.complete(later.arg, 1, &d), 1);
+    }
+    assert_true(fake_cuda_count("cuEventCreate") - created <= 1);
+    struct trace_deferred later = stuck.operands[0].later;
+    detshim_digest d;
+    assert_int_equal(later.complete(later.arg, 1, &d), 1);
+}
+
 static void test_a_queued_input_digest_sees_the_bytes_before_later_work(void **state)
 {
     (void)state;
@@ -356,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_a_pointer_array_batch_is_read_on_the_device_without_waiting),
         cmocka_unit_test(test_a_traced_device_operand_is_queued_without_waiting_for_the_stream),
         cmocka_unit_test(test_a_queued_digest_is_complete_only_when_its_event_is),
+        cmocka_unit_test(test_a_job_never_completed_does_not_make_every_later_digest_a_new_job),
         cmocka_unit_test(test_a_queued_input_digest_sees_the_bytes_before_later_work),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

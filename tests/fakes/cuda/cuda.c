@@ -33,7 +33,7 @@ enum { CUDA_ERROR_INVALID_VALUE = 1, CUDA_ERROR_INVALID_IMAGE = 200,
 /* Counters, by name. */
 #define FAKE_COUNTERS(X)                                                                   \
     X(cuStreamSynchronize) X(cuCtxSynchronize) X(cuEventSynchronize) X(cuEventQuery)       \
-    X(cuEventRecord) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuLaunchKernel)
+    X(cuEventRecord) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuLaunchKernel) X(cuEventCreate)
 #define FAKE_COUNTER_FIELD(name) unsigned long long name;
 static struct { FAKE_COUNTERS(FAKE_COUNTER_FIELD) } counts;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* counts and the queue */
@@ -149,6 +149,9 @@ FAKE_EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
     (void)flags;
     struct fake_event *e = calloc(1, sizeof *e);
     *ev = (CUevent)(void *)e;
+    pthread_mutex_lock(&lock);
+    counts.cuEventCreate++;
+    pthread_mutex_unlock(&lock);
     return e ? CUDA_SUCCESS : 2;
 }
 
