@@ -10,8 +10,9 @@
  * then scrambles every lane on its own: acc = scramble(acc + sum(block)).
  * So the sums of all blocks are computed in parallel (dk_block_sums, one
  * thread per block), and each lane then runs through the blocks in order
- * (dk_scan, eight threads); dk_final adds the partial last block and the
- * last stripe and merges the lanes into the 128-bit result. The input is
+ * (dk_scan, eight threads, the first chunk starting from dk_init_lane);
+ * dk_final adds the partial last block and the last stripe and merges the
+ * lanes into the 128-bit result. The input is
  * the logical bytes of a strided array (struct dk_layout): contiguous runs
  * over up to DK_MAX_DIMS outer dims, a matrix being runs ld apart. Where
  * the host cannot address the bytes before they are read (an entry of a
@@ -148,10 +149,20 @@ DK_FN void dk_stripe(dk_u64 acc[8], const struct dk_layout *l, dk_u64 base, dk_u
     }
 }
 
-DK_FN void dk_init(dk_u64 acc[8])
+/* Lane `lane` of the initial state, so each scanning thread can start
+ * its own lane; a switch, so that no array lands in local memory. */
+DK_FN dk_u64 dk_init_lane(unsigned lane)
 {
-    acc[0] = DK_PRIME32_3; acc[1] = DK_PRIME64_1; acc[2] = DK_PRIME64_2; acc[3] = DK_PRIME64_3;
-    acc[4] = DK_PRIME64_4; acc[5] = DK_PRIME32_2; acc[6] = DK_PRIME64_5; acc[7] = DK_PRIME32_1;
+    switch (lane) {
+    case 0: return DK_PRIME32_3;
+    case 1: return DK_PRIME64_1;
+    case 2: return DK_PRIME64_2;
+    case 3: return DK_PRIME64_3;
+    case 4: return DK_PRIME64_4;
+    case 5: return DK_PRIME32_2;
+    case 6: return DK_PRIME64_5;
+    default: return DK_PRIME32_1;
+    }
 }
 
 /* Full 1 KiB blocks before the last byte: the ones that get scrambled. */

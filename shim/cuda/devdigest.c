@@ -154,7 +154,7 @@ enum { SCRATCH_BYTES = CHUNK * 64 + 64 + 16 };
 struct kernels {
     CUcontext ctx;
     int ok;
-    CUfunction init, sums, scan, final, gather;
+    CUfunction sums, scan, gather;
     int nstreams;
     struct {
         CUstream stream;
@@ -169,10 +169,8 @@ static int kernels_load(struct kernels *k)
 {
     CUmodule mod;
     return drv.module_load(&mod, cuda_digest_ptx) == CUDA_SUCCESS &&
-                   drv.module_function(&k->init, mod, "detshim_dk_init") == CUDA_SUCCESS &&
                    drv.module_function(&k->sums, mod, "detshim_dk_block_sums") == CUDA_SUCCESS &&
                    drv.module_function(&k->scan, mod, "detshim_dk_scan") == CUDA_SUCCESS &&
-                   drv.module_function(&k->final, mod, "detshim_dk_final") == CUDA_SUCCESS &&
                    drv.module_function(&k->gather, mod, "detshim_dk_gather") == CUDA_SUCCESS
                ? 0 : -1;
 }
@@ -224,27 +222,29 @@ static int launch(CUfunction f, unsigned grid, unsigned block, CUstream stream, 
 }
 
 /* Queues the digest of l on `stream`: block sums chunk by chunk, each
- * scanned into the lanes' state in order, then the tail and the merge,
- * and a copy of the 16-byte result to host address out (lo, hi). Nothing
- * waits. Returns 0, or -1 (then the caller copies). Caller holds
- * kernel_lock. */
+ * scanned into the lanes' state in order (the first scan starting the
+ * lanes, the last adding the tail and merging: two launches for up to
+ * CHUNK blocks, 64 MiB), and a copy of the 16-byte result to host address
+ * out (lo, hi). Nothing waits. Returns 0, or -1 (then the caller copies).
+ * Caller holds kernel_lock. */
 static int kernel_enqueue(struct kernels *k, CUstream stream, struct dk_layout l, void *out)
 {
     CUdeviceptr sums = stream_scratch(k, stream), state = sums + (CUdeviceptr)CHUNK * 64,
                 result = state + 64;
-    int rc = sums ? 0 : -1;
-    void *init_args[] = { &state };
-    rc = rc ? rc : launch(k->init, 1, 1, stream, init_args);
-    dk_u64 blocks = dk_full_blocks(l.total);
-    for (dk_u64 first = 0; rc == 0 && first < blocks; first += CHUNK) {
+    if (!sums)
+        return -1;
+    dk_u64 blocks = dk_full_blocks(l.total), first = 0;
+    int rc = 0;
+    do {
         dk_u64 n = blocks - first < CHUNK ? blocks - first : CHUNK;
+        dk_u32 starts = first == 0, ends = first + n >= blocks;
         void *sum_args[] = { &l, &first, &n, &sums };
-        void *scan_args[] = { &sums, &n, &state };
-        rc = launch(k->sums, (unsigned)((n + 255) / 256), 256, stream, sum_args);
+        void *scan_args[] = { &sums, &n, &state, &starts, &ends, &l, &result };
+        if (n)
+            rc = launch(k->sums, (unsigned)((n + 255) / 256), 256, stream, sum_args);
         rc = rc ? rc : launch(k->scan, 1, 8, stream, scan_args);
-    }
-    void *final_args[] = { &l, &state, &result };
-    rc = rc ? rc : launch(k->final, 1, 1, stream, final_args);
+        first += n;
+    } while (rc == 0 && first < blocks);
     if (rc == 0 && drv.memcpy_dtoh_async(out, result, 16, stream) != CUDA_SUCCESS)
         rc = -1;
     return rc;

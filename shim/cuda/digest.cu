@@ -7,12 +7,6 @@
  */
 #include "detshim/cuda_digest_kernel.h"
 
-extern "C" __global__ void detshim_dk_init(dk_u64 *state)
-{
-    if (threadIdx.x == 0)
-        dk_init(state);
-}
-
 extern "C" __global__ void detshim_dk_block_sums(struct dk_layout l, dk_u64 first, dk_u64 n,
                                                  dk_u64 *sums)
 {
@@ -21,17 +15,26 @@ extern "C" __global__ void detshim_dk_block_sums(struct dk_layout l, dk_u64 firs
         dk_block_sums(&l, first, sums, t);
 }
 
-extern "C" __global__ void detshim_dk_scan(const dk_u64 *sums, dk_u64 n, dk_u64 *state)
+/* One chunk of blocks scanned into the lanes' state, eight threads: the
+ * first chunk starts the lanes (dk_init_lane), and after the last one thread 0
+ * adds the tail and merges the result, so a digest of up to CHUNK blocks
+ * takes two launches (block sums, then this). `first` and `last` are the
+ * same for every thread, so the barrier is reached by all or none. */
+extern "C" __global__ void detshim_dk_scan(const dk_u64 *sums, dk_u64 n, dk_u64 *state,
+                                           dk_u32 first, dk_u32 last, struct dk_layout l,
+                                           dk_u64 *result)
 {
-    if (threadIdx.x < 8)
-        dk_scan(sums, n, state, threadIdx.x);
-}
-
-extern "C" __global__ void detshim_dk_final(struct dk_layout l, const dk_u64 *state,
-                                            dk_u64 *result)
-{
-    if (threadIdx.x == 0)
-        dk_final(&l, state, result);
+    unsigned lane = threadIdx.x;
+    if (lane < 8) {
+        if (first)
+            state[lane] = dk_init_lane(lane);
+        dk_scan(sums, n, state, lane);
+    }
+    if (last) {
+        __syncthreads();
+        if (lane == 0)
+            dk_final(&l, state, result);
+    }
 }
 
 extern "C" __global__ void detshim_dk_gather(struct dk_layout l, dk_u8 *out)

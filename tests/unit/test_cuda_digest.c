@@ -82,6 +82,26 @@ static void test_kernel_digest_equals_host_digest_for_large_and_odd_layouts(void
     free(big);
 }
 
+static void test_kernel_digest_over_several_chunks_equals_host_digest(void **state)
+{
+    (void)state;
+    if (!cuda_digest_ptx[0])
+        skip();
+    /* Over 64 MiB: the block sums come in two chunks, the first scan
+     * starting the lanes and the second finishing them, four launches. */
+    enum { BYTES = (65 << 20) + 333 };
+    unsigned char *big = malloc(BYTES);
+    assert_non_null(big);
+    for (size_t i = 0; i < BYTES; i++)
+        big[i] = (unsigned char)((i * 2654435761u) >> 13);
+    unsigned long long before = fake_cuda_kernel_launches();
+    detshim_digest dev;
+    assert_int_equal(cuda_digest_bytes(NULL, big, BYTES, &dev), 0);
+    assert_int_equal(fake_cuda_kernel_launches() - before, 4);
+    assert_same(dev, digest_bytes(big, BYTES));
+    free(big);
+}
+
 static void test_a_stream_in_graph_capture_is_never_waited_for(void **state)
 {
     (void)state;
@@ -371,6 +391,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_digest_equals_host_digest_of_the_same_elements),
         cmocka_unit_test(test_kernel_digest_equals_host_digest_for_large_and_odd_layouts),
+        cmocka_unit_test(test_kernel_digest_over_several_chunks_equals_host_digest),
         cmocka_unit_test(test_a_stream_in_graph_capture_is_never_waited_for),
         cmocka_unit_test(test_padding_between_columns_never_changes_a_device_digest),
         cmocka_unit_test(test_transposed_operand_digests_its_stored_columns),

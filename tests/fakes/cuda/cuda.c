@@ -243,13 +243,9 @@ FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
     return CUDA_SUCCESS;
 }
 
-/* The kernels, as host functions of (arguments, thread index). */
-static void run_init(void **a, dk_u64 t)
-{
-    if (t == 0)
-        dk_init(*(dk_u64 **)a[0]);
-}
-
+/* The kernels, as host functions of (arguments, thread index), run for
+ * each thread in order: where a kernel waits at a barrier for all its
+ * threads, the host function does the work after it in the last thread. */
 static void run_sums(void **a, dk_u64 t)
 {
     if (t < *(dk_u64 *)a[2])
@@ -258,16 +254,15 @@ static void run_sums(void **a, dk_u64 t)
 
 static void run_scan(void **a, dk_u64 t)
 {
-    if (t < 8)
-        dk_scan((const dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[0], *(dk_u64 *)a[1],
-                (dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[2], (unsigned)t);
-}
-
-static void run_final(void **a, dk_u64 t)
-{
-    if (t == 0)
-        dk_final(a[0], (const dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[1],
-                 (dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[2]);
+    dk_u64 *state = (dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[2];
+    if (t < 8) {
+        if (*(dk_u32 *)a[3])
+            state[t] = dk_init_lane((unsigned)t);
+        dk_scan((const dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[0], *(dk_u64 *)a[1], state,
+                (unsigned)t);
+    }
+    if (t == 7 && *(dk_u32 *)a[4])
+        dk_final(a[5], state, (dk_u64 *)(uintptr_t)*(CUdeviceptr *)a[6]);
 }
 
 static void run_gather(void **a, dk_u64 t)
@@ -281,8 +276,8 @@ static const struct kernel {
     const char *name;
     void (*run)(void **args, dk_u64 thread);
 } kernels[] = {
-    { "detshim_dk_init", run_init }, { "detshim_dk_block_sums", run_sums },
-    { "detshim_dk_scan", run_scan }, { "detshim_dk_final", run_final },
+    { "detshim_dk_block_sums", run_sums },
+    { "detshim_dk_scan", run_scan },
     { "detshim_dk_gather", run_gather },
 };
 
