@@ -874,6 +874,9 @@ static void json_item(FILE *f, const struct diff_item *it)
     default:
         break;
     }
+    int audited_a = ran_audited(it->pa), audited_b = ran_audited(it->pb);
+    if (audited_a >= 0 && audited_b >= 0 && audited_a != audited_b)
+        fprintf(f, ",\"audit_module_only_in\":\"%s\"", audited_a ? "a" : "b");
     if (it->kind == DIFF_TRUNCATED && ps) {
         fprintf(f, ",\"valid_bytes\":%" PRIu64 ",\"file_bytes\":%" PRIu64 ",\"trouble\":",
                 ps->valid_bytes, ps->file_bytes);

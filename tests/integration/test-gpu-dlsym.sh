@@ -59,6 +59,8 @@ expect_eq "detrun against LD_PRELOAD alone: the traces differ" 1 $?
 expect_grep "detdiff says first that only run A had the audit module" \
     "^  note: run A had the audit module \(LD_AUDIT\), run B only LD_PRELOAD: CUDA calls looked up with dlsym \(TensorFlow, JAX\) are traced in run A only; run both under detrun$" \
     "$WORK/apre.diff"
+"$DETDIFF" --json "$WORK/a" "$WORK/pre" > "$WORK/apre.json"
+expect_grep "detdiff --json says it too" '"audit_module_only_in":"a"' "$WORK/apre.json"
 
 # A framework's stub exporting cuBLAS's own names and forwarding to what
 # dlsym answers (our wrapper): the wrapper calls cuBLAS, not the stub.
