@@ -186,12 +186,13 @@ bench: deps
 
 # The per-call benchmarks are plain programs: the shim reaches them only
 # through LD_PRELOAD, never by linking.
-$(B)/bench/bench_overhead $(B)/bench/bench_getrandom: $(B)/bench/bench_%: tests/bench/bench_%.c
+$(B)/bench/bench_overhead $(B)/bench/bench_getrandom: $(B)/bench/bench_%: tests/bench/bench_%.c \
+    tests/bench/bench_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm
 
 # On the fake cuBLAS, linked by its soname as a real program would be.
-$(B)/bench/bench_cublas: tests/bench/bench_cublas.c $(GPU_FAKES)
+$(B)/bench/bench_cublas: tests/bench/bench_cublas.c tests/bench/bench_util.h $(GPU_FAKES)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda -O2 -g -std=gnu11 $(WARN) -o $@ $< \
 	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)

@@ -9,21 +9,12 @@
 #include <sys/random.h>
 #include <time.h>
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
-    long calls = argc > 1 ? atol(argv[1]) : 200000;
-    long reps = argc > 2 ? atol(argv[2]) : 5;
-    if (calls <= 0 || reps <= 0) {
-        fprintf(stderr, "bench_getrandom: calls and repetitions must be positive\n");
-        return 2;
-    }
+    long calls = argc > 1 ? parse_count("bench_getrandom", argv[1], "calls") : 200000;
+    long reps = argc > 2 ? parse_count("bench_getrandom", argv[2], "repetitions") : 5;
     unsigned char buf[32];
     unsigned sink = 0;
     double best = 1e30;

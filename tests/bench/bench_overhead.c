@@ -10,31 +10,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define N 16
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* Parses a positive count or exits with status 2 naming the argument. */
-static long parse_count(const char *s, const char *what)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end != '\0' || v <= 0) {
-        fprintf(stderr, "bench_overhead: %s must be a positive integer, got '%s'\n", what, s);
-        exit(2);
-    }
-    return v;
-}
 
 int main(int argc, char **argv)
 {
-    long calls = argc > 1 ? parse_count(argv[1], "calls") : 2000000;
-    long reps = argc > 2 ? parse_count(argv[2], "repetitions") : 5;
+    long calls = argc > 1 ? parse_count("bench_overhead", argv[1], "calls") : 2000000;
+    long reps = argc > 2 ? parse_count("bench_overhead", argv[2], "repetitions") : 5;
     double x[N], y[N];
     for (int i = 0; i < N; i++) {
         x[i] = 1.0 / (i + 1);
