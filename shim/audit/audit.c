@@ -32,8 +32,6 @@
 /* What an object is, kept in its audit cookie. */
 enum audit_kind { KIND_OTHER = 1, KIND_SHIM, KIND_VENDOR };
 
-static const char *const vendor_prefixes[] = { CUDA_VENDOR_PREFIXES };
-
 /* libdetshim's dynamic symbol table, found when it is loaded. */
 static struct {
     ElfW(Addr) base;
@@ -53,10 +51,7 @@ static enum audit_kind kind_of(const char *path)
     const char *name = file_name(path);
     if (strcmp(name, "libdetshim.so") == 0)
         return KIND_SHIM;
-    for (size_t i = 0; i < sizeof vendor_prefixes / sizeof *vendor_prefixes; i++)
-        if (strncmp(name, vendor_prefixes[i], strlen(vendor_prefixes[i])) == 0)
-            return KIND_VENDOR;
-    return KIND_OTHER;
+    return cuda_is_vendor_file(name) ? KIND_VENDOR : KIND_OTHER;
 }
 
 /* A dynamic-section address: x86-64's loader relocates these entries in

@@ -51,9 +51,8 @@ static int find_vendor(struct dl_phdr_info *info, size_t size, void *arg)
     const char *name = slash ? slash + 1 : info->dlpi_name;
     if (strcmp(name, "libcuda.so.1") == 0)
         l->driver = 1;
-    for (int i = 0; i < cuda_vendor_nprefixes && !l->vendor[0]; i++)
-        if (strncmp(name, cuda_vendor_prefixes[i], strlen(cuda_vendor_prefixes[i])) == 0)
-            snprintf(l->vendor, sizeof l->vendor, "%s", name);
+    if (!l->vendor[0] && cuda_is_vendor_file(name))
+        snprintf(l->vendor, sizeof l->vendor, "%s", name);
     return 0;
 }
 
