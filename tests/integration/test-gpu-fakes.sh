@@ -127,9 +127,14 @@ $DETDIFF "$WORK/a" "$WORK/s" > "$WORK/as.diff"
 expect_eq "asynchronous and synchronous digests: detdiff finds the traces identical" 0 $?
 expect_eq "asynchronous and synchronous digests: the same root" \
     "$($DETDIFF --root "$WORK/s")" "$($DETDIFF --root "$WORK/a")"
-expect_eq "asynchronously, no stream wait, pointer arrays included" \
-    0 "$(count cuStreamSynchronize "$WORK/a.stats")"
-expect_eq "asynchronously, no synchronous copy" 0 "$(count cuMemcpyDtoH "$WORK/a.stats")"
+# A build without nvcc has no digest kernels: there, and only there, the
+# three pointer arrays are read on the host, one wait and one copy each.
+arrays=0
+grep -q "device_digest = xxh3-128 by a device kernel" "$WORK/a.show" || arrays=3
+expect_eq "asynchronously, no stream wait, pointer arrays included where kernels run" \
+    $arrays "$(count cuStreamSynchronize "$WORK/a.stats")"
+expect_eq "asynchronously, no synchronous copy but those arrays'" \
+    $arrays "$(count cuMemcpyDtoH "$WORK/a.stats")"
 expect_eq "asynchronously, no context wait" 0 "$(count cuCtxSynchronize "$WORK/a.stats")"
 expect_ne "asynchronously, digests complete through events" 0 "$(count cuEventRecord "$WORK/a.stats")"
 expect_eq "synchronously, every digest waited for its stream" \
