@@ -73,17 +73,20 @@ int guard_held(void);
  * `name` after ours: RTLD_NEXT first, then every loaded object (libraries
  * loaded RTLD_LOCAL, e.g. by PyTorch), never our own. NULL if nowhere. */
 void *resolve_real(const char *name);
-/* resolve_real, preferring a definition in an object whose file name
- * starts with one of the n prefixes (a vendor library over a wrapper or
- * stub of the same name elsewhere); any other definition only when no
- * such object has one. */
-void *resolve_real_preferring(const char *name, const char *const *prefixes, int n);
+/* A test of a loaded object's file name (without its directory): 1 to
+ * prefer its definitions. */
+typedef int (*resolve_preference)(const char *file);
+/* resolve_real, preferring a definition in an object `preferred` accepts
+ * (a vendor library over a wrapper or stub of the same name elsewhere);
+ * any other definition only when no such object has one. NULL: none
+ * preferred, as resolve_real. */
+void *resolve_real_preferring(const char *name, resolve_preference preferred);
 /* resolve_real with a per-symbol cache; on a miss, prints one line naming
  * the symbol and exits 2 (there is nothing correct to call). */
 void *resolve_real_cached(void **cache, const char *name);
 /* resolve_real_preferring with a cache, and the same miss. */
 void *resolve_real_cached_preferring(void **cache, const char *name,
-                                    const char *const *prefixes, int n);
+                                    resolve_preference preferred);
 /* In an interceptor: declares `real`, the next definition of `name` after
  * ours, as a `type` function pointer, resolved at first use and cached. */
 #define REAL_FN(type, name)                                                              \

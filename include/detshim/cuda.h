@@ -14,22 +14,19 @@
 
 #include "detshim.h"
 #include "detshim/cuda_api.h"
+#include "detshim/cuda_libs.h"
 #include "detshim/digest.h"
 #include "detshim/trace.h"
 
-/* The vendor libraries' file name prefixes (detshim/cuda_libs.h), for
- * resolving real functions: a definition there is preferred to one of the
+/* REAL_FN for the cuda family: a definition in a vendor library
+ * (cuda_is_vendor_file, detshim/cuda_libs.h) is preferred to one of the
  * same name elsewhere, such as a framework's own stub that forwards to
  * whatever dlsym answers (under the audit module, our wrapper), which
  * would loop. */
-extern const char *const cuda_vendor_prefixes[];
-extern const int cuda_vendor_nprefixes;
-
-/* REAL_FN for the cuda family: the vendor library's definition first. */
 #define CUDA_REAL_FN(type, name)                                                         \
     static void *real_##name##_cache;                                                    \
-    type real = (type)(uintptr_t)resolve_real_cached_preferring(                         \
-        &real_##name##_cache, #name, cuda_vendor_prefixes, cuda_vendor_nprefixes)
+    type real = (type)(uintptr_t)resolve_real_cached_preferring(&real_##name##_cache,    \
+                                                                #name, cuda_is_vendor_file)
 
 /* One intercepted call: `traced` when it is recorded, `pinned` when the
  * policy's [cuda] mode is pinned. */

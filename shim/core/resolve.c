@@ -94,24 +94,20 @@ unsigned long long resolve_loaded_generation(void)
     return gen;
 }
 
-/* 1 if addr lies in a loaded object whose file name starts with one of
- * the n prefixes. */
-static int in_preferred(const void *addr, const char *const *prefixes, int n)
+/* 1 if addr lies in a loaded object whose file name (without its
+ * directory) `preferred` accepts. */
+static int in_preferred(const void *addr, resolve_preference preferred)
 {
     Dl_info info;
     if (!addr || !dladdr(addr, &info) || !info.dli_fname)
         return 0;
     const char *slash = strrchr(info.dli_fname, '/');
-    const char *file = slash ? slash + 1 : info.dli_fname;
-    for (int i = 0; i < n; i++)
-        if (strncmp(file, prefixes[i], strlen(prefixes[i])) == 0)
-            return 1;
-    return 0;
+    return preferred(slash ? slash + 1 : info.dli_fname);
 }
 
 /* The walk over loaded objects: the first definition of name that is not
- * ours and, with n > 0, lies in a preferred object. NULL if none. */
-static void *walk_loaded(const char *name, const char *const *prefixes, int n)
+ * ours and, given `preferred`, lies in an object it accepts. NULL if none. */
+static void *walk_loaded(const char *name, resolve_preference preferred)
 {
     /* Names are copied out first: dlopen must not run inside
      * dl_iterate_phdr, which holds the loader's list lock. */
@@ -126,7 +122,7 @@ static void *walk_loaded(const char *name, const char *const *prefixes, int n)
         if (!h)
             continue;
         void *p = dlsym(h, name);
-        if (p && !resolve_is_ours(p) && (n == 0 || in_preferred(p, prefixes, n)))
+        if (p && !resolve_is_ours(p) && (!preferred || in_preferred(p, preferred)))
             found = p;
         dlclose(h);
     }
@@ -134,31 +130,31 @@ static void *walk_loaded(const char *name, const char *const *prefixes, int n)
     return found;
 }
 
-void *resolve_real_preferring(const char *name, const char *const *prefixes, int n)
+void *resolve_real_preferring(const char *name, resolve_preference preferred)
 {
     void *p = dlsym(RTLD_NEXT, name);
     if (p && resolve_is_ours(p))
         p = NULL;
-    if (p && (n == 0 || in_preferred(p, prefixes, n)))
+    if (p && (!preferred || in_preferred(p, preferred)))
         return p;
-    void *preferred = n > 0 ? walk_loaded(name, prefixes, n) : NULL;
-    if (preferred)
-        return preferred;
-    return p ? p : walk_loaded(name, NULL, 0);
+    void *found = preferred ? walk_loaded(name, preferred) : NULL;
+    if (found)
+        return found;
+    return p ? p : walk_loaded(name, NULL);
 }
 
 void *resolve_real(const char *name)
 {
-    return resolve_real_preferring(name, NULL, 0);
+    return resolve_real_preferring(name, NULL);
 }
 
 void *resolve_real_cached_preferring(void **cache, const char *name,
-                                    const char *const *prefixes, int n)
+                                    resolve_preference preferred)
 {
     void *p = atomic_load_explicit((_Atomic(void *) *)cache, memory_order_acquire);
     if (p)
         return p;
-    p = resolve_real_preferring(name, prefixes, n);
+    p = resolve_real_preferring(name, preferred);
     if (!p) {
         /* Nothing correct can be called: the program reached our
          * definition of a symbol that no loaded library provides. */
@@ -183,5 +179,5 @@ void *resolve_real_cached_preferring(void **cache, const char *name,
 
 void *resolve_real_cached(void **cache, const char *name)
 {
-    return resolve_real_cached_preferring(cache, name, NULL, 0);
+    return resolve_real_cached_preferring(cache, name, NULL);
 }

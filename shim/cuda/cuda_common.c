@@ -10,13 +10,8 @@
 
 #include "detshim/core.h"
 #include "detshim/cuda.h"
-#include "detshim/cuda_libs.h"
 #include "detshim/digest.h"
 #include "detshim/policy.h"
-
-const char *const cuda_vendor_prefixes[] = { CUDA_VENDOR_PREFIXES };
-const int cuda_vendor_nprefixes =
-    (int)(sizeof cuda_vendor_prefixes / sizeof *cuda_vendor_prefixes);
 
 int cuda_enter(struct cuda_call *c)
 {
@@ -40,7 +35,7 @@ void *cuda_sym(void **cache, const char *name)
 {
     void *p = atomic_load_explicit((_Atomic(void *) *)cache, memory_order_acquire);
     if (!p) {
-        p = resolve_real_preferring(name, cuda_vendor_prefixes, cuda_vendor_nprefixes);
+        p = resolve_real_preferring(name, cuda_is_vendor_file);
         if (p)
             atomic_store_explicit((_Atomic(void *) *)cache, p, memory_order_release);
     }
