@@ -29,6 +29,9 @@ struct core_config {
     unsigned long long seed; /* DETSHIM_SEED, else the policy's */
     int rng_pin;             /* enum policy_rng_pin */
     char rng_exempt[1024];   /* the policy's extra exempt modules */
+    char rng_never_pin[1024]; /* the policy's extra never-pin programs */
+    int entropy_rule;        /* enum core_entropy_rule: this process's */
+    char entropy_rule_text[256]; /* why it is real, for the trace header; "" when pinned */
     int blas_mode;           /* enum policy_blas_mode */
     int blas_threads;        /* the policy's [blas] threads */
     int cuda_mode;           /* enum policy_cuda_mode */
@@ -38,6 +41,20 @@ struct core_config {
 };
 
 extern struct core_config core_cfg;
+
+/* The entropy rule of a whole process (core/entropy_rule.c,
+ * docs/security.md): pinned where the policy pins, or real throughout. */
+enum core_entropy_rule {
+    CORE_ENTROPY_PIN = 0,
+    CORE_ENTROPY_REAL_PROGRAM = 1, /* its executable is on the never-pin list */
+    CORE_ENTROPY_REAL_NO_HOOK = 2, /* a Python that cannot run the start-up hook */
+};
+/* The built-in never-pin programs, comma-separated. */
+extern const char core_never_pin_builtin[];
+/* Sets core_cfg.entropy_rule and its text from this process's executable
+ * and command line; `policy_list` adds never-pin programs. Says once on
+ * stderr when a Python cannot run the start-up hook. */
+void core_entropy_rule_read(const char *policy_list);
 
 /* Runs start-up once, whoever calls first (our constructor, or an
  * intercepted call that arrives before it). Safe to call from any thread;

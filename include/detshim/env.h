@@ -27,10 +27,11 @@ struct env_setting {
     char where[160];   /* the policy line that set it */
     int origin;        /* enum env_origin */
     int is_hook;       /* the start-up hook's PYTHONPATH entry */
+    int unsafe;        /* set under the policy's unsafe = yes */
 };
 
 /* Sets every variable of p with setenv: its [env] lines and family keys,
- * and for [pytorch] / [tensorflow] the Python start-up hook (PYTHONPATH,
+ * and, for every policy, the Python start-up hook (PYTHONPATH,
  * found beside libdir) and what it reads (TensorFlow's seed is `seed`).
  * Then notes the variables known to change results that the user set and
  * the policy leaves alone. Call once, before other threads exist. */

@@ -35,6 +35,7 @@ struct policy_env {
     int op;             /* enum policy_env_op */
     char where[160];    /* "file:line" or "[section] key" that set it last */
     int cpu_isa;        /* an ISA level the value needs (enum policy_isa) */
+    int unsafe;         /* not a known determinism switch: set under unsafe = yes */
 };
 
 /* ATen takes ATEN_CPU_CAPABILITY on trust and dies of an illegal
@@ -48,6 +49,7 @@ struct policy {
     unsigned long long seed;
     int rng_pin;
     char rng_exempt[1024]; /* extra exempt module prefixes, comma-separated */
+    char rng_never_pin[1024]; /* extra never-pin program names, comma-separated */
     int torch;             /* enum policy_torch, from [pytorch] deterministic */
     int tf_seed_hook;      /* [tensorflow] deterministic = on: seed TensorFlow */
     int cuda_mode;         /* enum policy_cuda_mode, from [cuda] mode */
@@ -77,6 +79,14 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
  * (policies/python beside the library, as for policy_find). Returns 0 and
  * fills dir, or -1 if neither place has it. */
 int policy_hook_dir(const char *libdir, char *dir, size_t dirlen);
+
+/* Whether [env] may set `name` to `value` (core/policy_env.c): 0 if it is
+ * a known determinism switch; 1 if it is not but `unsafe` (the policy said
+ * unsafe = yes) lets it through; -1 with a one-line reason in msg if it is
+ * refused (loader, PATH, interpreter and shell variables always are). */
+int policy_env_check(const char *name, const char *value, int unsafe, char *msg, size_t msglen);
+/* 1 for variables whose value is a list of --flags checked one by one. */
+int policy_env_is_flag_list(const char *name);
 
 /* The entry for `name`, or NULL. */
 const struct policy_env *policy_env_get(const struct policy *p, const char *name);

@@ -1,9 +1,10 @@
 /* Pinned randomness: every source of entropy a process reads becomes a
  * stream from a keyed PRF of (policy seed, process lineage, source, call
  * ordinal), so an unseeded program gives the same results every run while
- * forked children still get streams of their own. Callers inside
- * cryptographic libraries are exempt and get real entropy: a pinned TLS key
- * is a security hole. Module prefix `rng_`.
+ * forked children still get streams of their own. Secrets stay real: callers
+ * inside cryptographic libraries, never-pin programs (ssh, gpg, java...)
+ * and the Python functions the start-up hook marks get real entropy, as
+ * docs/security.md states. Module prefix `rng_`.
  */
 #ifndef DETSHIM_RNG_H
 #define DETSHIM_RNG_H
@@ -36,9 +37,27 @@ enum rng_action {
     RNG_UNPINNED,   /* real entropy: the policy says pin = none (still traced) */
 };
 
+/* Why an RNG_EXEMPT call gets real entropy (docs/security.md). */
+enum rng_why {
+    RNG_WHY_CRYPTO_LIBRARY = 1, /* caller in libssl, libcrypto, libgnutls, libsodium */
+    RNG_WHY_PROGRAM,            /* the process runs a never-pin program (ssh, java...) */
+    RNG_WHY_SECRET,             /* inside detshim_rng_real_begin/end (Python's secrets...) */
+    RNG_WHY_NO_HOOK,            /* Python that cannot run the start-up hook (-I, -E, -S) */
+    RNG_WHY_POLICY_MODULE,      /* caller in a module of the policy's exempt_modules */
+    RNG_WHY_COUNT
+};
+
 /* Decides for a call from return address `caller`, starting the shim if it
  * has not started. */
 enum rng_action rng_decide(const void *caller);
+
+/* Called by the Python start-up hook (through ctypes) around the library
+ * functions that make secrets and identifiers: between begin and end, this
+ * thread's entropy reads are real and advance no pinned stream. Nested
+ * pairs count; an end without a begin does nothing. */
+void detshim_rng_real_begin(void);
+void detshim_rng_real_end(void);
+
 
 /* Fills buf with the derived stream for the next call of `source`.
  * Returns 0, or -1 if it could not (reported; the caller then uses real
@@ -55,7 +74,8 @@ void rng_record(const char *api, int source, enum rng_action action, const void 
 const char *rng_source_name(int source);
 
 /* 1 if `module` (a file name) is exempt: libssl, libcrypto, libgnutls,
- * libsodium, or a prefix listed in the policy's [rng] exempt_modules. */
+ * libsodium, or a prefix listed in `policy_list` (the policy's [rng]
+ * exempt_modules; NULL: the built-in ones only). */
 int rng_module_exempt(const char *module, const char *policy_list);
 
 #endif

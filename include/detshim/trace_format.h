@@ -91,6 +91,10 @@ enum trace_field_key {
                                      * (TRACE_INTERPOSITION_*): with the audit
                                      * module, CUDA functions looked up with
                                      * dlsym are seen too */
+    TRACE_FIELD_ENTROPY_RULE = 16, /* present only when this process's entropy
+                                    * is real throughout, and why (a
+                                    * never-pin program, a Python without
+                                    * its start-up hook: docs/security.md) */
 };
 
 #define TRACE_INTERPOSITION_AUDIT \

@@ -1,7 +1,19 @@
-"""detshim's Python start-up hook. Some determinism switches are Python
-calls, not environment variables, so when a policy asks for them the shim
-puts this folder first on PYTHONPATH and says what to do in the environment;
-Python's site module then imports this file at start-up.
+"""detshim's Python start-up hook. The shim puts this folder first on
+PYTHONPATH of every Python program it runs, under every policy; Python's
+site module then imports this file at start-up. It does two things:
+
+Secrets stay real (docs/security.md). The shim pins the entropy a process
+reads, which is what makes unseeded training reproducible; but Python's
+secrets, identifiers and authentication keys come from the same
+os.urandom. Around the library functions that make them -- secrets'
+token_bytes/token_hex/token_urlsafe/choice/randbelow, uuid.uuid4,
+multiprocessing's authkey and challenges, tempfile's random names -- this
+hook asks the shim (detshim_rng_real_begin/end, through ctypes) for real
+entropy, which also leaves the pinned streams where they were.
+secrets.randbits stays pinned: numpy's SeedSequence draws its entropy
+through it, and that is training randomness.
+
+Some determinism switches are Python calls, not environment variables:
 
 - DETSHIM_TORCH_DETERMINISTIC (on, warn_only, off): PyTorch has no
   environment switch for deterministic algorithms; right after torch's own
@@ -19,16 +31,19 @@ import sys
 
 
 class _AfterImportFinder:
-    """A sys.meta_path finder that answers only for one top-level name (the
-    framework): it asks the finders after it for the real spec and wraps the
-    spec's loader, so the settings follow the framework's own import."""
+    """A sys.meta_path finder that answers only for one module name (a
+    framework, or a module whose secrets stay real): it asks the finders
+    after it for the real spec and wraps the spec's loader, so the settings
+    follow the module's own import. `during`, if given, runs the module's
+    code: during(exec_module, module)."""
 
-    def __init__(self, name, apply):
+    def __init__(self, name, apply, during=None):
         # Marks the finder for a second copy of this file further down
         # sys.path (a build tree and an installed tree both on PYTHONPATH):
         # one is enough.
         self.detshim_hook_for = name
         self.apply = apply
+        self.during = during
 
     def find_spec(self, name, path=None, target=None):
         if name != self.detshim_hook_for or self not in sys.meta_path:
@@ -72,7 +87,11 @@ class _AfterImportLoader:
         # __spec__, sees the loader it would have seen without this hook.
         self._spec.loader = self._loader
         module.__loader__ = self._loader
-        self._loader.exec_module(module)  # the framework's own import: errors are its own
+        # The module's own import: errors are its own.
+        if self._finder.during:
+            self._finder.during(self._loader.exec_module, module)
+        else:
+            self._loader.exec_module(module)
         self._finder.loaded(module)
 
 
@@ -125,6 +144,112 @@ def _seed_tensorflow(tf, seed):
 
 def _hooked(name):
     return any(getattr(f, "detshim_hook_for", None) == name for f in sys.meta_path)
+
+
+_shim_calls = None
+
+
+def _shim_real_calls():
+    """The shim's (begin, end) pair for real entropy, looked up once;
+    (None, None) where this process has no shim to ask."""
+    global _shim_calls
+    if _shim_calls is None:
+        try:
+            import ctypes
+            lib = ctypes.CDLL(None)
+            _shim_calls = (lib.detshim_rng_real_begin, lib.detshim_rng_real_end)
+        except (ImportError, OSError, AttributeError) as err:
+            _shim_calls = (None, None)
+            if "libdetshim" in os.environ.get("LD_PRELOAD", ""):
+                _complain("cannot reach the shim from Python (%s: %s): secrets, "
+                          "uuid4 and multiprocessing keys would be pinned; the "
+                          "program stops here" % (type(err).__name__, err))
+                os._exit(2)
+    return _shim_calls
+
+
+class _RealEntropy:
+    """Within it, this thread's entropy reads are real (not pinned)."""
+
+    def __enter__(self):
+        begin = _shim_real_calls()[0]
+        if begin is not None:
+            begin()
+        return self
+
+    def __exit__(self, *exc):
+        end = _shim_real_calls()[1]
+        if end is not None:
+            end()
+        return False
+
+
+def _real(fn):
+    """fn, running on real entropy."""
+    def wrapper(*args, **kwargs):
+        with _RealEntropy():
+            return fn(*args, **kwargs)
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(wrapper, attr, getattr(fn, attr, None))
+    wrapper.__wrapped__ = fn
+    wrapper.detshim_real = True
+    return wrapper
+
+
+def _patch(owner, names):
+    for name in names:
+        fn = getattr(owner, name, None)
+        if fn is not None and not getattr(fn, "detshim_real", False):
+            setattr(owner, name, _real(fn))
+
+
+def _patch_tempfile(tempfile):
+    # The name sequence seeds its own Random from entropy on first use
+    # per process: that seeding, and so every name, is real.
+    seq = getattr(tempfile, "_RandomNameSequence", None)
+    if seq is not None:
+        _patch(seq, ["__next__"])
+
+
+def _exec_with_real_urandom(exec_module, module):
+    """Runs a module's code with os.urandom real: multiprocessing.process
+    draws the process's authkey at import."""
+    pinned = os.urandom
+    os.urandom = _real(pinned)
+    try:
+        exec_module(module)
+    finally:
+        os.urandom = pinned
+
+
+# Module name -> (what to do once it is imported, what to run its code with).
+_SECRET_MAKERS = {
+    "secrets": (lambda m: _patch(m, ["token_bytes", "token_hex", "token_urlsafe",
+                                     "choice", "randbelow"]), None),
+    "uuid": (lambda m: _patch(m, ["uuid4"]), None),
+    "tempfile": (_patch_tempfile, None),
+    "multiprocessing.process": (lambda m: None, _exec_with_real_urandom),
+    "multiprocessing.connection": (lambda m: _patch(m, ["deliver_challenge",
+                                                        "answer_challenge"]), None),
+    "multiprocessing.forkserver": (lambda m: _patch(m.ForkServer, ["ensure_running"])
+                                   if hasattr(m, "ForkServer") else None, None),
+}
+
+
+def _keep_secrets_real():
+    for name, (apply, during) in _SECRET_MAKERS.items():
+        if _hooked(name):
+            continue
+        module = sys.modules.get(name)
+        if module is not None:
+            if during is not None and name == "multiprocessing.process":
+                # Imported before this hook (a .pth file): its authkey was
+                # drawn pinned, so draw a real one now.
+                with _RealEntropy():
+                    module.current_process().authkey = os.urandom(32)
+            apply(module)
+        else:
+            sys.meta_path.insert(0, _AfterImportFinder(name, apply, during))
 
 
 def _install_hooks():
@@ -184,5 +309,6 @@ def _run_next_sitecustomize():
                 sys.path_importer_cache[p] = finder
 
 
+_keep_secrets_real()
 _install_hooks()
 _run_next_sitecustomize()

@@ -110,6 +110,7 @@ static struct env_setting *apply_one(const struct policy_env *e)
     snprintf(s->where, sizeof s->where, "%s", e->where);
     s->origin = ENV_BY_POLICY;
     s->is_hook = 0;
+    s->unsafe = e->unsafe;
     s->user[0] = 0;
     s->had_user = user != NULL;
     if (user)
@@ -192,14 +193,17 @@ void env_apply(const struct policy *p, const char *libdir, unsigned long long se
     nsettings = 0;
     for (int i = 0; i < p->nenv; i++)
         apply_one(&p->env[i]);
-    if (p->torch != TORCH_UNTOUCHED || p->tf_seed_hook) {
-        /* Switches that are Python calls, not variables: a start-up hook
-         * shipped beside the policies makes them when the framework is
-         * imported, reading what to do from DETSHIM_TORCH_DETERMINISTIC
-         * and DETSHIM_TF_SEED. */
+    {
+        /* Every Python program gets the start-up hook, under every policy:
+         * it keeps Python's secrets (secrets, uuid4, multiprocessing
+         * authkeys, tempfile names) on real entropy (docs/security.md), and
+         * makes the switches that are Python calls, not variables, when the
+         * framework is imported (DETSHIM_TORCH_DETERMINISTIC,
+         * DETSHIM_TF_SEED). */
         struct policy_env hook = { .name = "PYTHONPATH", .op = ENV_PREPEND };
         const char *why = p->torch != TORCH_UNTOUCHED ? "[pytorch] deterministic"
-                                                      : "[tensorflow] deterministic";
+                          : p->tf_seed_hook           ? "[tensorflow] deterministic"
+                                                      : "the entropy rule";
         if (policy_hook_dir(libdir, hook.value, sizeof hook.value) != 0) {
             core_fail("the framework's deterministic switches",
                       "the policy sets %s but the start-up hook policies/python/sitecustomize.py "

@@ -94,6 +94,7 @@ static void read_policy(void)
     core_cfg.seed = p.seed;
     core_cfg.rng_pin = p.rng_pin;
     snprintf(core_cfg.rng_exempt, sizeof core_cfg.rng_exempt, "%s", p.rng_exempt);
+    snprintf(core_cfg.rng_never_pin, sizeof core_cfg.rng_never_pin, "%s", p.rng_never_pin);
     core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.files, p.digest);
     loaded_policy = &p;
 }
@@ -181,6 +182,7 @@ static void init_once(void)
     read_seed();
     read_isa();
     read_trace_dir();
+    core_entropy_rule_read(core_cfg.rng_never_pin);
     if (loaded_policy)
         env_apply(loaded_policy, resolve_self_dir(), core_cfg.seed);
 }
@@ -203,6 +205,8 @@ static void explain_and_exit(void)
     printf("[rng] pin       %s\n", core_cfg.rng_pin == RNG_PIN_ALL ? "all" : "none");
     printf("[rng] exempt    libssl, libcrypto, libgnutls, libsodium%s%s\n",
            core_cfg.rng_exempt[0] ? ", " : "", core_cfg.rng_exempt);
+    printf("[rng] never pin %s%s%s\n", core_never_pin_builtin, core_cfg.rng_never_pin[0] ? ", " : "",
+           core_cfg.rng_never_pin);
     printf("isa             %s\n", core_cfg.isa[0] ? core_cfg.isa : "auto");
     printf("trace           %s\n", core_cfg.trace_on ? core_cfg.trace_dir : "off");
     printf("environment     %d variable%s\n", env_count(), env_count() == 1 ? "" : "s");
@@ -212,6 +216,11 @@ static void explain_and_exit(void)
         printf("  %s=%s\n      by %s: %s\n", s->name, s->value,
                env_origin_text(s, origin, sizeof origin), s->where);
     }
+    for (int i = 0; i < env_count(); i++)
+        if (env_get(i)->unsafe)
+            printf("warning: %s is not a known determinism switch; the policy sets it under "
+                   "unsafe = yes (%s): trust the policy as you would its code\n",
+                   env_get(i)->name, env_get(i)->where);
     fflush(stdout);
     _exit(0);
 }

@@ -28,6 +28,7 @@ struct parse_state {
     int depth;                  /* 0: the top file */
     char *stack[POLICY_MAX_FILES]; /* real paths of the files being parsed */
     EVP_MD_CTX *md;
+    int env_unsafe; /* this file's [env] said unsafe = yes */
     char msg[512];  /* first error, without the file:line prefix */
     char full[1024]; /* or an included file's error, already whole */
 };
@@ -180,16 +181,21 @@ static int on_rng(struct parse_state *st, const char *key, const char *value)
         st->p->rng_pin = v;
         return 1;
     }
-    if (strcmp(key, "exempt_modules") == 0) {
-        /* module file names or prefixes, e.g. "libfoo, libbar" */
+    /* File names, e.g. "libfoo, libbar" (module prefixes) or "vault"
+     * (executables): a list the rng module matches item by item. */
+    char *list = strcmp(key, "exempt_modules") == 0       ? st->p->rng_exempt
+                 : strcmp(key, "never_pin_programs") == 0 ? st->p->rng_never_pin
+                                                          : NULL;
+    if (list) {
         if ((*value && !only_chars(value, ALNUM "_+-., ")) ||
             strlen(value) >= sizeof st->p->rng_exempt)
-            return set_error(st, "bad value '%s' for [rng] exempt_modules (%s)", value,
-                             "expected module file names or prefixes, comma-separated");
-        snprintf(st->p->rng_exempt, sizeof st->p->rng_exempt, "%s", value);
+            return set_error(st, "bad value '%s' for [rng] %s (expected file names, "
+                             "comma-separated)", value, key);
+        snprintf(list, sizeof st->p->rng_exempt, "%s", value);
         return 1;
     }
-    return set_error(st, "unknown key '%s' in [rng] (known: %s)", key, "seed, pin, exempt_modules");
+    return set_error(st, "unknown key '%s' in [rng] (known: %s)", key,
+                     "seed, pin, exempt_modules, never_pin_programs");
 }
 
 /* "file [section] key = value", the line as written, for --explain. */
@@ -348,14 +354,26 @@ static int on_env(struct parse_state *st, const char *key, const char *value)
     if (!only_chars(name, ALNUM "_"))
         return set_error(st, "bad variable name '%s' in [env]%s", name,
                          " (letters, digits and _ only)");
-    if (strcmp(name, "LD_PRELOAD") == 0 || strcmp(name, "LD_AUDIT") == 0 ||
-        strncmp(name, "DETSHIM_", 8) == 0)
-        return set_error(st, "[env] cannot set %s: the shim's own settings come from detrun "
-                         "or the environment%s", name, "");
+    if (strcmp(name, "unsafe") == 0 && op == ENV_SET) {
+        static const char *const yesno[] = { "no", "yes", NULL };
+        int v = pick(value, yesno);
+        if (v < 0)
+            return set_error(st, "bad value '%s' for [env] unsafe (expected: %s)", value,
+                             "yes or no");
+        st->env_unsafe = v;
+        return 1;
+    }
+    char why[400];
+    int unsafe = policy_env_check(name, value, st->env_unsafe, why, sizeof why);
+    if (unsafe < 0)
+        return set_error(st, "%s%s", why, "");
     char where[160];
     static const char *const ops[] = { [ENV_SET] = "=", [ENV_DEFAULT] = "?=", [ENV_APPEND] = "+=" };
     where_key(where, sizeof where, "env", name, ops[op], value, st);
-    return env_put(st, name, op, value, where);
+    if (!env_put(st, name, op, value, where))
+        return 0;
+    ((struct policy_env *)policy_env_get(st->p, name))->unsafe |= unsafe;
+    return 1;
 }
 
 static const char *const known_sections[] = { "blas",    "trace",      "rng", "cuda",
@@ -437,53 +455,77 @@ static int on_entry(void *user, const char *section, const char *key, const char
     return set_error(st, "unknown section [%s] (known: %s)", section, KNOWN_SECTIONS);
 }
 
-/* Checks what libinih cannot see or would misread: an unknown but empty
- * section (inih reports a section only through its keys) and an overlong
- * line. Also feeds the file's bytes to the digest. */
+/* A policy larger than this is not a policy. */
+#define POLICY_MAX_BYTES (256 * 1024)
+
+/* The section name of a "[name]" line (s at the '['), checked against the
+ * known ones. Returns 0, or -1 with err filled. */
+static int check_section_line(const char *s, size_t len, struct parse_state *st, int lineno,
+                              char *err, size_t errlen)
+{
+    const char *end = memchr(s, ']', len);
+    if (!end)
+        return 0;
+    size_t n = (size_t)(end - s - 1);
+    for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
+        if (strlen(known_sections[i]) == n && memcmp(s + 1, known_sections[i], n) == 0)
+            return 0;
+    snprintf(err, errlen, "%s:%d: unknown section [%.*s] (known: %s)", st->file, lineno,
+             (int)(n > 64 ? 64 : n), s + 1, KNOWN_SECTIONS);
+    return -1;
+}
+
+/* Checks what libinih cannot see or would misread, over the file's raw
+ * bytes: a NUL or other control character (libinih would stop reading the
+ * line at a NUL, hiding the rest of it from every check), an unknown but
+ * empty section (inih reports a section only through its keys) and an
+ * overlong line. Also feeds the file's bytes to the digest. */
 static int check_lines(FILE *f, struct parse_state *st, char *err, size_t errlen)
 {
-    char line[1024];
+    static char buf[POLICY_MAX_BYTES + 1]; /* start-up is single-threaded */
+    size_t total = fread(buf, 1, sizeof buf, f);
+    if (ferror(f)) {
+        snprintf(err, errlen, "cannot read policy %s: %s", st->file, strerror(errno));
+        return -1;
+    }
+    if (total > POLICY_MAX_BYTES) {
+        snprintf(err, errlen, "policy %s is larger than %d KiB; is it a policy file?", st->file,
+                 POLICY_MAX_BYTES / 1024);
+        return -1;
+    }
+    buf[total] = 0;
     int lineno = 1;
-    uint64_t total = 0;
-    while (fgets(line, sizeof line, f)) {
-        size_t len = strlen(line);
-        total += len;
-        int whole = len && line[len - 1] == '\n';
-        if (len - (size_t)whole > POLICY_MAX_LINE) {
+    for (size_t start = 0; start < total; lineno++) {
+        const char *nl = memchr(buf + start, '\n', total - start);
+        size_t len = nl ? (size_t)(nl - (buf + start)) : total - start;
+        const char *line = buf + start;
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)line[i];
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                snprintf(err, errlen, "%s:%d: control character 0x%02x at column %zu; a "
+                         "policy is plain text (tabs allowed, LF line ends): remove it",
+                         st->file, lineno, c, i + 1);
+                return -1;
+            }
+        }
+        if (len > POLICY_MAX_LINE) {
             snprintf(err, errlen, "%s:%d: line longer than %d characters; split a long value "
                      "over several NAME += value lines", st->file, lineno, POLICY_MAX_LINE);
             return -1;
         }
-        char *s = line + strspn(line, " \t");
-        char *end = *s == '[' ? strchr(s, ']') : NULL;
-        if (end) {
-            *end = 0;
-            int known = 0;
-            for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
-                known |= strcmp(s + 1, known_sections[i]) == 0;
-            if (!known) {
-                snprintf(err, errlen, "%s:%d: unknown section [%s] (known: %s)", st->file, lineno,
-                         s + 1, KNOWN_SECTIONS);
-                return -1;
-            }
-        }
-        lineno += whole;
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "cannot read policy %s: %s", st->file, strerror(errno));
-        return -1;
+        size_t lead = strspn(line, " \t");
+        if (lead < len && line[lead] == '[' &&
+            check_section_line(line + lead, len - lead, st, lineno, err, errlen) != 0)
+            return -1;
+        start += len + 1;
     }
     /* Each file's bytes enter the digest with their length, so the split
      * between an including and an included file is part of it. */
     unsigned char lenbuf[8];
     for (int i = 0; i < 8; i++)
-        lenbuf[i] = (unsigned char)(total >> (8 * i));
+        lenbuf[i] = (unsigned char)((uint64_t)total >> (8 * i));
     EVP_DigestUpdate(st->md, lenbuf, sizeof lenbuf);
-    rewind(f);
-    size_t n;
-    unsigned char buf[8192];
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        EVP_DigestUpdate(st->md, buf, n);
+    EVP_DigestUpdate(st->md, buf, total);
     rewind(f);
     return 0;
 }
@@ -507,6 +549,8 @@ static int parse_file(struct parse_state *st, const char *path, char *err, size_
         return -1;
     }
     const char *outer = st->file;
+    int outer_unsafe = st->env_unsafe;
+    st->env_unsafe = 0; /* unsafe = yes covers the lines after it in its own file */
     char outer_msg[sizeof st->msg];
     memcpy(outer_msg, st->msg, sizeof outer_msg);
     st->msg[0] = 0;
@@ -532,6 +576,7 @@ static int parse_file(struct parse_state *st, const char *path, char *err, size_
     st->depth--;
     free(real);
     st->file = outer;
+    st->env_unsafe = outer_unsafe;
     memcpy(st->msg, outer_msg, sizeof outer_msg);
     return rc;
 }

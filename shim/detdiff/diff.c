@@ -654,6 +654,7 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_SEED: return "seed";
     case TRACE_FIELD_DEVICE_DIGEST: return "device_digest";
     case TRACE_FIELD_INTERPOSITION: return "interposition";
+    case TRACE_FIELD_ENTROPY_RULE: return "entropy_rule";
     }
     return NULL;
 }

@@ -40,6 +40,21 @@ static pid_t owner_pid;
 static EVP_CIPHER *chacha;
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
+/* Why a call gets real entropy (docs/security.md), as traced. */
+static const char *const why_names[] = {
+    [RNG_WHY_CRYPTO_LIBRARY] = "crypto library",
+    [RNG_WHY_PROGRAM] = "never-pin program",
+    [RNG_WHY_SECRET] = "secret (Python start-up hook)",
+    [RNG_WHY_NO_HOOK] = "Python without its start-up hook",
+    [RNG_WHY_POLICY_MODULE] = "policy exempt_modules",
+};
+/* This process's own reason (its program is never pinned), 0 if none. */
+static int process_why;
+/* Set by rng_decide for rng_record on the same thread. */
+static _Thread_local int last_why;
+/* Depth of detshim_rng_real_begin calls on this thread. */
+static _Thread_local int real_depth;
+
 static void on_fork_child(void)
 {
     /* The child's lineage name differs, so its streams restart at 0. */
@@ -53,6 +68,20 @@ static void setup(void)
     owner_pid = getpid();
     chacha = EVP_CIPHER_fetch(NULL, "ChaCha20", NULL);
     pthread_atfork(NULL, NULL, on_fork_child);
+    process_why = core_cfg.entropy_rule == CORE_ENTROPY_REAL_PROGRAM   ? RNG_WHY_PROGRAM
+                  : core_cfg.entropy_rule == CORE_ENTROPY_REAL_NO_HOOK ? RNG_WHY_NO_HOOK
+                                                                        : 0;
+}
+
+DETSHIM_EXPORT void detshim_rng_real_begin(void)
+{
+    real_depth++;
+}
+
+DETSHIM_EXPORT void detshim_rng_real_end(void)
+{
+    if (real_depth > 0)
+        real_depth--;
 }
 
 const char *rng_source_name(int source)
@@ -81,17 +110,22 @@ int rng_module_exempt(const char *module, const char *policy_list)
     return 0;
 }
 
+/* RNG_WHY_CRYPTO_LIBRARY or RNG_WHY_POLICY_MODULE for a caller in an
+ * exempt module, else 0. */
 static int module_exempt_at(const void *caller)
 {
     Dl_info info;
     if (!caller || !dladdr(caller, &info) || !info.dli_fname)
         return 0;
     const char *base = strrchr(info.dli_fname, '/');
-    return rng_module_exempt(base ? base + 1 : info.dli_fname, core_cfg.rng_exempt);
+    base = base ? base + 1 : info.dli_fname;
+    if (rng_module_exempt(base, NULL))
+        return RNG_WHY_CRYPTO_LIBRARY;
+    return rng_module_exempt(base, core_cfg.rng_exempt) ? RNG_WHY_POLICY_MODULE : 0;
 }
 
 /* dladdr walks the link map; call sites repeat. Each slot is one 64-bit
- * word, (return address << 1) | exempt, so a racing writer can never pair
+ * word, (return address << 3) | why, so a racing writer can never pair
  * one address with another's answer. A library unloaded and another
  * loaded at the same address would keep a stale answer: the cache is
  * flushed when the loaded-object count changes. */
@@ -108,12 +142,12 @@ static int caller_exempt(const void *caller)
             atomic_store(&exempt_cache[i], 0);
     size_t slot = (a >> 4) % EXEMPT_CACHE;
     uint64_t v = atomic_load_explicit(&exempt_cache[slot], memory_order_relaxed);
-    if (v && (v >> 1) == a)
-        return (int)(v & 1);
-    int exempt = module_exempt_at(caller);
-    atomic_store_explicit(&exempt_cache[slot], ((uint64_t)a << 1) | (uint64_t)exempt,
+    if (v && (v >> 3) == a)
+        return (int)(v & 7);
+    int why = module_exempt_at(caller);
+    atomic_store_explicit(&exempt_cache[slot], ((uint64_t)a << 3) | (uint64_t)why,
                           memory_order_relaxed);
-    return exempt;
+    return why;
 }
 
 enum rng_action rng_decide(const void *caller)
@@ -126,7 +160,8 @@ enum rng_action rng_decide(const void *caller)
     pthread_once(&setup_once, setup);
     if (getpid() != owner_pid)
         return RNG_REAL; /* a vfork child: it shares our counters until exec */
-    if (caller_exempt(caller))
+    last_why = process_why ? process_why : real_depth ? RNG_WHY_SECRET : caller_exempt(caller);
+    if (last_why)
         return RNG_EXEMPT;
     return core_cfg.rng_pin == RNG_PIN_ALL ? RNG_PINNED : RNG_UNPINNED;
 }
@@ -189,6 +224,8 @@ void rng_record(const char *api, int source, enum rng_action action, const void 
     trace_rec_operand(&r, "bytes", TRACE_ROLE_OUT, d, action == RNG_EXEMPT ? 0 : len, 1);
     trace_rec_note(&r, "rng.source", source_names[source]);
     trace_rec_note(&r, "rng", action_names[action]);
+    if (action == RNG_EXEMPT && last_why > 0 && last_why < RNG_WHY_COUNT)
+        trace_rec_note(&r, "rng.why", why_names[last_why]);
     trace_rec_commit(&r);
     guard_leave();
 }

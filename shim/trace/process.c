@@ -143,6 +143,8 @@ static void build_header(void)
     snprintf(text, sizeof text, "%llu", core_cfg.seed);
     add_field(TRACE_FIELD_SEED, 0, text);
     add_settings();
+    if (core_cfg.entropy_rule_text[0])
+        add_field(TRACE_FIELD_ENTROPY_RULE, 0, core_cfg.entropy_rule_text);
     read_cmdline(text, sizeof text);
     add_field(TRACE_FIELD_ARGS, TRACE_FIELD_INFO, text);
     snprintf(text, sizeof text, "%ld", (long)getpid());

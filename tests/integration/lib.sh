@@ -15,12 +15,19 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 checks=0
 failures=0
+skips=0
 
 pass() { checks=$((checks + 1)); }
 fail() {
     checks=$((checks + 1))
     failures=$((failures + 1))
     echo "FAIL $TEST_NAME: $*" >&2
+}
+
+# skip WHAT REASON: a check that cannot run here; never counted as passed.
+skip() {
+    skips=$((skips + 1))
+    echo "SKIP $TEST_NAME: $1: $2"
 }
 
 # expect_eq WHAT EXPECTED ACTUAL
@@ -55,8 +62,10 @@ shim() {
 }
 
 finish() {
+    skipped=""
+    [ "$skips" -eq 0 ] || skipped=" ($skips skipped, not counted)"
     if [ "$failures" -eq 0 ]; then
-        echo "PASS $TEST_NAME: $checks checks"
+        echo "PASS $TEST_NAME: $checks checks$skipped"
         exit 0
     fi
     echo "FAIL $TEST_NAME: $failures of $checks checks failed"

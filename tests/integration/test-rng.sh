@@ -27,7 +27,7 @@ same_under_shim_differs_without() {
 same_under_shim_differs_without "C srand(time ^ pid)" $P srand
 same_under_shim_differs_without "C /dev/urandom via fopen+fread and open+read" $P urandom
 same_under_shim_differs_without "C arc4random family" $P arc4
-same_under_shim_differs_without "Python os.urandom, random, numpy, secrets, set order, torch.seed, subprocess" \
+same_under_shim_differs_without "Python os.urandom, random, numpy, secrets.randbits, set order, torch.seed, subprocess" \
     $PY "$RNG_PY"
 expect_lines "Python: every source printed" 7 "$WORK/s1"
 

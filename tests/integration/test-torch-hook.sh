@@ -68,7 +68,7 @@ else:
     import uses_torch
 import torch, torch.backends.cudnn
 print(torch.calls, torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic,
-      any(hasattr(f, "detshim_hook_for") for f in sys.meta_path))
+      any(getattr(f, "detshim_hook_for", None) == "torch" for f in sys.meta_path))
 EOF
 out=$(DETSHIM_TORCH_DETERMINISTIC=on PYTHONPATH=$HOOK:$WORK/fake $PY "$WORK/fake-probe.py" importlib)
 expect_eq "stand-in torch via importlib: set once, hook gone after" \

@@ -14,15 +14,21 @@
 
 static char dir[] = "/tmp/detshim-test-policy-XXXXXX";
 
-static const char *write_policy(const char *name, const char *text)
+/* Writes len bytes of text (NULs included) as dir/name; returns its path. */
+static const char *write_policy_bytes(const char *name, const char *text, size_t len)
 {
     static char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "wb");
     assert_non_null(f);
-    fputs(text, f);
+    fwrite(text, 1, len, f);
     fclose(f);
     return path;
+}
+
+static const char *write_policy(const char *name, const char *text)
+{
+    return write_policy_bytes(name, text, strlen(text));
 }
 
 static int setup(void **state)
@@ -38,12 +44,14 @@ static void test_valid_policy_sets_every_key_and_digests_the_file(void **state)
     char err[512] = "";
     const char *path = write_policy("ok.policy", "# comment\n[blas]\nmode = passthrough\n"
                                                  "[trace]\nframes = 7\n[rng]\nseed = 42\n"
-                                                 "pin = none\nexempt_modules = libfoo, libbar.so\n");
+                                                 "pin = none\nexempt_modules = libfoo, libbar.so\n"
+                                                 "never_pin_programs = vault, my-agent\n");
     assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
     assert_int_equal(p.trace_frames, 7);
     assert_int_equal(p.seed, 42);
     assert_int_equal(p.rng_pin, RNG_PIN_NONE);
     assert_string_equal(p.rng_exempt, "libfoo, libbar.so");
+    assert_string_equal(p.rng_never_pin, "vault, my-agent");
     assert_int_equal(strlen(p.digest), 64);
     /* sha256 of the exact bytes: a one-byte change must change it */
     char first[65];
@@ -101,10 +109,10 @@ static void test_include_reads_the_included_file_first_and_later_lines_win(void 
     (void)state;
     struct policy p;
     char err[512] = "";
-    write_policy("base.policy", "[blas]\nmode = pinned\nthreads = 3\n[env]\nA = base\n"
+    write_policy("base.policy", "[blas]\nmode = pinned\nthreads = 3\n[env]\nunsafe = yes\nA = base\n"
                                 "B ?= base\nFLAGS = --x\n");
     const char *path = write_policy("top.policy", "include = base\n[blas]\nthreads = 2\n"
-                                                  "[env]\nA = top\nFLAGS += --y\n");
+                                                  "[env]\nunsafe = yes\nA = top\nFLAGS += --y\n");
     assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
     assert_int_equal(p.blas_mode, BLAS_MODE_PINNED);
     assert_int_equal(p.blas_threads, 2);
@@ -127,7 +135,7 @@ static void test_env_operators_and_family_sections_become_variables(void **state
     struct policy p;
     char err[512] = "";
     const char *path = write_policy(
-        "env.policy", "[env]\nX = 1\nY ?= 2\nXLA_FLAGS += --a=true\nEMPTY =\n"
+        "env.policy", "[env]\nunsafe = yes\nX = 1\nY ?= 2\nXLA_FLAGS += --a=true\nEMPTY =\n"
                       "[cuda]\ntf32 = deny\ncublas_workspace = :4096:8:16:8\n"
                       "[nccl]\nalgo = Ring\nproto = Simple\nnvls = off\n"
                       "[pytorch]\ndeterministic = warn_only\n[blas]\nmode = canonical\n");
@@ -224,6 +232,57 @@ static void test_bad_env_lines_are_errors(void **state)
     expect_error(text, "bad.policy:2: line longer than 198 characters");
 }
 
+static void test_env_may_set_only_determinism_switches(void **state)
+{
+    (void)state;
+    static const char *const refused[] = { "PYTHONPATH", "PATH", "LD_LIBRARY_PATH",
+                                           "GLIBC_TUNABLES", "BASH_ENV", "PERL5OPT",
+                                           "NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "IFS" };
+    char text[256], want[128];
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        /* refused outright, with or without unsafe = yes */
+        snprintf(text, sizeof text, "[env]\nunsafe = yes\n%s = x\n", refused[i]);
+        snprintf(want, sizeof want, "bad.policy:3: [env] cannot set %s: ", refused[i]);
+        expect_error(text, want);
+    }
+    expect_error("[env]\nMY_SWITCH = 1\n",
+                 "bad.policy:2: [env] MY_SWITCH is not a known determinism switch");
+    expect_error("[env]\nXLA_FLAGS = --xla_dump_to=/tmp/x\n",
+                 "bad.policy:2: [env] XLA_FLAGS: flag '--xla_dump_to=/tmp/x' is not a known");
+    expect_error("[env]\nunsafe = maybe\n", "bad.policy:2: bad value 'maybe' for [env] unsafe");
+    struct policy p;
+    char err[512] = "";
+    const char *path = write_policy("ok.policy", "[env]\nOMP_NUM_THREADS = 2\nXLA_FLAGS = "
+                                                 "--xla_cpu_enable_fast_math=false\n"
+                                                 "unsafe = yes\nMY_SWITCH = 1\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(policy_env_get(&p, "OMP_NUM_THREADS")->unsafe, 0);
+    assert_int_equal(policy_env_get(&p, "XLA_FLAGS")->unsafe, 0);
+    assert_int_equal(policy_env_get(&p, "MY_SWITCH")->unsafe, 1);
+    /* unsafe = yes covers its own file only, not one that includes it */
+    path = write_policy("inc.policy", "include = ok\n[env]\nOTHER = 1\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "inc.policy:3: [env] OTHER is not a known"));
+}
+
+static void test_control_characters_in_a_policy_are_errors(void **state)
+{
+    (void)state;
+    /* a NUL would hide the rest of its line from every other check */
+    static const char nul[] = "[rng]\n# comment\0\nseed = 77\n";
+    const char *path = write_policy_bytes("nul.policy", nul, sizeof nul - 1);
+    struct policy p;
+    char err[512] = "";
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nul.policy:2: control character 0x00 at column 10"));
+    expect_error("[rng]\nseed = 1\r\n", "bad.policy:2: control character 0x0d");
+    expect_error("[rng]\nseed = \0331\n", "bad.policy:2: control character 0x1b");
+    /* tabs are plain text */
+    const char *ok = write_policy("tab.policy", "[rng]\n\tseed\t= 5\n");
+    assert_int_equal(policy_load(ok, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.seed, 5);
+}
+
 static void test_find_by_name_in_build_tree_and_install_layout(void **state)
 {
     (void)state;
@@ -272,6 +331,8 @@ int main(void)
         cmocka_unit_test(test_cuda_mode_and_tf32_are_read_and_default_to_untouched),
         cmocka_unit_test(test_bad_include_and_include_cycle_name_file_and_line),
         cmocka_unit_test(test_bad_env_lines_are_errors),
+        cmocka_unit_test(test_env_may_set_only_determinism_switches),
+        cmocka_unit_test(test_control_characters_in_a_policy_are_errors),
         cmocka_unit_test(test_find_by_name_in_build_tree_and_install_layout),
         cmocka_unit_test(test_unknown_name_and_missing_path_are_errors),
     };
