@@ -11,7 +11,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WERROR ?= -Werror
 WARN := -Wall -Wextra $(WERROR)
-CPPFLAGS += -Iinclude -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Ishim -D_GNU_SOURCE
 SHIM_CFLAGS := -std=c11 -fPIC -fvisibility=hidden $(WARN)
 PYTHON ?= /usr/bin/python3
 
@@ -22,6 +22,10 @@ TRACE_SRC := $(wildcard shim/trace/*.c)
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
+ARTIFACT_SRC := $(wildcard shim/artifact/*.c)
+# The libc interposers stay out of the unit tests: a test program's own
+# open and read must be libc's.
+LIBC_SRC := $(wildcard shim/libc/*.c)
 DETDIFF_SRC := $(wildcard shim/detdiff/*.c)
 GEN_BLAS := $(B)/gen/blas_wrappers.c
 
@@ -34,7 +38,9 @@ PTX_OBJ := $(B)/obj/gen/digest_ptx.o
 ifneq ($(NVCC),)
 CPPFLAGS += -DDETSHIM_DIGEST_KERNEL=1
 endif
-LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC)) $(PTX_OBJ)
+LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC) \
+    $(ARTIFACT_SRC)) $(PTX_OBJ)
+LIBC_OBJ := $(call obj,$(LIBC_SRC))
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \
@@ -51,7 +57,7 @@ PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 .PHONY: all test unit integration demo bench install deps clean
 all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff
 
-$(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.inc)
+$(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.inc shim/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
@@ -84,7 +90,7 @@ $(PTX_OBJ): $(GEN_PTX)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
-$(B)/libdetshim.so: $(LIB_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
+$(B)/libdetshim.so: $(LIB_OBJ) $(LIBC_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim.so -o $@ $^ $(SHIM_LIBS)
 
 # The rtld-audit module (LD_AUDIT) stands alone: the dynamic linker loads

@@ -38,6 +38,8 @@ struct core_config {
     int cuda_tf32;           /* enum policy_tf32 */
     char isa[16];            /* DETSHIM_ISA, "" for the best the CPU has */
     int trace_frames;        /* call-site depth recorded */
+    char artifacts[2048];    /* [trace] artifacts: globs of written files recorded */
+    char inputs[2048];       /* [trace] inputs: globs of read files recorded */
 };
 
 extern struct core_config core_cfg;
@@ -70,6 +72,10 @@ struct core_once {
     pthread_t owner;
 };
 int core_once(struct core_once *o, void (*fn)(void));
+
+/* "model=<cpu model>;isa=<features>;cores=<n>" for the trace header
+ * (core/machine.c). */
+void core_machine_describe(char *out, size_t len);
 
 /* Logging: one line, prefixed "detshim: ". */
 void core_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -46,6 +46,8 @@ struct policy {
     int blas_mode;
     int blas_threads; /* pinned: the vendor's thread count; canonical: ours */
     int trace_frames;
+    char artifacts[2048]; /* [trace] artifacts globs, comma-separated */
+    char inputs[2048];    /* [trace] inputs globs */
     unsigned long long seed;
     int rng_pin;
     char rng_exempt[1024]; /* extra exempt module prefixes, comma-separated */
@@ -60,6 +62,10 @@ struct policy {
     char files[2048];      /* every file read, in order, " <- " between */
     char digest[65];       /* SHA-256 over every file read, hex */
 };
+
+/* The built-in [trace] artifacts and inputs globs (docs/verify.md). */
+extern const char policy_default_artifacts[];
+extern const char policy_default_inputs[];
 
 /* Finds the policy file for `name`: a path if it contains '/' or ends in
  * ".policy", else <name>.policy in the policies folder beside the library

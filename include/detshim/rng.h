@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum rng_source {
     RNG_GETRANDOM,
@@ -69,6 +70,24 @@ int rng_fill(int source, void *buf, size_t len);
  * real entropy and differ every run by design). */
 void rng_record(const char *api, int source, enum rng_action action, const void *buf,
                 size_t len);
+
+/* The random devices (shim/rng/devrandom.c), told about every open and
+ * close by the libc interposers (shim/libc/files.c). The *opened calls
+ * mark a descriptor or stream opened on path if path is /dev/urandom or
+ * /dev/random; the *closing calls forget it. */
+void rng_dev_opened(int fd, const char *path);
+void rng_dev_fopened(FILE *f, const char *path);
+void rng_dev_closing(int fd);
+void rng_dev_fclosing(FILE *f);
+/* The source (RNG_DEV_URANDOM, RNG_DEV_RANDOM) a descriptor or stream was
+ * opened as, or -1: the common case, one bit test. */
+int rng_dev_fd_source(int fd);
+int rng_dev_file_source(FILE *f);
+/* For a read of len bytes from a marked descriptor: decides (into *act)
+ * and, if pinned and fd is still the random device, fills buf from the
+ * derived stream, records it and returns 1; else 0: do the real read. */
+int rng_dev_serve(const char *api, int fd, int source, void *buf, size_t len, const void *caller,
+                  enum rng_action *act);
 
 /* The source's name as traced, e.g. "/dev/urandom". */
 const char *rng_source_name(int source);

@@ -16,7 +16,15 @@
 /* Records of one thread that may wait for deferred digests at once. */
 #define TRACE_PENDING_MAX 256
 
-enum trace_stream { TRACE_STREAM_CALLS = 0, TRACE_STREAM_ENTROPY = 1, TRACE_NSTREAMS };
+/* A thread's streams (trace_format.h): its calls; the entropy it read; and
+ * its identity records: the files it read and wrote and the code it ran
+ * with (shim/artifact), which are not calls and must not move them. */
+enum trace_stream {
+    TRACE_STREAM_CALLS = 0,
+    TRACE_STREAM_ENTROPY = 1,
+    TRACE_STREAM_IDENTITY = 2,
+    TRACE_NSTREAMS
+};
 
 /* A digest that completes after the call: device digests are collected
  * asynchronously (shim/cuda/devdigest.c). complete(arg, wait, &d) returns
@@ -94,6 +102,11 @@ int trace_process_start(char *err, size_t errlen);
 /* Core start-up and, if DETSHIM_TRACE is set, trace start-up; once. */
 void trace_start(void);
 void trace_process_flush_all(void);
+/* Registers fn to run first in trace_process_flush_all, while records can
+ * still be written (artifacts hashed at exit); up to 8, in order. */
+void trace_on_exit(void (*fn)(void));
+/* 1 if any thread of this process has recorded something. */
+int trace_recorded_any(void);
 /* Waits for every thread's pending records and writes them, closing
  * nothing: for the exit handler the cuda family registers once CUDA is up,
  * which runs before CUDA's own teardown (records pending when the driver

@@ -13,7 +13,11 @@
  *                 the writer's thread index (0: the main thread), with
  *                 bit 31 (TRACE_THREAD_ENTROPY) set for that thread's
  *                 entropy stream: entropy reads are chained apart from the
- *                 calls, as they may come at timing-dependent moments.
+ *                 calls, as they may come at timing-dependent moments;
+ *                 bit 30 (TRACE_THREAD_IDENTITY) for its identity stream:
+ *                 the files it read and wrote (artifact.read,
+ *                 artifact.write) and the code it ran with (env.object,
+ *                 env.python), apart because they are not calls.
  *                 check = low 32 bits of XXH3_64bits_withSeed(payload,
  *                 length, ((u64)type << 32) | thread).  A reader stops at the
  *                 first frame that is incomplete or fails its check: that is
@@ -95,6 +99,8 @@ enum trace_field_key {
                                     * is real throughout, and why (a
                                     * never-pin program, a Python without
                                     * its start-up hook: docs/security.md) */
+    TRACE_FIELD_CPU = 17,          /* informational: "model=...;isa=<features,
+                                    * comma-separated>;cores=<n>" */
 };
 
 #define TRACE_INTERPOSITION_AUDIT \
@@ -117,6 +123,7 @@ enum trace_field_key {
 
 #define TRACE_FIELD_INFO 0x1u
 #define TRACE_THREAD_ENTROPY 0x80000000u
+#define TRACE_THREAD_IDENTITY 0x40000000u
 
 enum trace_frame_type {
     TRACE_FRAME_RECORD = 1,

@@ -13,6 +13,9 @@ entropy, which also leaves the pinned streams where they were.
 secrets.randbits stays pinned: numpy's SeedSequence draws its entropy
 through it, and that is training randomness.
 
+The code it ran with: at exit, the versions of the top-level packages the
+program imported go into the trace (detshim_record_python_package).
+
 Some determinism switches are Python calls, not environment variables:
 
 - DETSHIM_TORCH_DETERMINISTIC (on, warn_only, off): PyTorch has no
@@ -309,6 +312,36 @@ def _run_next_sitecustomize():
                 sys.path_importer_cache[p] = finder
 
 
+def _record_packages():
+    """At exit: the version of every top-level package the program
+    imported (its __version__), and the interpreter's, into the trace, so
+    the root binds the framework versions (docs/verify.md). The standard
+    library is the interpreter's version."""
+    try:
+        import ctypes
+        record = ctypes.CDLL(None).detshim_record_python_package
+    except (ImportError, OSError, AttributeError):
+        return  # no shim in this process: nothing to record into
+    record.argtypes = (ctypes.c_char_p, ctypes.c_char_p)
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    found = {"python": "%d.%d.%d" % sys.version_info[:3]}
+    for name, module in list(sys.modules.items()):
+        if "." in name or name.startswith("_") or name in stdlib or module is None:
+            continue
+        version = getattr(module, "__version__", None)
+        if isinstance(version, str) and version:
+            found[name] = version
+    for name in sorted(found):
+        record(name.encode("utf-8", "replace"), found[name].encode("utf-8", "replace"))
+
+
+def _register_package_record():
+    if "libdetshim" in os.environ.get("LD_PRELOAD", "") and os.environ.get("DETSHIM_TRACE"):
+        import atexit
+        atexit.register(_record_packages)
+
+
 _keep_secrets_real()
+_register_package_record()
 _install_hooks()
 _run_next_sitecustomize()

@@ -4,12 +4,15 @@
  * another library's constructor) start the same way, lazily. Kept apart so
  * unit tests can link the shim's objects without starting a shim.
  */
+#include "artifact/artifact.h"
 #include "detshim/core.h"
 #include "detshim/cuda.h"
 #include "detshim/trace.h"
 
 __attribute__((constructor)) static void detshim_ctor(void)
 {
+    trace_on_exit(artifact_at_exit);
+    trace_on_exit(artifact_record_objects);
     trace_start();
     cuda_reach_start();
 }

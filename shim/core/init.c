@@ -91,6 +91,8 @@ static void read_policy(void)
     core_cfg.cuda_mode = p.cuda_mode;
     core_cfg.cuda_tf32 = p.cuda_tf32;
     core_cfg.trace_frames = p.trace_frames;
+    snprintf(core_cfg.artifacts, sizeof core_cfg.artifacts, "%s", p.artifacts);
+    snprintf(core_cfg.inputs, sizeof core_cfg.inputs, "%s", p.inputs);
     core_cfg.seed = p.seed;
     core_cfg.rng_pin = p.rng_pin;
     snprintf(core_cfg.rng_exempt, sizeof core_cfg.rng_exempt, "%s", p.rng_exempt);
@@ -201,6 +203,8 @@ static void explain_and_exit(void)
     printf("[cuda] mode     %s\n", core_cfg.cuda_mode == CUDA_MODE_PINNED ? "pinned" : "passthrough");
     printf("[cuda] tf32     %s\n", core_cfg.cuda_tf32 == TF32_DENY ? "deny" : "allow");
     printf("[trace] frames  %d\n", core_cfg.trace_frames);
+    printf("[trace] artifacts %s\n", core_cfg.artifacts);
+    printf("[trace] inputs  %s\n", core_cfg.inputs);
     printf("[rng] seed      %llu%s\n", core_cfg.seed, getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
     printf("[rng] pin       %s\n", core_cfg.rng_pin == RNG_PIN_ALL ? "all" : "none");
     printf("[rng] exempt    libssl, libcrypto, libgnutls, libsodium%s%s\n",

@@ -145,11 +145,41 @@ static int on_blas(struct parse_state *st, const char *key, const char *value)
     return set_error(st, "unknown key '%s' in [blas] (known: %s)", key, "mode, threads");
 }
 
+/* Weights, checkpoints and exports of torch, safetensors, numpy,
+ * Keras/HDF5, flax/orbax, joblib/pickle and ONNX. */
+const char policy_default_artifacts[] =
+    "*.pt, *.pth, *.bin, *.safetensors, *.npy, *.npz, *.h5, *.hdf5, *.keras, *.weights.h5, "
+    "*.msgpack, *.ckpt, *.joblib, *.pkl, *.pickle, *.onnx, *.params, *.tflite, *.pb, "
+    "*.ocdbt, _METADATA, _CHECKPOINT_METADATA, checkpoint";
+/* Data shards, checkpoints to resume from, tokenizer files. */
+const char policy_default_inputs[] =
+    "*.csv, *.tsv, *.jsonl, *.parquet, *.arrow, *.tfrecord, *.tfrecords, *.npy, *.npz, "
+    "*.pt, *.pth, *.bin, *.safetensors, *.ckpt, *.h5, *.hdf5, *.keras, *.msgpack, *.ocdbt, "
+    "*.joblib, *.pkl, *.pickle, *-ubyte, *-ubyte.gz, *.idx, *.tar, *.zip, *.gz, "
+    "tokenizer.json, tokenizer_config.json, vocab.json, vocab.txt, merges.txt, *.model, "
+    "*.spm";
+
+/* A comma-separated list of globs: no control or quoting characters. */
+static int set_globs(struct parse_state *st, const char *key, const char *value, char *dst,
+                     size_t len)
+{
+    if (strlen(value) >= len || strpbrk(value, "\"'`$;|&<>"))
+        return set_error(st, "bad value '%s' for [trace] %s (expected globs, comma-separated)",
+                         value, key);
+    snprintf(dst, len, "%s", value);
+    return 1;
+}
+
 static int on_trace(struct parse_state *st, const char *key, const char *value)
 {
     unsigned long long v;
+    if (strcmp(key, "artifacts") == 0)
+        return set_globs(st, key, value, st->p->artifacts, sizeof st->p->artifacts);
+    if (strcmp(key, "inputs") == 0)
+        return set_globs(st, key, value, st->p->inputs, sizeof st->p->inputs);
     if (strcmp(key, "frames") != 0)
-        return set_error(st, "unknown key '%s' in [trace] (known: %s)", key, "frames");
+        return set_error(st, "unknown key '%s' in [trace] (known: %s)", key,
+                         "frames, artifacts, inputs");
     if (parse_uint(value, 16, &v) != 0)
         return set_error(st, "bad value '%s' for [trace] frames (%s)", value,
                          "expected a whole number from 0 to 16");
@@ -607,6 +637,8 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
     p->blas_mode = BLAS_MODE_PASSTHROUGH;
     p->blas_threads = 1;
     p->trace_frames = 4;
+    snprintf(p->artifacts, sizeof p->artifacts, "%s", policy_default_artifacts);
+    snprintf(p->inputs, sizeof p->inputs, "%s", policy_default_inputs);
     snprintf(p->path, sizeof p->path, "%s", path);
     snprintf(p->digest, sizeof p->digest, "none");
 

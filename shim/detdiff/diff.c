@@ -193,6 +193,15 @@ size_t diff_process_records(const detshim_process *p)
     return n;
 }
 
+/* The bits of a thread index that name the stream, not the thread. */
+#define STREAM_BITS (TRACE_THREAD_ENTROPY | TRACE_THREAD_IDENTITY)
+
+/* 1 if a and b are the same kind of stream (calls, entropy, identity). */
+static int same_kind(const detshim_thread *a, const detshim_thread *b)
+{
+    return (a->index & STREAM_BITS) == (b->index & STREAM_BITS);
+}
+
 static size_t common_prefix(const detshim_thread *a, const detshim_thread *b)
 {
     size_t n = a->nrecords < b->nrecords ? a->nrecords : b->nrecords, i = 0;
@@ -230,11 +239,12 @@ int diff_pair_threads(const detshim_process *a, const detshim_process *b,
         pairs[np++].tb = &b->threads[j];                             \
     } while (0)
 
-    /* The main thread is thread 0 in every run. */
+    /* The main thread is thread 0 in every run, and each of its streams
+     * pairs with the same stream. */
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++)
-            if (!used_a[i] && !used_b[j] && a->threads[i].index == 0 &&
-                b->threads[j].index == 0)
+            if (!used_a[i] && !used_b[j] && a->threads[i].index == b->threads[j].index &&
+                (a->threads[i].index & ~STREAM_BITS) == 0)
                 PAIR(i, j);
     /* Identical streams, wherever the threads started. */
     for (int i = 0; i < na; i++)
@@ -252,7 +262,7 @@ int diff_pair_threads(const detshim_process *a, const detshim_process *b,
             continue;
         for (int j = 0; j < nb; j++) {
             const detshim_thread *tb = &b->threads[j];
-            if (used_b[j] || tb->nrecords == 0 ||
+            if (used_b[j] || tb->nrecords == 0 || !same_kind(ta, tb) ||
                 !diff_records_equal(&ta->records[0], &tb->records[0]))
                 continue;
             size_t len = common_prefix(ta, tb);
@@ -264,15 +274,14 @@ int diff_pair_threads(const detshim_process *a, const detshim_process *b,
         if (best >= 0)
             PAIR(i, best);
     }
-    /* What is left pairs in index order; the rest has no partner. */
-    for (int i = 0, j = 0; i < na; i++) {
-        if (used_a[i])
-            continue;
-        while (j < nb && used_b[j])
+    /* What is left pairs in index order, a stream with one of its kind;
+     * the rest has no partner. */
+    for (int i = 0; i < na; i++) {
+        int j = 0;
+        while (j < nb && (used_b[j] || !same_kind(&a->threads[i], &b->threads[j])))
             j++;
-        if (j == nb)
-            break;
-        PAIR(i, j);
+        if (!used_a[i] && j < nb)
+            PAIR(i, j);
     }
 #undef PAIR
     for (int i = 0; i < na; i++)
@@ -655,6 +664,7 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_DEVICE_DIGEST: return "device_digest";
     case TRACE_FIELD_INTERPOSITION: return "interposition";
     case TRACE_FIELD_ENTROPY_RULE: return "entropy_rule";
+    case TRACE_FIELD_CPU: return "cpu";
     }
     return NULL;
 }

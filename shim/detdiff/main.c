@@ -23,8 +23,8 @@
 /* A thread as printed: its index, and whether it is that thread's entropy
  * stream (bit 31 of the index in the format). */
 #define THREAD_FMT "%" PRIu32 "%s"
-#define THREAD_ARGS(index) ((index) & ~TRACE_THREAD_ENTROPY), \
-    ((index) & TRACE_THREAD_ENTROPY ? " (entropy)" : "")
+#define THREAD_ARGS(index) ((index) & ~(TRACE_THREAD_ENTROPY | TRACE_THREAD_IDENTITY)), \
+    ((index) & TRACE_THREAD_ENTROPY ? " (entropy)" : (index) & TRACE_THREAD_IDENTITY ? " (identity)" : "")
 
 enum { EXIT_IDENTICAL = 0, EXIT_DIVERGED = 1, EXIT_TROUBLE = 2 };
 

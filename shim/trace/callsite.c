@@ -6,6 +6,7 @@
  * described (module name, nearest symbol) once per thread in a SITE frame.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <execinfo.h>
 #include <link.h>
 #include <libunwind.h> /* types only: the functions come from dlsym */
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -126,6 +128,30 @@ static int name_plausible(const char *name, uintptr_t addr)
     return esym->st_size == 0 || off < esym->st_size;
 }
 
+/* The module's file name. glibc's dladdr names the main program by
+ * argv[0], the name it was invoked with (python or python3, both links to
+ * python3.11): the program is named by the file /proc/self/exe is
+ * instead, so one binary gives one name however it was started. */
+static char exe_name[256];
+
+static void read_exe_name(void)
+{
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    path[n > 0 ? n : 0] = 0;
+    snprintf(exe_name, sizeof exe_name, "%.255s", base_name(path));
+}
+
+static const char *module_name(const Dl_info *info)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (info->dli_fname != program_invocation_name &&
+        strcmp(info->dli_fname, program_invocation_name) != 0)
+        return base_name(info->dli_fname);
+    pthread_once(&once, read_exe_name);
+    return exe_name[0] ? exe_name : base_name(info->dli_fname);
+}
+
 static void callsite_describe(struct thread_buf *tb, const struct site_entry *e, uintptr_t addr,
                        const char *name)
 {
@@ -134,7 +160,7 @@ static void callsite_describe(struct thread_buf *tb, const struct site_entry *e,
     char symbuf[300] = "";
     if (dladdr((void *)addr, &info)) {
         if (info.dli_fname)
-            module = base_name(info.dli_fname);
+            module = module_name(&info);
         if (!sym[0] && info.dli_sname) { /* glibc checks the symbol's size */
             snprintf(symbuf, sizeof symbuf, "%.250s+0x%lx", info.dli_sname,
                      (unsigned long)(addr - (uintptr_t)info.dli_saddr));
@@ -165,7 +191,7 @@ static void resolve_site(struct site_entry *e, uintptr_t addr)
 {
     Dl_info info;
     if (dladdr((void *)addr, &info) && info.dli_fname) {
-        const char *name = base_name(info.dli_fname);
+        const char *name = module_name(&info);
         e->module = XXH3_64bits(name, strlen(name));
         e->offset = addr - (uintptr_t)info.dli_fbase;
         e->ours = resolve_is_ours((void *)addr);

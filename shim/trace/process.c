@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,8 @@ static void build_header(void)
     add_field(TRACE_FIELD_DEVICE_DIGEST, TRACE_FIELD_INFO, TRACE_DEVICE_DIGEST);
     add_field(TRACE_FIELD_INTERPOSITION, TRACE_FIELD_INFO,
               resolve_audit_active() ? TRACE_INTERPOSITION_AUDIT : TRACE_INTERPOSITION_PRELOAD);
+    core_machine_describe(text, sizeof text);
+    add_field(TRACE_FIELD_CPU, TRACE_FIELD_INFO, text);
 }
 
 /* The file's identity, so a descriptor the program closed (and perhaps
@@ -292,10 +295,35 @@ int trace_process_start(char *err, size_t errlen)
     return 0;
 }
 
+int trace_recorded_any(void)
+{
+    if (trace_proc.fd >= 0)
+        return 1;
+    pthread_mutex_lock(&trace_proc.lock);
+    int any = 0;
+    for (struct thread_buf *tb = trace_proc.threads; tb && !any; tb = tb->next)
+        any = tb->seq > 0;
+    pthread_mutex_unlock(&trace_proc.lock);
+    return any;
+}
+
+static void (*exit_hooks[8])(void);
+static _Atomic int nexit_hooks;
+
+void trace_on_exit(void (*fn)(void))
+{
+    int i = atomic_fetch_add(&nexit_hooks, 1);
+    if (i < 8)
+        exit_hooks[i] = fn;
+}
+
 void trace_process_flush_all(void)
 {
     if (!trace_proc.on || trace_proc.pid != getpid())
         return;
+    for (int i = 0; i < nexit_hooks && i < 8; i++)
+        if (exit_hooks[i])
+            exit_hooks[i]();
     pthread_mutex_lock(&trace_proc.lock);
     struct thread_buf *list = trace_proc.threads;
     pthread_mutex_unlock(&trace_proc.lock);

@@ -44,6 +44,14 @@ static void make_key(void)
     pthread_key_create(&thread_key, on_thread_exit);
 }
 
+/* The bit a stream's records carry in their thread index. */
+static uint32_t stream_bit(int stream)
+{
+    return stream == TRACE_STREAM_ENTROPY    ? TRACE_THREAD_ENTROPY
+           : stream == TRACE_STREAM_IDENTITY ? TRACE_THREAD_IDENTITY
+                                             : 0;
+}
+
 static struct thread_buf *thread_get(int stream)
 {
     struct thread_buf *tb = tls_tb[stream];
@@ -70,7 +78,7 @@ static struct thread_buf *thread_get(int stream)
         tls_index = (pid_t)syscall(SYS_gettid) == getpid() ? 0 : trace_proc.next_index++;
         tls_has_index = 1;
     }
-    tb->index = tls_index | (stream == TRACE_STREAM_ENTROPY ? TRACE_THREAD_ENTROPY : 0);
+    tb->index = tls_index | stream_bit(stream);
     tb->next = trace_proc.threads;
     trace_proc.threads = tb;
     pthread_mutex_unlock(&trace_proc.lock);
@@ -576,7 +584,10 @@ void trace_threads_reset_after_fork(void)
     struct thread_buf *tb = trace_proc.threads;
     while (tb) {
         struct thread_buf *next = tb->next;
-        if (tb != tls_tb[TRACE_STREAM_CALLS] && tb != tls_tb[TRACE_STREAM_ENTROPY]) {
+        int mine = 0;
+        for (int s = 0; s < TRACE_NSTREAMS; s++)
+            mine |= tb == tls_tb[s];
+        if (!mine) {
             pending_discard(tb);
             pending_free(tb);
             free(tb->buf);
@@ -594,7 +605,7 @@ void trace_threads_reset_after_fork(void)
         struct thread_buf *mine = tls_tb[s];
         if (!mine)
             continue;
-        mine->index = s == TRACE_STREAM_ENTROPY ? TRACE_THREAD_ENTROPY : 0;
+        mine->index = stream_bit(s);
         mine->seq = 0;
         mine->len = 0;
         pending_discard(mine);

@@ -1,0 +1,52 @@
+/* What machine this is, for the trace header (informational, never
+ * compared: the canonical kernels give the same bits on any x86-64 CPU,
+ * and detverify reports the CPU as a note, docs/verify.md): the CPU's
+ * model name, the instruction-set features that choose kernels (as
+ * /proc/cpuinfo spells them), and the CPUs this process may run on.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "detshim/core.h"
+
+/* 1 if the space-separated `flags` holds `name`. */
+static int has_flag(const char *flags, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = flags; (s = strstr(s, name)) != NULL; s += n)
+        if ((s == flags || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\n' || !s[n]))
+            return 1;
+    return 0;
+}
+
+void core_machine_describe(char *out, size_t len)
+{
+    static const char *const features[] = { "sse4_2", "avx", "avx2", "fma", "avx512f",
+                                            "avx512bw", "avx512vl", "avx512dq", "avx512_bf16",
+                                            "amx_tile", NULL };
+    char model[200] = "unknown", isa[200] = "";
+    static char line[8192]; /* a flags line is long; called once per process */
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    int seen_model = 0, seen_flags = 0;
+    while (f && !(seen_model && seen_flags) && fgets(line, sizeof line, f)) {
+        const char *v = strchr(line, ':');
+        v = v ? v + 1 + strspn(v + 1, " \t") : "";
+        if (!seen_model && strncmp(line, "model name", 10) == 0) {
+            snprintf(model, sizeof model, "%.*s", (int)strcspn(v, "\n;"), v);
+            seen_model = 1;
+        } else if (!seen_flags && strncmp(line, "flags", 5) == 0) {
+            size_t n = 0;
+            for (int i = 0; features[i]; i++)
+                if (has_flag(v, features[i]) && n + strlen(features[i]) + 2 < sizeof isa)
+                    n += (size_t)snprintf(isa + n, sizeof isa - n, "%s%s", n ? "," : "",
+                                          features[i]);
+            seen_flags = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    snprintf(out, len, "model=%s;isa=%s;cores=%d", model, isa, cores);
+}
