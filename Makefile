@@ -1,6 +1,8 @@
 # detshim: one GNU Makefile, wildcards, no generated build system.
 #   make            build/libdetshim.so, build/libdetshim-audit.so, build/detdiff
 #   make test       everything CI runs (installs missing packages first)
+#   make check      every test that needs no network and no PyPI venv
+#   make integration T=test-detdiff   one integration test (or several) alone
 #   make demo       a small training run twice under the shim, diffed
 #   make bench      overhead and throughput benchmarks
 #   make install    PREFIX (/usr/local) and DESTDIR honoured
@@ -13,6 +15,9 @@ WERROR ?= -Werror
 WARN := -Wall -Wextra $(WERROR)
 CPPFLAGS += -Iinclude -D_GNU_SOURCE
 SHIM_CFLAGS := -std=c11 -fPIC -fvisibility=hidden $(WARN)
+# Every compile writes the headers it read into a .d file beside its
+# output, included below: a header change rebuilds exactly what uses it.
+DEPFLAGS := -MMD -MP
 PYTHON ?= /usr/bin/python3
 
 # The constructor lives apart so unit tests can link every other object
@@ -48,12 +53,12 @@ FAKE_LIB := $(patsubst tests/fakes/%.c,$(B)/fakes/lib%.so,$(FAKE_SRC))
 PROG_SRC := $(wildcard tests/programs/*.c)
 PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 
-.PHONY: all test unit integration demo bench install deps clean
+.PHONY: all test check unit integration demo bench install deps clean
 all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff
 
-$(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.inc)
+$(B)/obj/%.o: %.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # The one file built for a wider instruction set; used only where the CPU
 # has it (shim/trace/digest.c checks).
@@ -63,9 +68,9 @@ $(GEN_BLAS): scripts/gen-blas-wrappers.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) $< > $@.tmp && mv $@.tmp $@
 
-$(GEN_OBJ): $(GEN_BLAS) $(wildcard include/*.h include/detshim/*.h)
+$(GEN_OBJ): $(GEN_BLAS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 ifneq ($(NVCC),)
 $(B)/gen/digest.ptx: shim/cuda/digest.cu include/detshim/cuda_digest_kernel.h
@@ -82,7 +87,7 @@ endif
 
 $(PTX_OBJ): $(GEN_PTX)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(B)/libdetshim.so: $(LIB_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim.so -o $@ $^ $(SHIM_LIBS)
@@ -99,7 +104,7 @@ $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
 # functions are reachable; wrappers and the constructor stay out.
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(call obj,$(DETDIFF_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(UNIT_EXTRA) -o $@ $< \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(DEPFLAGS) $(UNIT_EXTRA) -o $@ $< \
 	    $(LIB_OBJ) $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
 
@@ -157,7 +162,7 @@ $(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(
 
 $(B)/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_FLAGS) -std=gnu11 $(WARN) -o $@ $< -lopenblas -lcrypto -lm -lpthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_FLAGS) -std=gnu11 $(WARN) $(DEPFLAGS) -o $@ $< -lopenblas -lcrypto -lm -lpthread
 
 # Linked to libgomp, whose constructor reads OMP_* before the shim's runs.
 $(B)/programs/omp_prog: PROG_FLAGS = -fopenmp
@@ -168,11 +173,16 @@ deps:
 unit: all $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
+# T=NAME (or several, quoted) runs those integration tests alone.
 integration: all $(FAKE_LIB) $(GPU_FAKES) $(PROG_BIN)
-	@scripts/run-integration.sh
+	@OFFLINE=$(OFFLINE) scripts/run-integration.sh $(T)
 
 test: deps
 	@$(MAKE) --no-print-directory unit integration
+
+# No deps step (it may download); tests marked "# needs: venv" say SKIP.
+check:
+	@$(MAKE) --no-print-directory unit integration OFFLINE=1
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -216,6 +226,13 @@ install: all
 	install -m 644 include/detshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/detshim/trace_format.h $(DESTDIR)$(PREFIX)/include/detshim/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/detshim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/detshim.pc
+
+# Each object's .d is a prerequisite named here (every source under shim/),
+# so an object built before it had one, or whose .d was lost, is rebuilt
+# rather than trusted.
+OBJ_DEPS := $(patsubst %.o,%.d,$(call obj,$(wildcard shim/*/*.c shim/*/*/*.c)))
+$(OBJ_DEPS):
+-include $(wildcard $(OBJ_DEPS) $(GEN_OBJ:.o=.d) $(B)/tests/*.d $(B)/programs/*.d)
 
 clean:
 	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
