@@ -108,6 +108,9 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(call obj,$(DETDIFF_SRC))
 	    $(LIB_OBJ) $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
 
+# detdiff's comparison is tested alone; its header lives beside it.
+$(B)/tests/test_diff: UNIT_EXTRA := -Ishim/detdiff
+
 # The CUDA ABI test compares include/detshim/cuda_api.h with the toolkit's
 # headers where they are installed; elsewhere it reports itself skipped.
 CUDA_INC ?= /usr/local/cuda/include

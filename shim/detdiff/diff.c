@@ -1,14 +1,14 @@
 /* Comparison of two loaded runs, the heart of detdiff: processes pair by
  * name, threads by content (so start order never shows), records by index.
  * Each difference becomes a diff_item carrying its classification and
- * pointers into the runs; main.c turns items into text or JSON. Runs read
+ * pointers into the runs; text.c and json.c turn items into output. Runs read
  * from damaged or hostile files reach this code, so every count is clamped
  * and every string may be NULL.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/diff.h"
+#include "diff.h"
 #include "detshim/trace_format.h"
 
 /* A count is trusted only with the array it counts. */
@@ -183,6 +183,16 @@ enum diff_kind diff_classify(const detshim_record *a, const detshim_record *b)
     /* Same call, same data: a different call site, sequence number or
      * encoding means the program reached this call another way. */
     return DIFF_CONTROL_FLOW;
+}
+
+int diff_ran_audited(const detshim_process *p)
+{
+    static const char audited[] = TRACE_INTERPOSITION_AUDIT;
+    for (int i = 0; p && i < p->nfields; i++)
+        if (p->fields[i].key == TRACE_FIELD_INTERPOSITION)
+            return p->fields[i].len == sizeof audited - 1 &&
+                   memcmp(p->fields[i].value, audited, sizeof audited - 1) == 0;
+    return -1;
 }
 
 size_t diff_process_records(const detshim_process *p)

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "detshim.h"
-#include "detshim/diff.h"
+#include "diff.h"
 #include "detshim/trace_format.h"
 
 /* ---- building runs in memory --------------------------------------- */

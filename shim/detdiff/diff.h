@@ -115,6 +115,11 @@ const char *diff_field_name(uint16_t key);
  * TRACE_FIELD_INFO), or NULL. */
 const detshim_field *diff_compared_field(const detshim_process *p, uint16_t key);
 
+/* 1 if p's trace says the audit module (LD_AUDIT) was loaded, 0 if it
+ * says it was not, -1 if it does not say (a trace from before the field
+ * existed, or p NULL). */
+int diff_ran_audited(const detshim_process *p);
+
 /* Number of records in a process (all threads). */
 size_t diff_process_records(const detshim_process *p);
 
