@@ -1,5 +1,6 @@
 # detshim: one GNU Makefile, wildcards, no generated build system.
-#   make            build/libdetshim.so, build/libdetshim-audit.so, build/detdiff
+#   make            build/libdetshim.so, build/libdetshim-audit.so, build/detdiff,
+#                   build/libdetshim-reader.so (the trace reader, include/detshim.h)
 #   make test       everything CI runs (installs missing packages first)
 #   make check      every test that needs no network and no PyPI venv
 #   make integration T=test-detdiff   one integration test (or several) alone
@@ -23,7 +24,8 @@ PYTHON ?= /usr/bin/python3
 # The constructor lives apart so unit tests can link every other object
 # without starting a shim inside the test program.
 CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
-TRACE_SRC := $(wildcard shim/trace/*.c)
+# The reader is not part of the preloaded shim: it is libdetshim-reader.
+TRACE_SRC := $(filter-out shim/trace/reader.c,$(wildcard shim/trace/*.c))
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
@@ -42,8 +44,10 @@ endif
 LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC)) $(PTX_OBJ)
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
-READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \
-    shim/trace/frame.c shim/trace/xxh3_sse2.c shim/trace/xxh3_avx2.c)
+# The reader library: the reader and the format code it shares with the
+# writer (chain and roots, frame checks).
+READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/chain.c shim/trace/frame.c)
+READER_SONAME := libdetshim-reader.so.0
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -54,7 +58,7 @@ PROG_SRC := $(wildcard tests/programs/*.c)
 PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 
 .PHONY: all test check unit integration demo bench install deps clean
-all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff
+all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so $(B)/detdiff
 
 $(B)/obj/%.o: %.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
@@ -97,15 +101,26 @@ $(B)/libdetshim.so: $(LIB_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
 $(B)/libdetshim-audit.so: $(call obj,shim/audit/audit.c)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim-audit.so -o $@ $^
 
-$(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
-	$(CC) -o $@ $^ -lcrypto
+# Exports only the DETSHIM_API functions of include/detshim.h (hidden
+# visibility for the rest); the .so link is for -ldetshim-reader.
+$(B)/$(READER_SONAME): $(READER_OBJ)
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,$(READER_SONAME) -o $@ $^ -lcrypto
+
+$(B)/libdetshim-reader.so: $(B)/$(READER_SONAME)
+	ln -sf $(READER_SONAME) $@
+
+# detdiff reads traces through the reader library, as any other tool
+# would; it finds it beside itself (build/) or in ../lib once installed.
+$(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(B)/libdetshim-reader.so
+	$(CC) -o $@ $(filter %.o,$^) -L$(B) -ldetshim-reader -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
 # Unit tests link the shim's objects directly (not the .so), so internal
 # functions are reachable; wrappers and the constructor stay out.
-$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(call obj,$(DETDIFF_SRC))
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(READER_OBJ) $(call obj,$(DETDIFF_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(DEPFLAGS) $(UNIT_EXTRA) -o $@ $< \
-	    $(LIB_OBJ) $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
+	    $(LIB_OBJ) $(call obj,shim/trace/reader.c) \
+	    $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
 
 # detdiff's comparison is tested alone; its header lives beside it.
@@ -218,7 +233,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/detshim/policies $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/detshim
-	install -m 755 $(B)/libdetshim.so $(B)/libdetshim-audit.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/$(READER_SONAME) \
+	    $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(READER_SONAME) $(DESTDIR)$(PREFIX)/lib/libdetshim-reader.so
 	install -m 755 $(B)/detdiff scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
@@ -239,4 +256,5 @@ $(OBJ_DEPS):
 
 clean:
 	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
-	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff $(B)/work
+	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so* $(B)/detdiff \
+	    $(B)/work

@@ -2,7 +2,8 @@
  * run) into memory, grouped by process and thread, with chains and roots
  * recomputed from the records themselves. detdiff is built on this and
  * nothing else, so the reader and the writer share one format definition
- * (detshim/trace_format.h).
+ * (detshim/trace_format.h). Link with libdetshim-reader:
+ *     cc tool.c $(pkg-config --cflags --libs detshim)
  */
 #ifndef DETSHIM_H
 #define DETSHIM_H
@@ -10,7 +11,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
 #define DETSHIM_VERSION "0.1.0"
+
+/* What libdetshim-reader exports: it is built with -fvisibility=hidden, so
+ * these functions are its whole interface. */
+#if defined(__GNUC__)
+#define DETSHIM_API __attribute__((visibility("default")))
+#else
+#define DETSHIM_API
+#ifdef __cplusplus
+}
+#endif
+
+#endif
 
 /* Reader error codes: every function returns 0 or one of these. */
 enum {
@@ -108,19 +129,23 @@ typedef struct {
  * Returns 0 and sets *out (free with detshim_run_free), or a DETSHIM_ERR_*
  * code with a one-line reason in err. A cut-short file is not an error: the
  * process is loaded up to its last whole frame and marked truncated. */
-int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
-void detshim_run_free(detshim_run *run);
+DETSHIM_API int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
+DETSHIM_API void detshim_run_free(detshim_run *run);
 
 /* Name and symbol of a call-site frame, as the SITE frames of the process
  * recorded them; returns 0 and points *module and *symbol into the process's
  * memory, or -1 if the writer did not describe that frame. */
-int detshim_site_lookup(const detshim_process *p, const detshim_frame *f,
-                        const char **module, const char **symbol);
+DETSHIM_API int detshim_site_lookup(const detshim_process *p, const detshim_frame *f,
+                                    const char **module, const char **symbol);
 
 /* Writes the 64 lowercase hex digits of a 32-byte digest and a NUL. */
-void detshim_hex32(const uint8_t d[32], char out[65]);
+DETSHIM_API void detshim_hex32(const uint8_t d[32], char out[65]);
 
 /* Value of header field `key` of a process, or NULL. */
-const char *detshim_field_get(const detshim_process *p, uint16_t key);
+DETSHIM_API const char *detshim_field_get(const detshim_process *p, uint16_t key);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

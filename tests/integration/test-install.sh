@@ -1,13 +1,16 @@
 #!/bin/sh
 # `make install` honours PREFIX and DESTDIR, and the installed library finds
-# its policies by name next to itself, like the build tree's does.
+# its policies by name next to itself, like the build tree's does. The
+# installed reader API links: a program using include/detshim.h builds with
+# pkg-config alone and reads a real trace.
 . "$(dirname "$0")/lib.sh"
 ROOT=$WORK/root
 make -s -C "$TOP" install DESTDIR="$ROOT" PREFIX=/opt/ds > "$WORK/install.out" 2>&1
 expect_eq "make install exit" 0 $?
 for f in lib/libdetshim.so lib/libdetshim-audit.so bin/detdiff bin/detrun bin/detcheck share/detshim/policies/default.policy \
     share/detshim/policies/pytorch.policy share/detshim/policies/python/sitecustomize.py \
-    lib/pkgconfig/detshim.pc include/detshim.h include/detshim/trace_format.h; do
+    lib/pkgconfig/detshim.pc include/detshim.h include/detshim/trace_format.h \
+    lib/libdetshim-reader.so.0 lib/libdetshim-reader.so; do
     if [ -f "$ROOT/opt/ds/$f" ]; then pass; else fail "not installed: /opt/ds/$f"; fi
 done
 expect_grep "pkg-config file names the prefix" '^prefix=/opt/ds$' "$ROOT/opt/ds/lib/pkgconfig/detshim.pc"
@@ -19,6 +22,33 @@ expect_lines "installed library: quiet" 0 "$WORK/err"
 LD_PRELOAD=$ROOT/opt/ds/lib/libdetshim.so DETSHIM_TRACE=$WORK/b $PROGS/blas_prog > /dev/null
 "$ROOT/opt/ds/bin/detdiff" "$WORK/a" "$WORK/b" > "$WORK/dd.out"
 expect_eq "installed detdiff: identical" 0 $?
+
+# The reader library exports exactly the functions the header declares.
+LIBDIR=$ROOT/opt/ds/lib
+nm -D --defined-only "$LIBDIR/libdetshim-reader.so.0" | awk '{ print $3 }' | sort > "$WORK/exported"
+grep -o '^DETSHIM_API [^(]*(' "$ROOT/opt/ds/include/detshim.h" | sed 's/.*[ *]\([a-z0-9_]*\)($/\1/' |
+    sort > "$WORK/declared"
+expect_eq "reader library exports the header's functions and nothing else" \
+    "$(cat "$WORK/declared")" "$(cat "$WORK/exported")"
+readelf -d "$LIBDIR/libdetshim-reader.so.0" > "$WORK/dyn"
+expect_grep "reader library has a versioned soname" 'SONAME.*\[libdetshim-reader\.so\.0\]' "$WORK/dyn"
+ldd "$ROOT/opt/ds/bin/detdiff" > "$WORK/ldd"
+expect_grep "installed detdiff reads through the installed reader library" \
+    "libdetshim-reader\.so\.0 => $ROOT/opt/ds/(bin/\.\./)?lib/libdetshim-reader\.so\.0" "$WORK/ldd"
+flags=$(PKG_CONFIG_SYSROOT_DIR=$ROOT PKG_CONFIG_LIBDIR=$LIBDIR/pkgconfig \
+    pkg-config --cflags --libs detshim)
+# shellcheck disable=SC2086
+expect_eq "pkg-config --cflags --libs detshim" "-I$ROOT/opt/ds/include -L$LIBDIR -ldetshim-reader" \
+    "$(echo $flags)"
+# shellcheck disable=SC2086
+cc -std=c11 -Wall -Wextra -Werror -o "$WORK/reader_tool" "$TOP/tests/install/reader_tool.c" $flags \
+    2> "$WORK/cc.err"
+expect_eq "a program using the installed header compiles and links with pkg-config" 0 $?
+LD_LIBRARY_PATH=$LIBDIR "$WORK/reader_tool" "$WORK/a" > "$WORK/tool.out"
+expect_eq "the program reads a real trace" 0 $?
+root=$("$ROOT/opt/ds/bin/detdiff" --root "$WORK/a")
+expect_grep "the program sees one process, its records and detdiff's root" "^1 [1-9][0-9]* $root$" \
+    "$WORK/tool.out"
 
 # The installed scripts find the installed library and detdiff.
 "$ROOT/opt/ds/bin/detrun" --explain > "$WORK/explain.out"
