@@ -343,11 +343,11 @@ static void text_item(FILE *f, const struct diff_item *it)
     case DIFF_NONE:
         break;
     case DIFF_MISSING_PROCESS:
-        fprintf(f, "  missing process: run %s has no process ", other);
+        fputs("  process ", f);
         text_put(f, pname(ps));
-        fprintf(f, " (run %s's file ", side_name(it->side));
+        fprintf(f, ": run %s's file ", side_name(it->side));
         text_put(f, ps->path);
-        fprintf(f, " has %zu record%s in %d thread%s)\n", diff_process_records(ps),
+        fprintf(f, ", %zu record%s in %d thread%s\n", diff_process_records(ps),
                 plural(diff_process_records(ps)), ps->nthreads, plural((size_t)ps->nthreads));
         break;
     case DIFF_HEADER:
@@ -408,12 +408,18 @@ static void text_item(FILE *f, const struct diff_item *it)
             text_put(f, ps->path);
             fprintf(f, " is incomplete; run %s's thread " THREAD_FMT " continues with %zu more\n",
                     other, THREAD_ARGS(tl->index), it->extra);
-        } else {
-            fprintf(f, "  extra calls: run %s's thread " THREAD_FMT " makes %zu more call%s after "
-                       "%zu record%s; run %s's thread " THREAD_FMT " ends there (its file is "
+        } else if (it->index > 0) {
+            /* Said of the run that did more, at the last record both have. */
+            fprintf(f, "  extra calls: run %s made %zu more call%s after record %zu (thread "
+                       THREAD_FMT "); run %s's thread " THREAD_FMT " ends there (its file is "
                        "complete)\n",
-                    other, THREAD_ARGS(tl->index), it->extra, plural(it->extra), it->index,
-                    plural(it->index), side_name(it->side), THREAD_ARGS(ts->index));
+                    other, it->extra, plural(it->extra), it->index - 1, THREAD_ARGS(tl->index),
+                    side_name(it->side), THREAD_ARGS(ts->index));
+        } else {
+            fprintf(f, "  extra calls: run %s made %zu call%s (thread " THREAD_FMT "); run %s's "
+                       "thread " THREAD_FMT " made none (its file is complete)\n",
+                    other, it->extra, plural(it->extra), THREAD_ARGS(tl->index),
+                    side_name(it->side), THREAD_ARGS(ts->index));
         }
         fprintf(f, "    run %s continues with: ", other);
         text_record_line(f, pl, next);
@@ -474,8 +480,47 @@ static int same_group(const struct diff_item *x, const struct diff_item *y)
     return x->pa == y->pa && x->pb == y->pb;
 }
 
+/* Processes one run started and the other did not, under one line that
+ * says which run started them: "run B started 6 more processes (main.f21
+ * ... main.f26)". Returns their number. */
+static size_t text_missing_processes(FILE *f, const struct diff_result *r, enum diff_side side)
+{
+    const detshim_process *first = NULL, *last = NULL;
+    size_t n = 0, n_other = 0;
+    for (size_t i = 0; i < r->nitems; i++) {
+        const struct diff_item *it = &r->items[i];
+        if (it->kind != DIFF_MISSING_PROCESS)
+            continue;
+        if (it->side != side) {
+            n_other++;
+            continue;
+        }
+        last = side == DIFF_SIDE_A ? it->pa : it->pb;
+        if (!n++)
+            first = last;
+    }
+    if (n == 0)
+        return 0;
+    fprintf(f, "run %s started %zu %sprocess%s", side_name(side), n, n_other ? "" : "more ",
+            n == 1 ? "" : "es");
+    if (n_other)
+        fprintf(f, " that run %s did not", side_name(side == DIFF_SIDE_A ? DIFF_SIDE_B : DIFF_SIDE_A));
+    fputs(" (", f);
+    text_put(f, pname(first));
+    if (n > 1) {
+        fputs(n == 2 ? ", " : " ... ", f);
+        text_put(f, pname(last));
+    }
+    fputs(")\n", f);
+    for (size_t i = 0; i < r->nitems; i++)
+        if (r->items[i].kind == DIFF_MISSING_PROCESS && r->items[i].side == side)
+            text_item(f, &r->items[i]);
+    return n;
+}
+
 void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
 {
+    const struct diff_item *prev = NULL;
     size_t groups = 0;
     if (r->nitems == 0) {
         char hex[65];
@@ -486,7 +531,9 @@ void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
     }
     for (size_t i = 0; i < r->nitems; i++) {
         const struct diff_item *it = &r->items[i];
-        if (i == 0 || !same_group(it, &r->items[i - 1])) {
+        if (it->kind == DIFF_MISSING_PROCESS)
+            continue; /* listed together below */
+        if (!prev || !same_group(it, prev)) {
             groups++;
             if (!it->pa && !it->pb) {
                 fputs("run:\n", f);
@@ -502,7 +549,10 @@ void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
             }
         }
         text_item(f, it);
+        prev = it;
     }
+    groups += text_missing_processes(f, r, DIFF_SIDE_A);
+    groups += text_missing_processes(f, r, DIFF_SIDE_B);
     fprintf(f, "diverged: %zu of %zu process%s differ%s, %zu difference%s\n", groups,
             r->nprocesses, r->nprocesses == 1 ? "" : "es", groups == 1 ? "s" : "",
             r->nitems, plural(r->nitems));

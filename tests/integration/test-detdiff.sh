@@ -203,7 +203,7 @@ expect_json "[x['index'] for x in d['divergences']] == [1, 3]"
 case=extra
 pair
 expect_rc 1
-expect_out "extra calls: run B's thread 0 makes 2 more calls after 6 records"
+expect_out "extra calls: run B made 2 more calls after record 5 (thread 0); run A's thread 0 ends there"
 expect_out "run B continues with: seq 6 dgemm_"
 expect_out "last matching record: seq 5 dgemm_"
 pair --json
@@ -239,10 +239,25 @@ expect_out "1 difference"
 case=missing_process
 pair
 expect_rc 1
-expect_out "run B has no process main.f1"
+expect_out "run A started 1 more process (main.f1)"
 run_dd "$TR/$case/b" "$TR/$case/a"
 expect_rc 1
-expect_out "run A has no process main.f1"
+expect_out "run B started 1 more process (main.f1)"
+
+case=more_processes
+pair
+expect_rc 1
+expect_out "run B started 6 more processes (main.f21 ... main.f26)"
+expect_out "  process main.f23: run B's file $TR/$case/b/main.f23.dtrace, 1 record in 1 thread"
+expect_out "diverged: 6 of 8 processes differ, 6 differences"
+expect_no_out "run A started"
+pair --json
+expect_json "[x['process'] for x in d['divergences'] if x['kind'] == 'missing_process' and x['present_in'] == 'b'] == ['main.f%d' % i for i in range(21, 27)]"
+case=other_processes
+pair
+expect_rc 1
+expect_out "run A started 1 process that run B did not (main.f3)"
+expect_out "run B started 2 processes that run A did not (main.f4, main.f5)"
 
 case=policy
 pair
