@@ -119,16 +119,33 @@ typedef struct {
     void *internal;          /* the reader's own: strings, sites */
 } detshim_process;
 
+/* A file of a trace directory, named like a trace (*.dtrace), that this
+ * reader cannot read as one: empty, not a detshim trace, another format
+ * version, not a regular file, unreadable. It may be planted by someone
+ * else, or a process's trace cut before its header; a tool must report it,
+ * never take the run as complete without it. */
+typedef struct {
+    char *path;
+    char *name;       /* the process name its file name implies */
+    int error;        /* DETSHIM_ERR_* */
+    char reason[512]; /* one line, "PATH: what is wrong" */
+} detshim_unreadable;
+
 typedef struct {
     int nprocesses;
     detshim_process *processes; /* sorted by name */
-    uint8_t root[32];
+    uint8_t root[32];           /* over the processes read */
+    int nunreadable;
+    detshim_unreadable *unreadable; /* sorted by name */
 } detshim_run;
 
 /* Loads a run from `path`, a trace directory or a single trace file.
  * Returns 0 and sets *out (free with detshim_run_free), or a DETSHIM_ERR_*
  * code with a one-line reason in err. A cut-short file is not an error: the
- * process is loaded up to its last whole frame and marked truncated. */
+ * process is loaded up to its last whole frame and marked truncated. In a
+ * directory, a file that is not a readable trace is not an error either:
+ * it is listed in run->unreadable, and the others are loaded. A single
+ * file given as `path` must be readable. */
 DETSHIM_API int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
 DETSHIM_API void detshim_run_free(detshim_run *run);
 

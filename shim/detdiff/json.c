@@ -187,20 +187,27 @@ static void json_field_value(FILE *f, const detshim_field *fd)
 static void json_item(FILE *f, const struct diff_item *it)
 {
     const detshim_process *ps = it->side == DIFF_SIDE_A ? it->pa : it->pb;
+    /* An unreadable file stands where its side's process would. */
+    const char *unreadable = it->kind == DIFF_UNREADABLE ? it->file->path : NULL;
     fputs("{\"process\":", f);
-    json_put(f, pname(it->pa ? it->pa : it->pb));
+    json_put(f, unreadable ? it->file->name : pname(it->pa ? it->pa : it->pb));
     fprintf(f, ",\"kind\":\"%s\",\"text\":", diff_kind_id(it->kind));
     json_put(f, diff_kind_text(it->kind));
     fputs(",\"file_a\":", f);
-    json_put(f, it->pa ? it->pa->path : NULL);
+    json_put(f, unreadable && it->side == DIFF_SIDE_A ? unreadable : it->pa ? it->pa->path : NULL);
     fputs(",\"file_b\":", f);
-    json_put(f, it->pb ? it->pb->path : NULL);
+    json_put(f, unreadable && it->side == DIFF_SIDE_B ? unreadable : it->pb ? it->pb->path : NULL);
     /* What `side` means depends on the kind; JSON says it by name. */
     const char *side = it->side == DIFF_SIDE_A ? "a" : "b";
     switch (it->kind) {
     case DIFF_MISSING_PROCESS:
     case DIFF_MISSING_THREAD:
         fprintf(f, ",\"present_in\":\"%s\"", side);
+        break;
+    case DIFF_UNREADABLE:
+        fprintf(f, ",\"present_in\":\"%s\",\"compared\":%s,\"reason\":", side,
+                it->compared ? "true" : "false");
+        json_put_n(f, it->file->reason, strnlen(it->file->reason, sizeof it->file->reason));
         break;
     case DIFF_TRUNCATED:
         fprintf(f, ",\"truncated_run\":\"%s\"", side);

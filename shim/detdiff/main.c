@@ -113,6 +113,19 @@ static int cmd_diff(const char *pa, const char *pb, int json, int all)
              pb);
         goto out;
     }
+    /* A file that stands for a process of the other run must be compared,
+     * and cannot be: trouble, not a verdict. */
+    for (size_t i = 0; i < r.nitems; i++) {
+        const struct diff_item *it = &r.items[i];
+        if (it->kind == DIFF_UNREADABLE && it->compared) {
+            fail("%s; run %s has a %s %s too, so the runs cannot be compared: remove the file "
+                 "if it was planted, or trace run %s again into a new directory",
+                 it->file->reason, it->side == DIFF_SIDE_A ? "B" : "A",
+                 it->pa || it->pb ? "process" : "file for", it->file->name,
+                 side_name(it->side));
+            goto out;
+        }
+    }
     if (json)
         json_result(stdout, pa, pb, a, b, &r);
     else

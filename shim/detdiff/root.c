@@ -1,8 +1,8 @@
 /* detdiff --root: a run's root, the commitment a lab publishes beside its
- * weights. A root read from a truncated or damaged file is still printed,
- * so scripts see what was read, but with a warning per file on stderr and
- * exit 1: such a root commits to part of a run only and must not be
- * published.
+ * weights. A root read from a truncated or damaged file, or beside a file
+ * that is not a readable trace, is still printed, so scripts see what was
+ * read, but with a warning per file on stderr and exit 1: such a root may
+ * commit to part of a run only and must not be published.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +10,8 @@
 
 #include "detdiff.h"
 
-/* 1 if any file of the run is cut short or damaged; warns per file. */
+/* 1 if any file of the run is cut short, damaged or unreadable; warns per
+ * file. */
 static int warn_incomplete(const detshim_run *run)
 {
     int bad = 0;
@@ -38,6 +39,12 @@ static int warn_incomplete(const detshim_run *run)
                                 "this root does not describe the run the writer saw\n",
                         THREAD_ARGS(p->threads[t].index));
             }
+    }
+    for (int i = 0; i < run->nunreadable; i++) {
+        bad = 1;
+        fputs("detdiff: warning: ", stderr);
+        text_put(stderr, run->unreadable[i].reason);
+        fputs("; this root does not cover it: do not publish it\n", stderr);
     }
     return bad;
 }

@@ -93,5 +93,10 @@ void show_run(FILE *f, const char *path, const detshim_run *run)
             hex);
     for (int i = 0; i < run->nprocesses; i++)
         show_process(f, &run->processes[i]);
+    for (int i = 0; i < run->nunreadable; i++) {
+        fputs("not read: ", f);
+        text_put(f, run->unreadable[i].reason);
+        fputc('\n', f);
+    }
 }
 

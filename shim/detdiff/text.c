@@ -463,6 +463,21 @@ static void text_item(FILE *f, const struct diff_item *it)
         }
         break;
     }
+    case DIFF_UNREADABLE:
+        fputs("  ", f);
+        text_put_n(f, it->file->reason, strnlen(it->file->reason, sizeof it->file->reason),
+                   sizeof it->file->reason);
+        fprintf(f, "; run %s ", other);
+        if (it->compared) {
+            fputs(it->pa || it->pb ? "has a process " : "has an unreadable file for ", f);
+            text_put(f, it->file->name);
+            fputs(" too\n", f);
+        } else {
+            fputs("has no process ", f);
+            text_put(f, it->file->name);
+            fputs(" to compare it with\n", f);
+        }
+        break;
     case DIFF_NONDETERMINISTIC:
     case DIFF_INPUTS:
     case DIFF_CONTROL_FLOW:
@@ -518,6 +533,24 @@ static size_t text_missing_processes(FILE *f, const struct diff_result *r, enum 
     return n;
 }
 
+/* The files of one run that are not readable traces, under one line that
+ * says what they may be. Returns their number. */
+static size_t text_unreadable(FILE *f, const struct diff_result *r, enum diff_side side)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nitems; i++)
+        n += r->items[i].kind == DIFF_UNREADABLE && r->items[i].side == side;
+    if (n == 0)
+        return 0;
+    fprintf(f, "run %s holds %zu file%s named like a trace that %s not one (planted, or a "
+               "process's trace cut before its header?):\n",
+            side_name(side), n, plural(n), n == 1 ? "is" : "are");
+    for (size_t i = 0; i < r->nitems; i++)
+        if (r->items[i].kind == DIFF_UNREADABLE && r->items[i].side == side)
+            text_item(f, &r->items[i]);
+    return n;
+}
+
 void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
 {
     const struct diff_item *prev = NULL;
@@ -531,7 +564,7 @@ void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
     }
     for (size_t i = 0; i < r->nitems; i++) {
         const struct diff_item *it = &r->items[i];
-        if (it->kind == DIFF_MISSING_PROCESS)
+        if (it->kind == DIFF_MISSING_PROCESS || it->kind == DIFF_UNREADABLE)
             continue; /* listed together below */
         if (!prev || !same_group(it, prev)) {
             groups++;
@@ -553,8 +586,11 @@ void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
     }
     groups += text_missing_processes(f, r, DIFF_SIDE_A);
     groups += text_missing_processes(f, r, DIFF_SIDE_B);
-    fprintf(f, "diverged: %zu of %zu process%s differ%s, %zu difference%s\n", groups,
-            r->nprocesses, r->nprocesses == 1 ? "" : "es", groups == 1 ? "s" : "",
-            r->nitems, plural(r->nitems));
+    size_t unreadable = text_unreadable(f, r, DIFF_SIDE_A) + text_unreadable(f, r, DIFF_SIDE_B);
+    fprintf(f, "diverged: %zu of %zu process%s differ%s, ", groups, r->nprocesses,
+            r->nprocesses == 1 ? "" : "es", groups == 1 ? "s" : "");
+    if (unreadable)
+        fprintf(f, "%zu unreadable file%s, ", unreadable, plural(unreadable));
+    fprintf(f, "%zu difference%s\n", r->nitems, plural(r->nitems));
 }
 

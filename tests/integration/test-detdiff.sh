@@ -332,12 +332,15 @@ done
 run_dd "$B/good.dtrace" "$B/header_only.dtrace"
 expect_rc 1
 expect_out "no thread matching run A's thread 0"
-run_dd "$B/mixed1" "$B/good.dtrace"
-expect_rc 2
-expect_error "not a detshim trace"
-run_dd "$B/mixed2" "$B/good.dtrace"
-expect_rc 2
-expect_error "not a detshim trace"
+# A directory's file that is not a trace is reported by name and compared
+# with nothing; the rest of the run is still compared.
+for sub in mixed1 mixed2; do
+    run_dd "$B/$sub" "$B/good.dtrace"
+    expect_rc 1
+    expect_out "run A holds 1 file named like a trace that is not one"
+    expect_out "$B/$sub/$(ls "$B/$sub" | grep -v '^main'): not a detshim trace (no DETSHIMT magic); run B has no process"
+    expect_out "diverged: 0 of 1 process differ, 1 unreadable file, 1 difference"
+done
 run_dd "$B/emptydir" "$B/good.dtrace"
 expect_rc 2
 expect_error "$B/emptydir: no trace files"
@@ -356,6 +359,52 @@ expect_json "d['result'] == 'error' and 'not a detshim trace' in d['error']"
 run_dd --root "$B/good.dtrace"
 expect_rc 0
 expect_out "$(cat "$B/good.root")"
+
+# ---- files planted in a run directory -----------------------------------
+# One that no process of the other run stands for: named, never taken for
+# identical, the other processes still compared; --root warns, exits 1.
+P=$T/planted
+mkdir -p "$P"
+cp -r "$TR/identical/a" "$P/a"
+cp -r "$TR/identical/a" "$P/b"
+: > "$P/b/main.f3.dtrace"
+run_dd "$P/a" "$P/b"
+expect_rc 1
+expect_out "$P/b/main.f3.dtrace: empty file, no detshim header (planted, or its process died before writing one?); run A has no process main.f3 to compare it with"
+expect_out "diverged: 0 of 2 processes differ, 1 unreadable file, 1 difference"
+run_dd --json "$P/a" "$P/b"
+expect_rc 1
+expect_json "d['result'] == 'diverged' and [(x['kind'], x['process'], x['present_in'], x['compared'], x['file_b']) for x in d['divergences']] == [('unreadable_file', 'main.f3', 'b', False, '$P/b/main.f3.dtrace')]"
+run_dd --root "$P/b"
+expect_rc 1
+expect_out "$(cat "$TR/identical/root_a")"
+checks=$((checks + 1))
+grep -q "^detdiff: warning: $P/b/main.f3.dtrace: empty file.*do not publish it$" "$T/err" ||
+    fail "--root does not warn about the planted file"
+run_dd --show "$P/b"
+expect_rc 0
+expect_out "not read: $P/b/main.f3.dtrace: empty file"
+# A FIFO under a trace file's name is refused without hanging detdiff.
+rm "$P/b/main.f3.dtrace"
+mkfifo "$P/b/main.f3.dtrace"
+what="detdiff on a planted FIFO"
+timeout 20 "$DETDIFF" "$P/a" "$P/b" >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 1
+expect_out "$P/b/main.f3.dtrace: cannot read: not a regular file"
+rm "$P/b/main.f3.dtrace"
+# One that stands for a process the other run has: trouble, by name.
+: > "$P/b/main.f1.dtrace"
+run_dd "$P/a" "$P/b"
+expect_rc 2
+expect_error "$P/b/main.f1.dtrace: empty file, no detshim header (planted, or its process died before writing one?); run A has a process main.f1 too, so the runs cannot be compared"
+run_dd --json "$P/a" "$P/b"
+expect_rc 2
+expect_error "main.f1.dtrace: empty file"
+: > "$P/a/main.f1.dtrace"
+run_dd "$P/a" "$P/b"
+expect_rc 2
+expect_error "run B has a file for main.f1 too"
 
 # ---- usage --------------------------------------------------------------
 run_dd
