@@ -243,6 +243,8 @@ install: all
 	# Compiled now: an installed folder is not writable, and the start-up
 	# hook would otherwise be compiled again at every Python start.
 	-/usr/bin/python3 -m compileall -q $(DESTDIR)$(PREFIX)/share/detshim/policies/python
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 include/detshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/detshim/trace_format.h $(DESTDIR)$(PREFIX)/include/detshim/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/detshim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/detshim.pc

@@ -28,8 +28,10 @@ static const char help_text[] =
     "  detdiff --show TRACE     print a trace (directory or file) readably\n"
     "  detdiff [--json] --root RUN\n"
     "      print the run's root (SHA-256, hex). Exit 1, with a warning on\n"
-    "      stderr, if a file of the run is truncated or damaged: that root\n"
-    "      covers part of the run only.\n";
+    "      stderr, if a file of the run is truncated, damaged or not a trace:\n"
+    "      that root may cover part of the run only.\n"
+    "  detdiff --help | --version\n"
+    "See detdiff(1).\n";
 
 static int json_errors; /* errors are also printed as JSON on stdout */
 

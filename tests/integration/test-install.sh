@@ -66,6 +66,20 @@ expect_eq "installed detrun -p pytorch: the installed hook on PYTHONPATH" \
 audit=$("$ROOT/opt/ds/bin/detrun" /bin/sh -c 'echo "$LD_AUDIT"')
 expect_eq "installed detrun: the installed audit module on LD_AUDIT" \
     "$ROOT/opt/ds/lib/libdetshim-audit.so" "$audit"
+# Every installed command answers --help and --version (the release's
+# version, as detshim.pc states it) and has its man page.
+version=$(sed -n 's/^Version: //p' "$LIBDIR/pkgconfig/detshim.pc")
+for cmd in detdiff detrun detcheck; do
+    "$ROOT/opt/ds/bin/$cmd" --help > "$WORK/$cmd.help" 2> "$WORK/$cmd.err"
+    expect_eq "installed $cmd --help: exit" 0 $?
+    expect_lines "installed $cmd --help: nothing on stderr" 0 "$WORK/$cmd.err"
+    expect_grep "installed $cmd --help points at its page" "^See $cmd\(1\)\.$" "$WORK/$cmd.help"
+    "$ROOT/opt/ds/bin/$cmd" --version > "$WORK/$cmd.version"
+    expect_eq "installed $cmd --version: exit" 0 $?
+    expect_grep "installed $cmd --version: the release" "^$cmd $version( |$)" "$WORK/$cmd.version"
+    cmp -s "$TOP/docs/man/$cmd.1" "$ROOT/opt/ds/share/man/man1/$cmd.1"
+    expect_eq "installed man page share/man/man1/$cmd.1" 0 $?
+done
 "$ROOT/opt/ds/bin/detcheck" $PROGS/blas_prog > "$WORK/check.out"
 expect_eq "installed detcheck: exit" 0 $?
 expect_grep "installed detcheck: verdict" "^reproducible: [0-9a-f]{64}$" "$WORK/check.out"
