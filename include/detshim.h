@@ -144,8 +144,9 @@ typedef struct {
  * code with a one-line reason in err. A cut-short file is not an error: the
  * process is loaded up to its last whole frame and marked truncated. In a
  * directory, a file that is not a readable trace is not an error either:
- * it is listed in run->unreadable, and the others are loaded. A single
- * file given as `path` must be readable. */
+ * it is listed in run->unreadable, and the others are loaded; a directory
+ * without one readable trace is an error, as is a single file given as
+ * `path` that cannot be read. */
 DETSHIM_API int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
 DETSHIM_API void detshim_run_free(detshim_run *run);
 

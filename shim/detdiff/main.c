@@ -120,11 +120,13 @@ static int cmd_diff(const char *pa, const char *pb, int json, int all)
     for (size_t i = 0; i < r.nitems; i++) {
         const struct diff_item *it = &r.items[i];
         if (it->kind == DIFF_UNREADABLE && it->compared) {
-            fail("%s; run %s has a %s %s too, so the runs cannot be compared: remove the file "
-                 "if it was planted, or trace run %s again into a new directory",
+            /* Another format version says what to do in its reason. */
+            int version = it->file->error == DETSHIM_ERR_VERSION;
+            fail("%s; run %s has a %s %s too, so the runs cannot be compared%s%s%s",
                  it->file->reason, it->side == DIFF_SIDE_A ? "B" : "A",
                  it->pa || it->pb ? "process" : "file for", it->file->name,
-                 side_name(it->side));
+                 version ? "" : ": remove the file if it was planted, or trace run ",
+                 version ? "" : side_name(it->side), version ? "" : " again into a new directory");
             goto out;
         }
     }

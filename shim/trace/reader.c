@@ -639,6 +639,11 @@ int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errl
     for (int i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
+    if (rc == 0 && run->nprocesses == 0) {
+        /* Nothing to read at all: the run itself is not usable. */
+        snprintf(err, errlen, "%s (no file of %s is a readable trace)", bad[0].reason, path);
+        rc = bad[0].error;
+    }
     if (rc == 0) {
         qsort(bad, (size_t)nbad, sizeof *bad, cmp_unreadable_name);
         run->unreadable = bad;
@@ -667,8 +672,6 @@ int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errl
         free(run);
         return rc;
     }
-    if (run->nprocesses == 0)
-        free(procs); /* nothing points into it */
     const char **names = calloc((size_t)run->nprocesses + 1, sizeof *names);
     uint8_t(*roots)[32] = calloc((size_t)run->nprocesses + 1, 32);
     if (!names || !roots) {

@@ -405,6 +405,12 @@ expect_error "main.f1.dtrace: empty file"
 run_dd "$P/a" "$P/b"
 expect_rc 2
 expect_error "run B has a file for main.f1 too"
+# A directory with no readable trace at all is not a run.
+mkdir "$P/none"
+: > "$P/none/main.dtrace"
+run_dd --root "$P/none"
+expect_rc 2
+expect_error "$P/none/main.dtrace: empty file, no detshim header (planted, or its process died before writing one?) (no file of $P/none is a readable trace)"
 
 # ---- usage --------------------------------------------------------------
 run_dd
