@@ -519,7 +519,7 @@ static size_t text_missing_processes(FILE *f, const struct diff_result *r, enum 
     fprintf(f, "run %s started %zu %sprocess%s", side_name(side), n, n_other ? "" : "more ",
             n == 1 ? "" : "es");
     if (n_other)
-        fprintf(f, " that run %s did not", side_name(side == DIFF_SIDE_A ? DIFF_SIDE_B : DIFF_SIDE_A));
+        fprintf(f, " that run %s did not", side == DIFF_SIDE_A ? "B" : "A");
     fputs(" (", f);
     text_put(f, pname(first));
     if (n > 1) {
