@@ -13,10 +13,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#ifdef __cplusplus
-}
-#endif
-
 #endif
 
 #define DETSHIM_VERSION "0.1.0"
@@ -27,10 +23,6 @@ extern "C" {
 #define DETSHIM_API __attribute__((visibility("default")))
 #else
 #define DETSHIM_API
-#ifdef __cplusplus
-}
-#endif
-
 #endif
 
 /* Reader error codes: every function returns 0 or one of these. */

@@ -49,6 +49,15 @@ expect_eq "the program reads a real trace" 0 $?
 root=$("$ROOT/opt/ds/bin/detdiff" --root "$WORK/a")
 expect_grep "the program sees one process, its records and detdiff's root" "^1 [1-9][0-9]* $root$" \
     "$WORK/tool.out"
+# The header is usable from C++ too (extern "C"), where a C++ compiler is.
+if command -v c++ > /dev/null; then
+    # shellcheck disable=SC2086
+    c++ -Wall -Wextra -Werror -x c++ -o "$WORK/reader_tool_cxx" "$TOP/tests/install/reader_tool.c" \
+        $flags 2> "$WORK/cxx.err"
+    expect_eq "the same program compiles and links as C++" 0 $?
+    expect_eq "the C++ build reads the trace alike" "$(cat "$WORK/tool.out")" \
+        "$(LD_LIBRARY_PATH=$LIBDIR "$WORK/reader_tool_cxx" "$WORK/a")"
+fi
 
 # The installed scripts find the installed library and detdiff.
 "$ROOT/opt/ds/bin/detrun" --explain > "$WORK/explain.out"
