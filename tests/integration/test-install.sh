@@ -89,6 +89,13 @@ for cmd in detdiff detrun detcheck; do
     cmp -s "$TOP/docs/man/$cmd.1" "$ROOT/opt/ds/share/man/man1/$cmd.1"
     expect_eq "installed man page share/man/man1/$cmd.1" 0 $?
 done
+# --help needs nothing built: a copy with no library or detdiff beside it.
+mkdir -p "$WORK/alone"
+cp "$TOP/scripts/detrun" "$TOP/scripts/detcheck" "$WORK/alone/"
+for cmd in detrun detcheck; do
+    "$WORK/alone/$cmd" --help > /dev/null 2>&1
+    expect_eq "$cmd --help with nothing built beside it: exit" 0 $?
+done
 "$ROOT/opt/ds/bin/detcheck" $PROGS/blas_prog > "$WORK/check.out"
 expect_eq "installed detcheck: exit" 0 $?
 expect_grep "installed detcheck: verdict" "^reproducible: [0-9a-f]{64}$" "$WORK/check.out"
