@@ -1,6 +1,9 @@
 # detshim: one GNU Makefile, wildcards, no generated build system.
-#   make            build/libdetshim.so, build/libdetshim-audit.so, build/detdiff
+#   make            build/libdetshim.so, build/libdetshim-audit.so, build/detdiff,
+#                   build/libdetshim-reader.so (the trace reader, include/detshim.h)
 #   make test       everything CI runs (installs missing packages first)
+#   make check      every test that needs no network and no PyPI venv
+#   make integration T=test-detdiff   one integration test (or several) alone
 #   make demo       a small training run twice under the shim, diffed
 #   make bench      overhead and throughput benchmarks
 #   make install    PREFIX (/usr/local) and DESTDIR honoured
@@ -13,12 +16,16 @@ WERROR ?= -Werror
 WARN := -Wall -Wextra $(WERROR)
 CPPFLAGS += -Iinclude -Ishim -D_GNU_SOURCE
 SHIM_CFLAGS := -std=c11 -fPIC -fvisibility=hidden $(WARN)
+# Every compile writes the headers it read into a .d file beside its
+# output, included below: a header change rebuilds exactly what uses it.
+DEPFLAGS := -MMD -MP
 PYTHON ?= /usr/bin/python3
 
 # The constructor lives apart so unit tests can link every other object
 # without starting a shim inside the test program.
 CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
-TRACE_SRC := $(wildcard shim/trace/*.c)
+# The reader is not part of the preloaded shim: it is libdetshim-reader.
+TRACE_SRC := $(filter-out shim/trace/reader.c,$(wildcard shim/trace/*.c))
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
@@ -43,8 +50,10 @@ LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC
 LIBC_OBJ := $(call obj,$(LIBC_SRC))
 CTOR_OBJ := $(call obj,shim/core/ctor.c)
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
-READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/digest.c shim/trace/chain.c \
-    shim/trace/frame.c shim/trace/xxh3_sse2.c shim/trace/xxh3_avx2.c)
+# The reader library: the reader and the format code it shares with the
+# writer (chain and roots, frame checks).
+READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/chain.c shim/trace/frame.c)
+READER_SONAME := libdetshim-reader.so.0
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -54,12 +63,12 @@ FAKE_LIB := $(patsubst tests/fakes/%.c,$(B)/fakes/lib%.so,$(FAKE_SRC))
 PROG_SRC := $(wildcard tests/programs/*.c)
 PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 
-.PHONY: all test unit integration demo bench install deps clean
-all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff
+.PHONY: all test check unit integration demo bench install deps clean
+all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so $(B)/detdiff
 
-$(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.inc shim/*/*.h)
+$(B)/obj/%.o: %.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # The one file built for a wider instruction set; used only where the CPU
 # has it (shim/trace/digest.c checks).
@@ -69,9 +78,9 @@ $(GEN_BLAS): scripts/gen-blas-wrappers.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) $< > $@.tmp && mv $@.tmp $@
 
-$(GEN_OBJ): $(GEN_BLAS) $(wildcard include/*.h include/detshim/*.h)
+$(GEN_OBJ): $(GEN_BLAS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 ifneq ($(NVCC),)
 $(B)/gen/digest.ptx: shim/cuda/digest.cu include/detshim/cuda_digest_kernel.h
@@ -88,7 +97,7 @@ endif
 
 $(PTX_OBJ): $(GEN_PTX)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(B)/libdetshim.so: $(LIB_OBJ) $(LIBC_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim.so -o $@ $^ $(SHIM_LIBS)
@@ -98,16 +107,30 @@ $(B)/libdetshim.so: $(LIB_OBJ) $(LIBC_OBJ) $(CTOR_OBJ) $(GEN_OBJ)
 $(B)/libdetshim-audit.so: $(call obj,shim/audit/audit.c)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim-audit.so -o $@ $^
 
-$(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
-	$(CC) -o $@ $^ -lcrypto
+# Exports only the DETSHIM_API functions of include/detshim.h (hidden
+# visibility for the rest); the .so link is for -ldetshim-reader.
+$(B)/$(READER_SONAME): $(READER_OBJ)
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,$(READER_SONAME) -o $@ $^ -lcrypto
+
+$(B)/libdetshim-reader.so: $(B)/$(READER_SONAME)
+	ln -sf $(READER_SONAME) $@
+
+# detdiff reads traces through the reader library, as any other tool
+# would; it finds it beside itself (build/) or in ../lib once installed.
+$(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(B)/libdetshim-reader.so
+	$(CC) -o $@ $(filter %.o,$^) -L$(B) -ldetshim-reader -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
 # Unit tests link the shim's objects directly (not the .so), so internal
 # functions are reachable; wrappers and the constructor stay out.
-$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(call obj,$(DETDIFF_SRC))
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(READER_OBJ) $(call obj,$(DETDIFF_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(UNIT_EXTRA) -o $@ $< \
-	    $(LIB_OBJ) $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(DEPFLAGS) $(UNIT_EXTRA) -o $@ $< \
+	    $(LIB_OBJ) $(call obj,shim/trace/reader.c) \
+	    $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
+
+# detdiff's comparison is tested alone; its header lives beside it.
+$(B)/tests/test_diff: UNIT_EXTRA := -Ishim/detdiff
 
 # The CUDA ABI test compares include/detshim/cuda_api.h with the toolkit's
 # headers where they are installed; elsewhere it reports itself skipped.
@@ -163,7 +186,7 @@ $(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(
 
 $(B)/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_FLAGS) -std=gnu11 $(WARN) -o $@ $< -lopenblas -lcrypto -lm -lpthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_FLAGS) -std=gnu11 $(WARN) $(DEPFLAGS) -o $@ $< -lopenblas -lcrypto -lm -lpthread
 
 # Linked to libgomp, whose constructor reads OMP_* before the shim's runs.
 $(B)/programs/omp_prog: PROG_FLAGS = -fopenmp
@@ -174,11 +197,16 @@ deps:
 unit: all $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
+# T=NAME (or several, quoted) runs those integration tests alone.
 integration: all $(FAKE_LIB) $(GPU_FAKES) $(PROG_BIN)
-	@scripts/run-integration.sh
+	@OFFLINE=$(OFFLINE) scripts/run-integration.sh $(T)
 
 test: deps
 	@$(MAKE) --no-print-directory unit integration
+
+# No deps step (it may download); tests marked "# needs: venv" say SKIP.
+check:
+	@$(MAKE) --no-print-directory unit integration OFFLINE=1
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -211,7 +239,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/detshim/policies $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/detshim
-	install -m 755 $(B)/libdetshim.so $(B)/libdetshim-audit.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/$(READER_SONAME) \
+	    $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(READER_SONAME) $(DESTDIR)$(PREFIX)/lib/libdetshim-reader.so
 	install -m 755 $(B)/detdiff scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
@@ -219,10 +249,20 @@ install: all
 	# Compiled now: an installed folder is not writable, and the start-up
 	# hook would otherwise be compiled again at every Python start.
 	-/usr/bin/python3 -m compileall -q $(DESTDIR)$(PREFIX)/share/detshim/policies/python
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 include/detshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/detshim/trace_format.h $(DESTDIR)$(PREFIX)/include/detshim/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/detshim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/detshim.pc
 
+# Each object's .d is a prerequisite named here (every source under shim/),
+# so an object built before it had one, or whose .d was lost, is rebuilt
+# rather than trusted.
+OBJ_DEPS := $(patsubst %.o,%.d,$(call obj,$(wildcard shim/*/*.c shim/*/*/*.c)))
+$(OBJ_DEPS):
+-include $(wildcard $(OBJ_DEPS) $(GEN_OBJ:.o=.d) $(B)/tests/*.d $(B)/programs/*.d)
+
 clean:
 	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
-	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff $(B)/work
+	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so* $(B)/detdiff \
+	    $(B)/work

@@ -2,7 +2,8 @@
  * run) into memory, grouped by process and thread, with chains and roots
  * recomputed from the records themselves. detdiff is built on this and
  * nothing else, so the reader and the writer share one format definition
- * (detshim/trace_format.h).
+ * (detshim/trace_format.h). Link with libdetshim-reader:
+ *     cc tool.c $(pkg-config --cflags --libs detshim)
  */
 #ifndef DETSHIM_H
 #define DETSHIM_H
@@ -10,7 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define DETSHIM_VERSION "0.1.0"
+
+/* What libdetshim-reader exports: it is built with -fvisibility=hidden, so
+ * these functions are its whole interface. */
+#if defined(__GNUC__)
+#define DETSHIM_API __attribute__((visibility("default")))
+#else
+#define DETSHIM_API
+#endif
 
 /* Reader error codes: every function returns 0 or one of these. */
 enum {
@@ -98,29 +111,51 @@ typedef struct {
     void *internal;          /* the reader's own: strings, sites */
 } detshim_process;
 
+/* A file of a trace directory, named like a trace (*.dtrace), that this
+ * reader cannot read as one: empty, not a detshim trace, another format
+ * version, not a regular file, unreadable. It may be planted by someone
+ * else, or a process's trace cut before its header; a tool must report it,
+ * never take the run as complete without it. */
+typedef struct {
+    char *path;
+    char *name;       /* the process name its file name implies */
+    int error;        /* DETSHIM_ERR_* */
+    char reason[512]; /* one line, "PATH: what is wrong" */
+} detshim_unreadable;
+
 typedef struct {
     int nprocesses;
     detshim_process *processes; /* sorted by name */
-    uint8_t root[32];
+    uint8_t root[32];           /* over the processes read */
+    int nunreadable;
+    detshim_unreadable *unreadable; /* sorted by name */
 } detshim_run;
 
 /* Loads a run from `path`, a trace directory or a single trace file.
  * Returns 0 and sets *out (free with detshim_run_free), or a DETSHIM_ERR_*
  * code with a one-line reason in err. A cut-short file is not an error: the
- * process is loaded up to its last whole frame and marked truncated. */
-int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
-void detshim_run_free(detshim_run *run);
+ * process is loaded up to its last whole frame and marked truncated. In a
+ * directory, a file that is not a readable trace is not an error either:
+ * it is listed in run->unreadable, and the others are loaded; a directory
+ * without one readable trace is an error, as is a single file given as
+ * `path` that cannot be read. */
+DETSHIM_API int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
+DETSHIM_API void detshim_run_free(detshim_run *run);
 
 /* Name and symbol of a call-site frame, as the SITE frames of the process
  * recorded them; returns 0 and points *module and *symbol into the process's
  * memory, or -1 if the writer did not describe that frame. */
-int detshim_site_lookup(const detshim_process *p, const detshim_frame *f,
-                        const char **module, const char **symbol);
+DETSHIM_API int detshim_site_lookup(const detshim_process *p, const detshim_frame *f,
+                                    const char **module, const char **symbol);
 
 /* Writes the 64 lowercase hex digits of a 32-byte digest and a NUL. */
-void detshim_hex32(const uint8_t d[32], char out[65]);
+DETSHIM_API void detshim_hex32(const uint8_t d[32], char out[65]);
 
 /* Value of header field `key` of a process, or NULL. */
-const char *detshim_field_get(const detshim_process *p, uint16_t key);
+DETSHIM_API const char *detshim_field_get(const detshim_process *p, uint16_t key);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,14 +1,14 @@
 /* Comparison of two loaded runs, the heart of detdiff: processes pair by
  * name, threads by content (so start order never shows), records by index.
  * Each difference becomes a diff_item carrying its classification and
- * pointers into the runs; main.c turns items into text or JSON. Runs read
+ * pointers into the runs; text.c and json.c turn items into output. Runs read
  * from damaged or hostile files reach this code, so every count is clamped
  * and every string may be NULL.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/diff.h"
+#include "diff.h"
 #include "detshim/trace_format.h"
 
 /* A count is trusted only with the array it counts. */
@@ -183,6 +183,16 @@ enum diff_kind diff_classify(const detshim_record *a, const detshim_record *b)
     /* Same call, same data: a different call site, sequence number or
      * encoding means the program reached this call another way. */
     return DIFF_CONTROL_FLOW;
+}
+
+int diff_ran_audited(const detshim_process *p)
+{
+    static const char audited[] = TRACE_INTERPOSITION_AUDIT;
+    for (int i = 0; p && i < p->nfields; i++)
+        if (p->fields[i].key == TRACE_FIELD_INTERPOSITION)
+            return p->fields[i].len == sizeof audited - 1 &&
+                   memcmp(p->fields[i].value, audited, sizeof audited - 1) == 0;
+    return -1;
 }
 
 size_t diff_process_records(const detshim_process *p)
@@ -507,6 +517,41 @@ static int diff_process_pair(const detshim_process *pa, const detshim_process *p
     return rc;
 }
 
+/* The unreadable file of `run` that stands for process `name`, or NULL. */
+static const detshim_unreadable *unreadable_named(const detshim_run *run, const char *name)
+{
+    for (int i = 0; i < run->nunreadable; i++)
+        if (run->unreadable && strcmp(run->unreadable[i].name, name) == 0)
+            return &run->unreadable[i];
+    return NULL;
+}
+
+static const detshim_process *process_named(const detshim_run *run, const char *name)
+{
+    for (int i = 0; i < run->nprocesses; i++)
+        if (strcmp(name_of(&run->processes[i]), name) == 0)
+            return &run->processes[i];
+    return NULL;
+}
+
+/* One UNREADABLE item per unreadable file of `run`, the `side` run. */
+static int diff_unreadable(const detshim_run *run, const detshim_run *other,
+                           enum diff_side side, struct diff_result *r)
+{
+    for (int i = 0; run->unreadable && i < run->nunreadable; i++) {
+        const detshim_unreadable *u = &run->unreadable[i];
+        const detshim_process *partner = process_named(other, u->name);
+        struct diff_item *it = side == DIFF_SIDE_A ? add_item(r, DIFF_UNREADABLE, NULL, partner)
+                                                   : add_item(r, DIFF_UNREADABLE, partner, NULL);
+        if (!it)
+            return DETSHIM_ERR_NOMEM;
+        it->side = side;
+        it->file = u;
+        it->compared = partner || unreadable_named(other, u->name);
+    }
+    return 0;
+}
+
 struct proc_pair {
     const detshim_process *pa, *pb;
 };
@@ -584,6 +629,8 @@ int diff_runs(const detshim_run *a, const detshim_run *b,
             rc = diff_process_pair(pairs[i].pa, pairs[i].pb, opt, out);
             continue;
         }
+        if (unreadable_named(pairs[i].pa ? b : a, name_of(pairs[i].pa ? pairs[i].pa : pairs[i].pb)))
+            continue; /* reported with the unreadable file below */
         struct diff_item *it = add_item(out, DIFF_MISSING_PROCESS, pairs[i].pa, pairs[i].pb);
         if (!it)
             rc = DETSHIM_ERR_NOMEM;
@@ -591,6 +638,10 @@ int diff_runs(const detshim_run *a, const detshim_run *b,
             it->side = pairs[i].pa ? DIFF_SIDE_A : DIFF_SIDE_B;
     }
     free(pairs);
+    if (!rc)
+        rc = diff_unreadable(a, b, DIFF_SIDE_A, out);
+    if (!rc)
+        rc = diff_unreadable(b, a, DIFF_SIDE_B, out);
     /* Every process agreed, so the run roots must too; if not, say so
      * rather than call the runs identical. */
     if (!rc && out->nitems == 0 && memcmp(a->root, b->root, 32) != 0)
@@ -620,6 +671,7 @@ const char *diff_kind_id(enum diff_kind k)
     case DIFF_EXTRA_CALLS: return "extra_calls";
     case DIFF_DAMAGED: return "damaged";
     case DIFF_ROOT: return "root";
+    case DIFF_UNREADABLE: return "unreadable_file";
     }
     return "unknown";
 }
@@ -641,6 +693,7 @@ const char *diff_kind_text(enum diff_kind k)
     case DIFF_EXTRA_CALLS: return "extra calls";
     case DIFF_DAMAGED: return "damaged trace";
     case DIFF_ROOT: return "roots differ";
+    case DIFF_UNREADABLE: return "not a readable trace";
     }
     return "unknown";
 }

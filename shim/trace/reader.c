@@ -6,11 +6,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "detshim.h"
 #include "detshim/chain.h"
@@ -262,29 +264,40 @@ int detshim_site_lookup(const detshim_process *p, const detshim_frame *f, const 
     return -1;
 }
 
+/* Reads a whole regular file. O_NONBLOCK: a FIFO planted under a trace
+ * file's name must not hang the reader before fstat can refuse it. */
 static int read_file(const char *path, unsigned char **data, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
-    if (!f || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         snprintf(err, errlen, "%s: cannot read: %s", path,
-                 f ? "not a regular file" : strerror(errno));
-        if (f)
-            fclose(f);
+                 fd >= 0 ? "not a regular file" : strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return DETSHIM_ERR_IO;
     }
     *len = (size_t)sb.st_size;
     *data = malloc(*len + 1);
     if (!*data) {
-        fclose(f);
+        close(fd);
         snprintf(err, errlen, "%s: out of memory reading %zu bytes", path, *len);
         return DETSHIM_ERR_NOMEM;
     }
-    size_t got = fread(*data, 1, *len, f);
-    fclose(f);
+    size_t got = 0;
+    while (got < *len) {
+        ssize_t n = read(fd, *data + got, *len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
     if (got != *len) {
         snprintf(err, errlen, "%s: short read", path);
         free(*data);
+        *data = NULL;
         return DETSHIM_ERR_IO;
     }
     return 0;
@@ -294,6 +307,12 @@ static int parse_header(struct proc_private *pp, const unsigned char *d, size_t 
                         size_t *body, char *err, size_t errlen)
 {
     detshim_process *p = &pp->pub;
+    if (len == 0) {
+        /* The writer creates the file, then writes its header at once. */
+        snprintf(err, errlen, "%s: empty file, no detshim header (planted, or its process "
+                 "died before writing one?)", p->path);
+        return DETSHIM_ERR_FORMAT;
+    }
     if (len < TRACE_MAGIC_LEN || memcmp(d, TRACE_MAGIC, TRACE_MAGIC_LEN) != 0) {
         snprintf(err, errlen, "%s: not a detshim trace (no DETSHIMT magic)", p->path);
         return DETSHIM_ERR_FORMAT;
@@ -499,6 +518,8 @@ static int load_process(const char *path, struct proc_private *pp, char *err, si
 }
 
 static void free_procs(struct proc_private *procs, int n);
+static void free_proc(struct proc_private *pp);
+static void free_unreadable(detshim_unreadable *u, int n);
 
 static int cmp_process_name(const void *a, const void *b)
 {
@@ -550,6 +571,27 @@ static int list_dir(const char *dir, char ***names, int *n, char *err, size_t er
     return 0;
 }
 
+static int cmp_unreadable_name(const void *a, const void *b)
+{
+    return strcmp(((const detshim_unreadable *)a)->name, ((const detshim_unreadable *)b)->name);
+}
+
+/* Notes a file of a directory that is not a readable trace: its path, the
+ * process name its file name implies, and why (`why`, naming the path). */
+static int add_unreadable(detshim_unreadable *u, const char *path, int error, const char *why)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    u->path = strdup(path);
+    u->name = strndup(base, strlen(base) - strlen(TRACE_FILE_SUFFIX));
+    u->error = error;
+    if (why[0])
+        snprintf(u->reason, sizeof u->reason, "%s", why);
+    else
+        snprintf(u->reason, sizeof u->reason, "%s: cannot load (error %d)", path, error);
+    return u->path && u->name ? 0 : DETSHIM_ERR_NOMEM;
+}
+
 int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen)
 {
     struct stat sb;
@@ -559,8 +601,8 @@ int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errl
         return DETSHIM_ERR_IO;
     }
     char **files = NULL;
-    int nfiles = 0, rc = 0;
-    if (S_ISDIR(sb.st_mode)) {
+    int nfiles = 0, rc = 0, is_dir = S_ISDIR(sb.st_mode);
+    if (is_dir) {
         rc = list_dir(path, &files, &nfiles, err, errlen);
     } else {
         files = malloc(sizeof *files);
@@ -571,16 +613,42 @@ int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errl
     }
     detshim_run *run = calloc(1, sizeof *run);
     struct proc_private *procs = calloc((size_t)nfiles + 1, sizeof *procs);
-    if (!run || !procs)
+    detshim_unreadable *bad = calloc((size_t)nfiles + 1, sizeof *bad);
+    int nbad = 0;
+    if (!run || !procs || !bad)
         rc = rc ? rc : DETSHIM_ERR_NOMEM;
     for (int i = 0; rc == 0 && i < nfiles; i++) {
-        rc = load_process(files[i], &procs[i], err, errlen);
-        run->nprocesses = i + 1;
+        char why[512] = "";
+        struct proc_private *pp = &procs[run->nprocesses];
+        int lrc = load_process(files[i], pp, why, sizeof why);
+        if (lrc == 0) {
+            run->nprocesses++;
+            continue;
+        }
+        free_proc(pp);
+        /* One bad file of a directory does not hide the others: it is
+         * listed for the caller to report. A file asked for by name, or
+         * memory running out, fails the load. */
+        if (is_dir && lrc != DETSHIM_ERR_NOMEM) {
+            rc = add_unreadable(&bad[nbad++], files[i], lrc, why);
+        } else {
+            snprintf(err, errlen, "%s", why);
+            rc = lrc;
+        }
     }
     for (int i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
-    if (rc == 0 && run && procs) {
+    if (rc == 0 && run->nprocesses == 0) {
+        /* Nothing to read at all: the run itself is not usable. */
+        snprintf(err, errlen, "%s (no file of %s is a readable trace)", bad[0].reason, path);
+        rc = bad[0].error;
+    }
+    if (rc == 0) {
+        qsort(bad, (size_t)nbad, sizeof *bad, cmp_unreadable_name);
+        run->unreadable = bad;
+        run->nunreadable = nbad;
+        bad = NULL;
         /* The private states stay where they are (their addresses are the
          * `internal` pointers); the public array holds copies. */
         qsort(procs, (size_t)run->nprocesses, sizeof *procs, cmp_process_name);
@@ -589,17 +657,18 @@ int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errl
             run->processes[i] = procs[i].pub;
             run->processes[i].internal = &procs[i];
         }
-        if (!run->processes) {
-            rc = rc ? rc : DETSHIM_ERR_NOMEM;
-            run->processes = NULL;
-        }
+        if (!run->processes)
+            rc = DETSHIM_ERR_NOMEM;
     }
     if (rc != 0) {
         if (rc == DETSHIM_ERR_NOMEM && !err[0])
             snprintf(err, errlen, "%s: out of memory", path);
         free_procs(procs, nfiles);
-        if (run)
+        free_unreadable(bad, nbad);
+        if (run) {
             free(run->processes);
+            free_unreadable(run->unreadable, run->nunreadable);
+        }
         free(run);
         return rc;
     }
@@ -623,24 +692,38 @@ int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errl
     return 0;
 }
 
+/* Frees what one process state owns and zeroes it, for reuse. */
+static void free_proc(struct proc_private *pp)
+{
+    for (int t = 0; t < pp->pub.nthreads; t++)
+        free(pp->pub.threads[t].records);
+    free(pp->pub.threads);
+    free(pp->pub.fields);
+    free(pp->pub.path);
+    free(pp->sites);
+    free(pp->file);
+    while (pp->arena) {
+        struct arena_chunk *next = pp->arena->next;
+        free(pp->arena);
+        pp->arena = next;
+    }
+    memset(pp, 0, sizeof *pp);
+}
+
 static void free_procs(struct proc_private *procs, int n)
 {
-    for (int i = 0; procs && i < n; i++) {
-        struct proc_private *pp = &procs[i];
-        for (int t = 0; t < pp->pub.nthreads; t++)
-            free(pp->pub.threads[t].records);
-        free(pp->pub.threads);
-        free(pp->pub.fields);
-        free(pp->pub.path);
-        free(pp->sites);
-        free(pp->file);
-        while (pp->arena) {
-            struct arena_chunk *next = pp->arena->next;
-            free(pp->arena);
-            pp->arena = next;
-        }
-    }
+    for (int i = 0; procs && i < n; i++)
+        free_proc(&procs[i]);
     free(procs);
+}
+
+static void free_unreadable(detshim_unreadable *u, int n)
+{
+    for (int i = 0; u && i < n; i++) {
+        free(u[i].path);
+        free(u[i].name);
+    }
+    free(u);
 }
 
 void detshim_run_free(detshim_run *run)
@@ -650,6 +733,7 @@ void detshim_run_free(detshim_run *run)
     /* All processes' private states are one array: the first one's. */
     free_procs(run->nprocesses ? run->processes[0].internal : NULL, run->nprocesses);
     free(run->processes);
+    free_unreadable(run->unreadable, run->nunreadable);
     free(run);
 }
 

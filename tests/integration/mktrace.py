@@ -424,6 +424,19 @@ def make_all(out):
 
     # A process present in one run only; a header field that differs.
     case(out, "missing_process", base(), base(variant=lambda t: t.pop(1)))
+    # B started six more children (main.f21 ... main.f26); in the other
+    # pair each run started a child the other did not.
+    def children(names):
+        def add(traces):
+            for n in names:
+                t = Trace(n, pid=200)
+                t.add(0, ddot(n))
+                traces.append(t)
+        return add
+    case(out, "more_processes", base(),
+         base(variant=children(["main.f%d" % i for i in range(21, 27)])))
+    case(out, "other_processes", base(variant=children(["main.f3"])),
+         base(variant=children(["main.f4", "main.f5"])))
     case(out, "policy", base(), base(variant=lambda t: [x.set_field(F_POLICY_DIGEST, b"0" * 64) for x in t]))
 
     # --all: records 1 and 3 differ.

@@ -203,7 +203,7 @@ expect_json "[x['index'] for x in d['divergences']] == [1, 3]"
 case=extra
 pair
 expect_rc 1
-expect_out "extra calls: run B's thread 0 makes 2 more calls after 6 records"
+expect_out "extra calls: run B made 2 more calls after record 5 (thread 0); run A's thread 0 ends there"
 expect_out "run B continues with: seq 6 dgemm_"
 expect_out "last matching record: seq 5 dgemm_"
 pair --json
@@ -239,10 +239,25 @@ expect_out "1 difference"
 case=missing_process
 pair
 expect_rc 1
-expect_out "run B has no process main.f1"
+expect_out "run A started 1 more process (main.f1)"
 run_dd "$TR/$case/b" "$TR/$case/a"
 expect_rc 1
-expect_out "run A has no process main.f1"
+expect_out "run B started 1 more process (main.f1)"
+
+case=more_processes
+pair
+expect_rc 1
+expect_out "run B started 6 more processes (main.f21 ... main.f26)"
+expect_out "  process main.f23: run B's file $TR/$case/b/main.f23.dtrace, 1 record in 1 thread"
+expect_out "diverged: 6 of 8 processes differ, 6 differences"
+expect_no_out "run A started"
+pair --json
+expect_json "[x['process'] for x in d['divergences'] if x['kind'] == 'missing_process' and x['present_in'] == 'b'] == ['main.f%d' % i for i in range(21, 27)]"
+case=other_processes
+pair
+expect_rc 1
+expect_out "run A started 1 process that run B did not (main.f3)"
+expect_out "run B started 2 processes that run A did not (main.f4, main.f5)"
 
 case=policy
 pair
@@ -317,12 +332,15 @@ done
 run_dd "$B/good.dtrace" "$B/header_only.dtrace"
 expect_rc 1
 expect_out "no thread matching run A's thread 0"
-run_dd "$B/mixed1" "$B/good.dtrace"
-expect_rc 2
-expect_error "not a detshim trace"
-run_dd "$B/mixed2" "$B/good.dtrace"
-expect_rc 2
-expect_error "not a detshim trace"
+# A directory's file that is not a trace is reported by name and compared
+# with nothing; the rest of the run is still compared.
+for sub in mixed1 mixed2; do
+    run_dd "$B/$sub" "$B/good.dtrace"
+    expect_rc 1
+    expect_out "run A holds 1 file named like a trace that is not one"
+    expect_out "$B/$sub/$(ls "$B/$sub" | grep -v '^main'): not a detshim trace (no DETSHIMT magic); run B has no process"
+    expect_out "diverged: 0 of 1 process differ, 1 unreadable file, 1 difference"
+done
 run_dd "$B/emptydir" "$B/good.dtrace"
 expect_rc 2
 expect_error "$B/emptydir: no trace files"
@@ -341,6 +359,58 @@ expect_json "d['result'] == 'error' and 'not a detshim trace' in d['error']"
 run_dd --root "$B/good.dtrace"
 expect_rc 0
 expect_out "$(cat "$B/good.root")"
+
+# ---- files planted in a run directory -----------------------------------
+# One that no process of the other run stands for: named, never taken for
+# identical, the other processes still compared; --root warns, exits 1.
+P=$T/planted
+mkdir -p "$P"
+cp -r "$TR/identical/a" "$P/a"
+cp -r "$TR/identical/a" "$P/b"
+: > "$P/b/main.f3.dtrace"
+run_dd "$P/a" "$P/b"
+expect_rc 1
+expect_out "$P/b/main.f3.dtrace: empty file, no detshim header (planted, or its process died before writing one?); run A has no process main.f3 to compare it with"
+expect_out "diverged: 0 of 2 processes differ, 1 unreadable file, 1 difference"
+run_dd --json "$P/a" "$P/b"
+expect_rc 1
+expect_json "d['result'] == 'diverged' and [(x['kind'], x['process'], x['present_in'], x['file_b'], x['reason'][:len(x['file_b']) + 12]) for x in d['divergences']] == [('unreadable_file', 'main.f3', 'b', '$P/b/main.f3.dtrace', '$P/b/main.f3.dtrace: empty file')]"
+run_dd --root "$P/b"
+expect_rc 1
+expect_out "$(cat "$TR/identical/root_a")"
+checks=$((checks + 1))
+grep -q "^detdiff: warning: $P/b/main.f3.dtrace: empty file.*do not publish it$" "$T/err" ||
+    fail "--root does not warn about the planted file"
+run_dd --show "$P/b"
+expect_rc 0
+expect_out "not read: $P/b/main.f3.dtrace: empty file"
+# A FIFO under a trace file's name is refused without hanging detdiff.
+rm "$P/b/main.f3.dtrace"
+mkfifo "$P/b/main.f3.dtrace"
+what="detdiff on a planted FIFO"
+timeout 20 "$DETDIFF" "$P/a" "$P/b" >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 1
+expect_out "$P/b/main.f3.dtrace: cannot read: not a regular file"
+rm "$P/b/main.f3.dtrace"
+# One that stands for a process the other run has: trouble, by name.
+: > "$P/b/main.f1.dtrace"
+run_dd "$P/a" "$P/b"
+expect_rc 2
+expect_error "$P/b/main.f1.dtrace: empty file, no detshim header (planted, or its process died before writing one?); run A has a process main.f1 too, so the runs cannot be compared"
+run_dd --json "$P/a" "$P/b"
+expect_rc 2
+expect_error "main.f1.dtrace: empty file"
+: > "$P/a/main.f1.dtrace"
+run_dd "$P/a" "$P/b"
+expect_rc 2
+expect_error "run B has a file for main.f1 too"
+# A directory with no readable trace at all is not a run.
+mkdir "$P/none"
+: > "$P/none/main.dtrace"
+run_dd --root "$P/none"
+expect_rc 2
+expect_error "$P/none/main.dtrace: empty file, no detshim header (planted, or its process died before writing one?) (no file of $P/none is a readable trace)"
 
 # ---- usage --------------------------------------------------------------
 run_dd

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: venv
 # The frameworks most users run, from PyPI (build/venv): an unmodified,
 # unseeded Keras model on tensorflow-cpu under `detrun -p tensorflow`, and
 # an unseeded JAX training under `-p jax`. Plain runs differ; under the

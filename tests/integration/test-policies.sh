@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: venv
 # Framework policies on unmodified, unseeded programs: PyTorch under
 # `detrun -p pytorch` (DataLoader with shuffle and two workers, dropout,
 # Adam) and numpy under `-p numpy` give the same weights hash run to run

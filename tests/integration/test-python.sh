@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: venv
 # numpy and PyTorch from Debian, and numpy 2.x from PyPI (whose bundled
 # OpenBLAS exports scipy_-prefixed, 64_-suffixed names), traced twice:
 # identical traces, unchanged results, and the BLAS calls really traced.

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "detshim.h"
-#include "detshim/diff.h"
+#include "diff.h"
 #include "detshim/trace_format.h"
 
 /* ---- building runs in memory --------------------------------------- */
@@ -504,6 +504,60 @@ static void test_process_in_one_run_only_is_missing_process(void **state)
     diff_result_free(&r);
 }
 
+static detshim_unreadable planted = { "runB/main.f3.dtrace", "main.f3", DETSHIM_ERR_FORMAT,
+                                       "runB/main.f3.dtrace: empty file" };
+
+static void test_unreadable_file_with_no_partner_is_a_difference(void **state)
+{
+    (void)state;
+    detshim_thread t = make_thread(0, base, 4);
+    detshim_process p = make_process("main", &t, 1);
+    detshim_run ra = make_run(&p, 1), rb = make_run(&p, 1);
+    rb.nunreadable = 1;
+    rb.unreadable = &planted;
+    struct diff_result r = compare(&ra, &rb, 0);
+    assert_int_equal(r.nitems, 1);
+    assert_int_equal(r.items[0].kind, DIFF_UNREADABLE);
+    assert_int_equal(r.items[0].side, DIFF_SIDE_B);
+    assert_ptr_equal(r.items[0].file, &planted);
+    assert_false(r.items[0].compared);
+    assert_null(r.items[0].pa);
+    assert_int_equal(r.nprocesses, 1);
+    diff_result_free(&r);
+}
+
+static void test_unreadable_file_standing_for_a_process_of_the_other_run_must_be_compared(
+    void **state)
+{
+    (void)state;
+    detshim_thread t = make_thread(0, base, 4);
+    detshim_process p[2] = { make_process("main", &t, 1), make_process("main.f3", &t, 1) };
+    detshim_run ra = make_run(p, 2), rb = make_run(p, 1);
+    rb.nunreadable = 1;
+    rb.unreadable = &planted;
+    struct diff_result r = compare(&ra, &rb, 0);
+    /* One item, the file's: main.f3 is not also a missing process. */
+    assert_int_equal(r.nitems, 1);
+    assert_int_equal(r.items[0].kind, DIFF_UNREADABLE);
+    assert_true(r.items[0].compared);
+    assert_string_equal(r.items[0].pa->name, "main.f3");
+    diff_result_free(&r);
+}
+
+static void test_unreadable_files_of_one_name_in_both_runs_must_be_compared(void **state)
+{
+    (void)state;
+    detshim_run ra = make_run(NULL, 0), rb = make_run(NULL, 0);
+    ra.nunreadable = rb.nunreadable = 1;
+    ra.unreadable = rb.unreadable = &planted;
+    struct diff_result r = compare(&ra, &rb, 0);
+    assert_int_equal(r.nitems, 2);
+    assert_true(r.items[0].compared && r.items[1].compared);
+    assert_int_equal(r.items[0].side, DIFF_SIDE_A);
+    assert_int_equal(r.items[1].side, DIFF_SIDE_B);
+    diff_result_free(&r);
+}
+
 static void test_processes_pair_by_name_not_position(void **state)
 {
     (void)state;
@@ -699,6 +753,9 @@ int main(void)
         T(test_shorter_stream_in_truncated_file_is_truncated),
         T(test_truncated_file_with_equal_records_still_diverges),
         T(test_process_in_one_run_only_is_missing_process),
+        T(test_unreadable_file_with_no_partner_is_a_difference),
+        T(test_unreadable_file_standing_for_a_process_of_the_other_run_must_be_compared),
+        T(test_unreadable_files_of_one_name_in_both_runs_must_be_compared),
         T(test_processes_pair_by_name_not_position),
         T(test_header_difference_comes_before_records),
         T(test_header_field_missing_on_one_side),

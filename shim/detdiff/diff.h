@@ -25,6 +25,7 @@ enum diff_kind {
     DIFF_EXTRA_CALLS,     /* a stream ends early in a complete file */
     DIFF_DAMAGED,         /* a file is cut short or inconsistent */
     DIFF_ROOT,            /* records agree but the recomputed roots do not */
+    DIFF_UNREADABLE,      /* a file named like a trace is not a readable one */
 };
 
 /* Which run an item speaks about, where it speaks about one side. */
@@ -32,9 +33,10 @@ enum diff_side { DIFF_SIDE_A = 0, DIFF_SIDE_B = 1 };
 
 struct diff_item {
     enum diff_kind kind;
-    enum diff_side side; /* MISSING_*: the run that has it; TRUNCATED and
-                          * EXTRA_CALLS: the run whose stream is shorter;
-                          * DAMAGED: the run whose file is damaged */
+    enum diff_side side; /* MISSING_* and UNREADABLE: the run that has it;
+                          * TRUNCATED and EXTRA_CALLS: the run whose stream
+                          * is shorter; DAMAGED: the run whose file is
+                          * damaged */
     const detshim_process *pa, *pb; /* NULL for the side that lacks it */
     const detshim_thread *ta, *tb;  /* NULL for process-level items */
     size_t index;                   /* record index in both streams */
@@ -44,6 +46,10 @@ struct diff_item {
     size_t extra;   /* EXTRA_CALLS/TRUNCATED: records the longer stream has
                      * from `index` on */
     uint16_t field; /* HEADER: the field key */
+    const detshim_unreadable *file; /* UNREADABLE: the file; pa or pb is the
+                                     * other run's process of its name */
+    int compared;   /* UNREADABLE: the other run has a process or a file of
+                     * that name, so the runs cannot be compared without it */
 };
 
 struct diff_result {
@@ -59,7 +65,12 @@ struct diff_options {
 };
 
 /* Compares run `a` with run `b` and appends one item per difference to
- * `out`, which must be zeroed; items are grouped by process, in name order.
+ * `out`, which must be zeroed; items are grouped by process, in name order,
+ * then one UNREADABLE item per unreadable file (A's, then B's). A file that
+ * is not a readable trace is a difference: it may stand for a process of
+ * that run whose trace was cut before its header, so the runs are never
+ * called identical with it. A process whose partner's file is unreadable
+ * is reported by that file's item, not as a missing process.
  * Returns 0 (identical iff out->nitems == 0) or DETSHIM_ERR_NOMEM, in which
  * case `out` holds what was found so far. Free with diff_result_free. */
 int diff_runs(const detshim_run *a, const detshim_run *b,
@@ -114,6 +125,11 @@ const char *diff_field_name(uint16_t key);
 /* The first field of `p` with `key` that is compared (not
  * TRACE_FIELD_INFO), or NULL. */
 const detshim_field *diff_compared_field(const detshim_process *p, uint16_t key);
+
+/* 1 if p's trace says the audit module (LD_AUDIT) was loaded, 0 if it
+ * says it was not, -1 if it does not say (a trace from before the field
+ * existed, or p NULL). */
+int diff_ran_audited(const detshim_process *p);
 
 /* Number of records in a process (all threads). */
 size_t diff_process_records(const detshim_process *p);

@@ -1,0 +1,102 @@
+/* detdiff --show: one run (a trace directory or file) printed readably,
+ * process by process and record by record, with every header field, for a
+ * person looking at what was recorded. Strings are escaped as in text.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "detdiff.h"
+
+static void show_record(FILE *f, const detshim_process *p, const detshim_record *r)
+{
+    fprintf(f, "    %" PRIu64 " ", r->seq);
+    text_put(f, r->api);
+    text_params(f, r);
+    fputs(" |", f);
+    if (diff_noperands(r) == 0)
+        fputs(" (no operands)", f);
+    for (int i = 0; i < diff_noperands(r); i++) {
+        const detshim_operand *o = &r->operands[i];
+        char hex[33];
+        digest_hex(o->digest, hex);
+        fputc(' ', f);
+        text_put(f, o->name);
+        fprintf(f, ":%s:%" PRIu64 "x%u:%.8s", role_name(o->role), o->count, o->elem_size, hex);
+    }
+    fputs(" |", f);
+    if (diff_nnotes(r) == 0)
+        fputs(" (no notes)", f);
+    for (int i = 0; i < diff_nnotes(r); i++) {
+        fputc(' ', f);
+        text_put(f, r->notes[i].key);
+        fputc('=', f);
+        text_put(f, r->notes[i].value);
+    }
+    fputs(" | ", f);
+    if (diff_nframes(r) == 0)
+        fputs("(no call site)", f);
+    else
+        text_frame(f, p, &r->frames[0]);
+    fputc('\n', f);
+}
+
+static void show_process(FILE *f, const detshim_process *p)
+{
+    char hex[65];
+    fputs("process ", f);
+    text_put(f, pname(p));
+    fputs(" (", f);
+    text_put(f, p->path);
+    fprintf(f, ", %" PRIu64 " bytes)\n", p->file_bytes);
+    for (int i = 0; i < p->nfields; i++) {
+        const detshim_field *fd = &p->fields[i];
+        fputs("  ", f);
+        if (diff_field_name(fd->key))
+            fputs(diff_field_name(fd->key), f);
+        else
+            fprintf(f, "field %u", fd->key);
+        fputs(" = ", f);
+        text_put_n(f, fd->value, fd->value ? fd->len : 0, SIZE_MAX);
+        fputs(fd->flags & TRACE_FIELD_INFO ? " (informational)\n" : "\n", f);
+    }
+    detshim_hex32(p->root, hex);
+    fprintf(f, "  root %s\n", hex);
+    if (p->truncated) {
+        fprintf(f, "  truncated: %" PRIu64 " of %" PRIu64 " bytes are whole frames", p->valid_bytes,
+                p->file_bytes);
+        if (p->trouble[0]) {
+            fputs(" (", f);
+            text_put_n(f, p->trouble, strnlen(p->trouble, sizeof p->trouble), sizeof p->trouble);
+            fputc(')', f);
+        }
+        fputc('\n', f);
+    }
+    for (int t = 0; t < p->nthreads; t++) {
+        const detshim_thread *th = &p->threads[t];
+        detshim_hex32(th->head, hex);
+        fprintf(f, "  thread " THREAD_FMT ": %zu record%s, head %.16s, end frame: %s\n",
+                THREAD_ARGS(th->index), th->nrecords, plural(th->nrecords), hex,
+                !th->end_seen ? "none" : th->end_matches ? "matches" : "DOES NOT MATCH");
+        for (size_t i = 0; i < th->nrecords; i++)
+            show_record(f, p, &th->records[i]);
+    }
+}
+
+void show_run(FILE *f, const char *path, const detshim_run *run)
+{
+    char hex[65];
+    detshim_hex32(run->root, hex);
+    fputs("run ", f);
+    text_put(f, path);
+    fprintf(f, ": %d process%s, root %s\n", run->nprocesses, run->nprocesses == 1 ? "" : "es",
+            hex);
+    for (int i = 0; i < run->nprocesses; i++)
+        show_process(f, &run->processes[i]);
+    for (int i = 0; i < run->nunreadable; i++) {
+        fputs("not read: ", f);
+        text_put(f, run->unreadable[i].reason);
+        fputc('\n', f);
+    }
+}
+
