@@ -104,4 +104,12 @@ int resolve_audit_active(void);
 /* Directory holding libdetshim.so (no trailing slash). */
 const char *resolve_self_dir(void);
 
+/* The environment, bypassing a program's own getenv/setenv (bash exports
+ * both; core/environ.c). core_getenv returns the value in the environ
+ * array, or NULL; core_setenv overwrites with glibc's setenv and returns
+ * its result (0, or -1 with errno). Every read and write of the shim goes
+ * through these. */
+const char *core_getenv(const char *name);
+int core_setenv(const char *name, const char *value);
+
 #endif

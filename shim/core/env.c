@@ -83,7 +83,7 @@ static void join(char *dst, const char *a, char sep, const char *b)
  * NULL if the user set none. */
 static const char *user_value(const char *name, char *buf, size_t len)
 {
-    const char *list = getenv("DETSHIM_USER_ENV");
+    const char *list = core_getenv("DETSHIM_USER_ENV");
     size_t n = strlen(name);
     for (const char *s = list ? list : ""; *s;) {
         const char *nl = strchr(s, '\n');
@@ -96,7 +96,7 @@ static const char *user_value(const char *name, char *buf, size_t len)
         }
         s += l + (nl != NULL);
     }
-    return getenv(name);
+    return core_getenv(name);
 }
 
 /* Sets e and records it; returns its setting, or NULL if it was left
@@ -161,7 +161,7 @@ static struct env_setting *apply_one(const struct policy_env *e)
     else if (s->origin == ENV_POLICY_LOWERED)
         core_log(LOG_INFO, "%s=default: this CPU cannot run the policy's %s (%s)", e->name,
                  e->value, e->where);
-    setenv(e->name, s->value, 1);
+    core_setenv(e->name, s->value);
     return s;
 }
 
@@ -170,7 +170,7 @@ static struct env_setting *apply_one(const struct policy_env *e)
 static void note_watched(void)
 {
     for (size_t i = 0; i < NWATCHED; i++) {
-        const char *v = getenv(watched[i]);
+        const char *v = core_getenv(watched[i]);
         int pinned = 0;
         for (int j = 0; j < nsettings; j++)
             pinned |= strcmp(settings[j].name, watched[i]) == 0;

@@ -40,7 +40,7 @@ int core_once(struct core_once *o, void (*fn)(void))
 
 static void read_on_error(void)
 {
-    const char *v = getenv("DETSHIM_ON_ERROR");
+    const char *v = core_getenv("DETSHIM_ON_ERROR");
     if (!v || !*v || strcmp(v, "fail") == 0) {
         core_cfg.on_error = ON_ERROR_FAIL;
     } else if (strcmp(v, "warn") == 0) {
@@ -53,7 +53,7 @@ static void read_on_error(void)
 
 static void read_log_level(void)
 {
-    const char *v = getenv("DETSHIM_LOG");
+    const char *v = core_getenv("DETSHIM_LOG");
     core_cfg.log_level = LOG_QUIET;
     if (!v || !*v || strcmp(v, "quiet") == 0)
         return;
@@ -71,7 +71,7 @@ static const struct policy *loaded_policy;
 
 static void read_policy(void)
 {
-    const char *name = getenv("DETSHIM_POLICY");
+    const char *name = core_getenv("DETSHIM_POLICY");
     if (!name)
         name = "default";
     static struct policy p; /* large; start-up runs once */
@@ -100,7 +100,7 @@ static void read_policy(void)
 
 static void read_isa(void)
 {
-    const char *v = getenv("DETSHIM_ISA");
+    const char *v = core_getenv("DETSHIM_ISA");
     if (!v || !*v || strcmp(v, "auto") == 0)
         return;
     if (strcmp(v, "scalar") != 0 && strcmp(v, "avx2") != 0 && strcmp(v, "avx512") != 0) {
@@ -113,7 +113,7 @@ static void read_isa(void)
 
 static void read_seed(void)
 {
-    const char *v = getenv("DETSHIM_SEED");
+    const char *v = core_getenv("DETSHIM_SEED");
     if (!v || !*v)
         return;
     char *end;
@@ -142,7 +142,7 @@ static int mkdir_p(char *path)
 
 static void read_trace_dir(void)
 {
-    const char *v = getenv("DETSHIM_TRACE");
+    const char *v = core_getenv("DETSHIM_TRACE");
     if (!v || !*v)
         return;
     char cwd[PATH_MAX] = "";
@@ -168,7 +168,7 @@ static void read_trace_dir(void)
         return;
     }
     /* Children that chdir before exec must find the same directory. */
-    setenv("DETSHIM_TRACE", core_cfg.trace_dir, 1);
+    core_setenv("DETSHIM_TRACE", core_cfg.trace_dir);
     core_cfg.trace_on = 1;
 }
 
@@ -199,7 +199,7 @@ static void explain_and_exit(void)
     printf("[cuda] mode     %s\n", core_cfg.cuda_mode == CUDA_MODE_PINNED ? "pinned" : "passthrough");
     printf("[cuda] tf32     %s\n", core_cfg.cuda_tf32 == TF32_DENY ? "deny" : "allow");
     printf("[trace] frames  %d\n", core_cfg.trace_frames);
-    printf("[rng] seed      %llu%s\n", core_cfg.seed, getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
+    printf("[rng] seed      %llu%s\n", core_cfg.seed, core_getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
     printf("[rng] pin       %s\n", core_cfg.rng_pin == RNG_PIN_ALL ? "all" : "none");
     printf("[rng] exempt    libssl, libcrypto, libgnutls, libsodium%s%s\n",
            core_cfg.rng_exempt[0] ? ", " : "", core_cfg.rng_exempt);
@@ -221,7 +221,7 @@ static struct core_once core_init_once;
 void core_init(void)
 {
     core_once(&core_init_once, init_once);
-    const char *explain = getenv("DETSHIM_EXPLAIN");
+    const char *explain = core_getenv("DETSHIM_EXPLAIN");
     if (explain && strcmp(explain, "exports") == 0) {
         env_print_exports();
         fflush(stdout);

@@ -34,7 +34,7 @@ static const char *env_rank(void)
     static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
                                         "SLURM_PROCID" };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
+        const char *v = core_getenv(vars[i]);
         if (v && *v && strspn(v, "0123456789") == strlen(v) && strlen(v) < 12)
             return v;
     }
@@ -45,7 +45,7 @@ static void publish(void)
 {
     char v[320];
     snprintf(v, sizeof v, "%s:%ld:%s", lin.name, (long)getpid(), lin.rank);
-    setenv("DETSHIM_LINEAGE", v, 1);
+    core_setenv("DETSHIM_LINEAGE", v);
 }
 
 static void atfork_prepare(void)
@@ -67,7 +67,7 @@ static void atfork_child(void)
 void lineage_start(void)
 {
     snprintf(lin.rank, sizeof lin.rank, "%s", env_rank());
-    const char *v = getenv("DETSHIM_LINEAGE");
+    const char *v = core_getenv("DETSHIM_LINEAGE");
     char parent[256] = "", parent_rank[16] = "";
     long parent_pid = -1;
     const char *c1 = v ? strchr(v, ':') : NULL;
