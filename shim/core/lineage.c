@@ -1,15 +1,18 @@
 /* Process lineage (see lineage.h). A process learns its parent from
- * DETSHIM_LINEAGE = "<name>:<pid>:<rank>", which each process publishes for
- * its children:
+ * DETSHIM_LINEAGE = "<name>:<how>:<rank>", which each process publishes for
+ * its children with <how> empty, so what a child inherits is the same in
+ * every run (no pid: a program that prints or hashes its environment must
+ * not differ run to run). Only an exec through the shim's wrapper hands the
+ * new image <how> = "e<pid>", and that image republishes before its main.
  *   main | rank<N>   the first process (no parent under the shim), or the
  *                    first of a rank whose parent had another rank
  *   <parent>.f<k>    the k-th fork (pthread_atfork renames the child)
  *   <name>.e         the image a process exec'd into (same pid)
  *   <parent>.s<k>    a child spawned by vfork or posix_spawn, or by a
  *                    program that hands children its own copy of the
- *                    environment (shells, Python's os.environ): a new pid
- *                    with a parent's name. k starts at 1 and is provisional
- *                    until the trace settles it.
+ *                    environment (shells, Python's os.environ): a new
+ *                    process with a parent's name. k starts at 1 and is
+ *                    provisional until the trace settles it.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@ static struct {
     unsigned forks;        /* forks made so far, for the children's names */
     unsigned spawn_number; /* nonzero while provisional */
     int first;
+    pid_t pid; /* the process lin describes: a vfork child is another */
 } lin;
 
 static const char *env_rank(void)
@@ -44,7 +48,7 @@ static const char *env_rank(void)
 static void publish(void)
 {
     char v[320];
-    snprintf(v, sizeof v, "%s:%ld:%s", lin.name, (long)getpid(), lin.rank);
+    snprintf(v, sizeof v, "%s::%s", lin.name, lin.rank);
     core_setenv("DETSHIM_LINEAGE", v);
 }
 
@@ -61,6 +65,7 @@ static void atfork_child(void)
     lin.forks = 0;
     lin.spawn_number = 0;
     lin.first = 0;
+    lin.pid = getpid();
     publish();
 }
 
@@ -69,13 +74,14 @@ void lineage_start(void)
     snprintf(lin.rank, sizeof lin.rank, "%s", env_rank());
     const char *v = core_getenv("DETSHIM_LINEAGE");
     char parent[256] = "", parent_rank[16] = "";
-    long parent_pid = -1;
+    long exec_pid = -1; /* "e<pid>": the image before this one's exec */
     const char *c1 = v ? strchr(v, ':') : NULL;
     const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     if (c1 && c2 && (size_t)(c1 - v) < sizeof parent) { /* malformed: as absent */
         memcpy(parent, v, (size_t)(c1 - v));
         parent[c1 - v] = 0;
-        parent_pid = strtol(c1 + 1, NULL, 10);
+        if (c1[1] == 'e')
+            exec_pid = strtol(c1 + 2, NULL, 10);
         snprintf(parent_rank, sizeof parent_rank, "%s", c2 + 1);
     }
     if (!parent[0] || (lin.rank[0] && strcmp(lin.rank, parent_rank) != 0)) {
@@ -84,13 +90,14 @@ void lineage_start(void)
             snprintf(lin.name, sizeof lin.name, "rank%s", lin.rank);
         else
             snprintf(lin.name, sizeof lin.name, "main");
-    } else if (parent_pid == (long)getpid()) {
+    } else if (exec_pid == (long)getpid()) {
         snprintf(lin.name, sizeof lin.name, "%.250s.e", parent);
     } else {
         snprintf(lin.parent, sizeof lin.parent, "%s", parent);
         lin.spawn_number = 1;
         snprintf(lin.name, sizeof lin.name, "%.240s.s1", parent);
     }
+    lin.pid = getpid();
     publish();
     pthread_atfork(atfork_prepare, NULL, atfork_child);
 }
@@ -125,4 +132,53 @@ void lineage_settle(void)
 {
     lin.spawn_number = 0;
     publish();
+}
+
+/* Index of DETSHIM_LINEAGE in envp, or -1. */
+static int find_lineage(char *const envp[])
+{
+    static const char key[] = "DETSHIM_LINEAGE=";
+    for (int i = 0; envp && envp[i]; i++)
+        if (strncmp(envp[i], key, sizeof key - 1) == 0)
+            return i;
+    return -1;
+}
+
+char *const *lineage_exec_env(char *const envp[])
+{
+    /* A vfork child shares its parent's memory and must not allocate; its
+     * image is a new process, a spawn, as the unchanged variable says. */
+    if (lin.pid != getpid())
+        return envp;
+    int at = find_lineage(envp);
+    char own[320];
+    snprintf(own, sizeof own, "%s::%s", lin.name, lin.rank);
+    /* Only the environment this process published names it: a copy made
+     * earlier (Python's os.environ in a forked child) names the parent,
+     * and the new image is then that parent's spawn. */
+    if (at < 0 || strcmp(envp[at] + strlen("DETSHIM_LINEAGE="), own) != 0)
+        return envp;
+    int n = 0;
+    while (envp[n])
+        n++;
+    char **copy = malloc(((size_t)n + 1) * sizeof *copy);
+    char *marked = malloc(sizeof own + 64);
+    if (!copy || !marked) {
+        free(copy);
+        free(marked);
+        return envp;
+    }
+    snprintf(marked, sizeof own + 64, "DETSHIM_LINEAGE=%s:e%ld:%s", lin.name, (long)lin.pid,
+             lin.rank);
+    memcpy(copy, envp, ((size_t)n + 1) * sizeof *copy);
+    copy[at] = marked;
+    return copy;
+}
+
+void lineage_exec_env_free(char *const *env, char *const envp[])
+{
+    if (env == envp)
+        return;
+    free(env[find_lineage(env)]);
+    free((void *)env);
 }
