@@ -94,6 +94,9 @@ int trace_process_start(char *err, size_t errlen);
 /* Core start-up and, if DETSHIM_TRACE is set, trace start-up; once. */
 void trace_start(void);
 void trace_process_flush_all(void);
+/* The same before an exec: a call after it (the exec failed) marks the
+ * trace incomplete, whichever thread makes it. */
+void trace_process_flush_for_exec(void);
 /* Waits for every thread's pending records and writes them, closing
  * nothing: for the exit handler the cuda family registers once CUDA is up,
  * which runs before CUDA's own teardown (records pending when the driver

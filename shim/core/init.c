@@ -126,6 +126,9 @@ static void read_seed(void)
         core_cfg.seed = s;
 }
 
+/* Creates path and its missing parents. The trace directory itself is
+ * made 0700: its files' headers hold the command line, and no one else may
+ * add or replace a file in it (an existing one is checked in trace/dir.c). */
 static int mkdir_p(char *path)
 {
     for (char *p = path + 1; *p; p++) {
@@ -137,7 +140,7 @@ static int mkdir_p(char *path)
         if (rc != 0 && errno != EEXIST)
             return -1;
     }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static void read_trace_dir(void)
@@ -160,14 +163,19 @@ static void read_trace_dir(void)
         memcpy(core_cfg.trace_dir, v, strlen(v) + 1);
     else
         snprintf(core_cfg.trace_dir, sizeof core_cfg.trace_dir, "%.3000s/%.1000s", cwd, v);
-    struct stat sb;
-    if (mkdir_p(core_cfg.trace_dir) != 0 || stat(core_cfg.trace_dir, &sb) != 0 ||
-        !S_ISDIR(sb.st_mode) || access(core_cfg.trace_dir, W_OK | X_OK) != 0) {
+    struct stat sb = { 0 };
+    errno = 0;
+    if (mkdir_p(core_cfg.trace_dir) != 0 ||
+        (lstat(core_cfg.trace_dir, &sb) == 0 && !S_ISLNK(sb.st_mode) &&
+         (!S_ISDIR(sb.st_mode) || access(core_cfg.trace_dir, W_OK | X_OK) != 0))) {
         core_fail("the trace", "DETSHIM_TRACE=%s: cannot create or write that directory (%s); "
-                  "choose a writable directory", v, strerror(errno ? errno : EACCES));
+                  "choose a writable directory", v,
+                  strerror(S_ISDIR(sb.st_mode) || errno != EEXIST ? errno : ENOTDIR));
         return;
     }
-    /* Children that chdir before exec must find the same directory. */
+    /* Children that chdir before exec must find the same directory. A
+     * link, another user's directory or one others may write is refused
+     * when the trace starts (trace_dir_open). */
     core_setenv("DETSHIM_TRACE", core_cfg.trace_dir);
     core_cfg.trace_on = 1;
 }

@@ -2,7 +2,7 @@
  * records the old image still holds in memory would be lost: close its
  * trace first (the new image starts its own, named <name>.e). If exec
  * fails and returns, the old image goes on untraced, and says so at
- * DETSHIM_LOG=info. In a vfork child nothing is written: the trace belongs
+ * DETSHIM_LOG=info; a call it makes then marks its trace incomplete. In a vfork child nothing is written: the trace belongs
  * to the parent. The new image learns it is this process's exec from the
  * environment it is handed (lineage_exec_env), so the forms without an
  * envp run as their envp forms over environ. The variadic execl family is
@@ -21,7 +21,7 @@
 
 static void before_exec(void)
 {
-    trace_process_flush_all();
+    trace_process_flush_for_exec();
 }
 
 static int after_failed_exec(int rc)
