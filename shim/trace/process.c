@@ -299,7 +299,8 @@ static int open_file(void)
     }
     if (fd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
         char why[640];
-        snprintf(why, sizeof why, "cannot create %s: %s; not traced", name, strerror(errno));
+        snprintf(why, sizeof why, "cannot create %s: %s (%s); not traced", name, strerror(errno),
+                 strerrorname_np(errno));
         stop_tracing(why);
         return -1;
     }
@@ -330,8 +331,8 @@ static int open_file(void)
     struct stat sb;
     if (write_all(fd, start, len) != 0 || fstat(fd, &sb) != 0) {
         char why[640];
-        snprintf(why, sizeof why, "cannot write the header of %s: %s; not traced", name,
-                 strerror(errno));
+        snprintf(why, sizeof why, "cannot write the header of %s: %s (%s); not traced", name,
+                 strerror(errno), strerrorname_np(errno));
         close(fd);
         stop_tracing(why);
         return -1;
@@ -368,8 +369,8 @@ int trace_file_write(const void *data, size_t len)
     }
     if (write_all(fd, data, len) != 0) {
         char why[300];
-        snprintf(why, sizeof why, "cannot write: %s; tracing stopped there and the program "
-                 "goes on", strerror(errno));
+        snprintf(why, sizeof why, "cannot write: %s (%s); tracing stopped there and the "
+                 "program goes on", strerror(errno), strerrorname_np(errno));
         stop_tracing(why);
         return -1;
     }
