@@ -50,7 +50,6 @@ int core_ready(void);
  * thread that is running it), 0 if called from inside fn itself. */
 struct core_once {
     atomic_int state; /* 0 not run, 1 running, 2 done */
-    pthread_t owner;
 };
 int core_once(struct core_once *o, void (*fn)(void));
 

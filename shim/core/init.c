@@ -20,19 +20,32 @@
 
 struct core_config core_cfg = { .trace_frames = 4, .blas_threads = 1 };
 
+/* The onces this thread is running, innermost first: a caller that finds
+ * its once running asks whether it is inside it (fn reached an
+ * intercepted call) without reading another thread's state. */
+struct once_frame {
+    const struct core_once *o;
+    const struct once_frame *outer;
+};
+static _Thread_local const struct once_frame *running_here
+    __attribute__((tls_model("initial-exec")));
+
 int core_once(struct core_once *o, void (*fn)(void))
 {
     if (atomic_load_explicit(&o->state, memory_order_acquire) == 2)
         return 1;
     int expected = 0;
     if (atomic_compare_exchange_strong(&o->state, &expected, 1)) {
-        o->owner = pthread_self();
+        struct once_frame frame = { o, running_here };
+        running_here = &frame;
         fn();
+        running_here = frame.outer;
         atomic_store_explicit(&o->state, 2, memory_order_release);
         return 1;
     }
-    if (pthread_equal(o->owner, pthread_self()))
-        return 0; /* fn itself reached an intercepted call */
+    for (const struct once_frame *f = running_here; f; f = f->outer)
+        if (f->o == o)
+            return 0; /* fn itself reached an intercepted call */
     while (atomic_load_explicit(&o->state, memory_order_acquire) != 2)
         sched_yield();
     return 1;
