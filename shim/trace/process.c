@@ -391,17 +391,18 @@ static void atfork_child(void)
 {
     pthread_mutex_init(&trace_proc.lock, NULL);
     atomic_store(&lock_owner, 0);
-    if (!atomic_load(&trace_proc.on))
-        return;
-    trace_proc.pid = getpid();
+    /* The parent's file stays the parent's: nothing here may mark it. */
     int fd = atomic_load(&trace_proc.fd);
     if (fd_is_ours(fd))
-        close(fd); /* the parent's file stays the parent's */
+        close(fd);
     atomic_store(&trace_proc.fd, -1);
     atomic_store(&trace_proc.closing, 0);
-    atomic_store(&stopped, 0);
     atomic_store(&marked, 0);
     atomic_store(&closer, 0);
+    if (!atomic_load(&trace_proc.on))
+        return; /* a parent not tracing (stopped, or closed) has an untraced child */
+    trace_proc.pid = getpid();
+    atomic_store(&stopped, 0);
     trace_threads_reset_after_fork();
 }
 
