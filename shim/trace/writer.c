@@ -573,11 +573,15 @@ void trace_rec_commit(struct trace_rec *r)
 
 void trace_drain_pending(void)
 {
-    if (!trace_proc.on || trace_proc.pid != getpid())
+    if (!atomic_load(&trace_proc.on) || trace_proc.pid != getpid())
         return;
+    /* An exit handler: it may run in a signal handler that interrupted
+     * this thread inside the shim. A buffer it cannot have is left to the
+     * exit flush, which marks the trace incomplete. */
     struct thread_buf *list = atomic_load(&trace_proc.threads);
     for (struct thread_buf *tb = list; tb; tb = tb->next) {
-        buf_lock(tb);
+        if (buf_lock_at_exit(tb) != 0)
+            continue;
         if (!tb->finished)
             pending_write(tb, 1);
         buf_unlock(tb);
