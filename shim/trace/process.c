@@ -377,14 +377,19 @@ int trace_file_write(const void *data, size_t len)
     return 0;
 }
 
+/* Through trace_proc_lock, so that a signal landing inside fork() whose
+ * handler exits finds this thread named as the holder and waits not. */
+static int fork_locked; /* prepare got the lock (it may not, once closing) */
+
 static void atfork_prepare(void)
 {
-    pthread_mutex_lock(&trace_proc.lock);
+    fork_locked = trace_proc_lock() == 0;
 }
 
 static void atfork_parent(void)
 {
-    pthread_mutex_unlock(&trace_proc.lock);
+    if (fork_locked)
+        trace_proc_unlock();
 }
 
 static void atfork_child(void)

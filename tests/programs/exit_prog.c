@@ -1,7 +1,8 @@
 /* Ways a traced program ends while the shim is busy, for test-exit.sh:
  *   exit_prog sigterm N          N ddot calls (0: until a signal), with a
- *                                SIGTERM handler that calls exit(3); prints
- *                                "done" if it gets through them all
+ *                                SIGTERM handler that calls exit(3); says
+ *                                "ready" on stderr after 1000, "done" on
+ *                                stdout if it gets through them all
  *   exit_prog threads T MS FILE  T threads calling ddot without end, each
  *                                counting its returned calls in FILE
  *                                (T x u64, mapped shared); the main thread
@@ -50,8 +51,13 @@ int main(int argc, char **argv)
         signal(SIGTERM, on_term);
         long n = atol(argv[2]);
         double s = 0;
-        for (long i = 0; n == 0 || i < n; i++)
+        for (long i = 0; n == 0 || i < n; i++) {
             s += cblas_ddot(64, x, 1, y, 1);
+            if (i == 1000) { /* the handler is set and the trace open */
+                fputs("ready\n", stderr);
+                fflush(stderr);
+            }
+        }
         printf("done %.17g\n", s);
         return 0;
     }
