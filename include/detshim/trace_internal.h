@@ -73,10 +73,14 @@ void trace_incomplete(const char *why);
  * after the program's own work). */
 void trace_late_record(void);
 /* dir.c: opens and checks the trace directory (0, or -1 and err); creates
- * a trace file in it (the fd, or -1 and errno); lists it (NULL on error). */
+ * trace file `name` in it, 0600, holding `head` from the moment it has its
+ * name (the fd, or -1 and errno: EEXIST when the name is taken); lists it
+ * (NULL on error); writes all of data (0, or -1 and errno, EIO for a write
+ * that wrote nothing). */
 int trace_dir_open(const char *path, char *err, size_t errlen);
-int trace_dir_create(const char *name);
+int trace_dir_create(const char *name, const void *head, size_t len);
 DIR *trace_dir_list(void);
+int trace_write_all(int fd, const void *data, size_t len);
 /* callsite.c: fills frames (innermost first, our own skipped) and emits
  * SITE frames for addresses this thread has not described yet. */
 int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max);

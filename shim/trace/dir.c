@@ -73,12 +73,60 @@ static int dir_current(void)
     return -1;
 }
 
-int trace_dir_create(const char *name)
+int trace_write_all(int fd, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Creates name with O_EXCL|O_NOFOLLOW and writes head into it. */
+static int create_by_name(int dir, const char *name, const void *head, size_t len)
+{
+    int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 && trace_write_all(fd, head, len) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int trace_dir_create(const char *name, const void *head, size_t len)
 {
     int dir = dir_current();
     if (dir < 0)
         return -1;
-    return openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* Written unnamed, then linked under its name (which never replaces
+     * anything, a link included): a process killed meanwhile leaves no
+     * empty or half-headed file for detdiff to stumble on. */
+    int fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL
+                   ? create_by_name(dir, name, head, len)
+                   : -1;
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    if (trace_write_all(fd, head, len) == 0 &&
+        linkat(AT_FDCWD, self, dir, name, AT_SYMLINK_FOLLOW) == 0)
+        return fd;
+    int e = errno;
+    close(fd);
+    errno = e;
+    /* Without /proc the unnamed file cannot be linked: by name, then. */
+    return e == ENOENT ? create_by_name(dir, name, head, len) : -1;
 }
 
 DIR *trace_dir_list(void)

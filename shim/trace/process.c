@@ -211,26 +211,6 @@ void trace_proc_unlock(void)
     pthread_mutex_unlock(&trace_proc.lock);
 }
 
-/* Writes all of data; returns 0, or -1 with errno (EIO for a write that
- * wrote nothing and gave no error). */
-static int write_all(int fd, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = EIO;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void write_incomplete_frame(int fd, const char *why)
 {
     uint8_t frame[TRACE_FRAME_HEADER_LEN + TRACE_SPARE_LEN] = { 0 };
@@ -276,45 +256,13 @@ void trace_late_record(void)
                          "calls are not in the trace");
 }
 
-/* Creates the file, writes its header and SPARE frame, and publishes it.
- * Returns the fd, or -1 (tracing stopped or the program stopped). Caller
- * holds trace_proc.lock. */
-static int open_file(void)
+/* The file header and the SPARE frame, for lineage_name() as it is now;
+ * sets spare_off. Returns the length, in a static buffer at *out. */
+static size_t file_start(const uint8_t **out)
 {
-    char name[300];
-    int fd;
-    for (;;) {
-        snprintf(name, sizeof name, "%s%s", lineage_name(), TRACE_FILE_SUFFIX);
-        fd = trace_dir_create(name);
-        if (fd >= 0 || errno != EEXIST || !lineage_provisional())
-            break;
-        lineage_next_spawn_number(); /* a sibling took this number */
-    }
-    if (fd < 0 && errno == EEXIST) {
-        atomic_store(&trace_proc.on, 0);
-        core_fail("the trace", "cannot create trace file %s/%s: a file of that name is already "
-                  "there, not made by this run; use a new DETSHIM_TRACE directory",
-                  core_cfg.trace_dir, name);
-        return -1;
-    }
-    if (fd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
-        char why[640];
-        snprintf(why, sizeof why, "cannot create %s: %s (%s); not traced", name, strerror(errno),
-                 strerrorname_np(errno));
-        stop_tracing(why);
-        return -1;
-    }
-    if (fd < 0) {
-        atomic_store(&trace_proc.on, 0);
-        core_fail("the trace",
-                  "cannot create trace file %s/%s: %s; point DETSHIM_TRACE at a new, writable "
-                  "directory",
-                  core_cfg.trace_dir, name, strerror(errno));
-        return -1;
-    }
-    build_header();
     static uint8_t start[TRACE_FILE_HEADER_LEN + TRACE_MAX_HEADER + TRACE_FRAME_HEADER_LEN +
                          TRACE_SPARE_LEN];
+    build_header();
     memcpy(start, TRACE_MAGIC, TRACE_MAGIC_LEN);
     for (int i = 0; i < 4; i++) {
         start[8 + i] = (uint8_t)(TRACE_VERSION >> (8 * i));
@@ -327,14 +275,51 @@ static int open_file(void)
     trace_frame_header(spare, TRACE_FRAME_SPARE, 0, spare + TRACE_FRAME_HEADER_LEN,
                        TRACE_SPARE_LEN);
     spare_off = (off_t)len;
-    len += TRACE_FRAME_HEADER_LEN + TRACE_SPARE_LEN;
+    *out = start;
+    return len + TRACE_FRAME_HEADER_LEN + TRACE_SPARE_LEN;
+}
+
+/* Creates the file with its header and SPARE frame, and publishes it.
+ * Returns the fd, or -1 (tracing stopped or the program stopped). Caller
+ * holds trace_proc.lock. */
+static int open_file(void)
+{
+    char name[300];
+    int fd;
+    for (;;) {
+        snprintf(name, sizeof name, "%s%s", lineage_name(), TRACE_FILE_SUFFIX);
+        const uint8_t *start;
+        size_t len = file_start(&start);
+        fd = trace_dir_create(name, start, len);
+        if (fd >= 0 || errno != EEXIST || !lineage_provisional())
+            break;
+        lineage_next_spawn_number(); /* a sibling took this number */
+    }
     struct stat sb;
-    if (write_all(fd, start, len) != 0 || fstat(fd, &sb) != 0) {
-        char why[640];
-        snprintf(why, sizeof why, "cannot write the header of %s: %s (%s); not traced", name,
-                 strerror(errno), strerrorname_np(errno));
+    if (fd >= 0 && fstat(fd, &sb) != 0) {
         close(fd);
+        fd = -1;
+    }
+    if (fd < 0 && errno == EEXIST) {
+        atomic_store(&trace_proc.on, 0);
+        core_fail("the trace", "cannot create trace file %s/%s: a file of that name is already "
+                  "there, not made by this run; use a new DETSHIM_TRACE directory",
+                  core_cfg.trace_dir, name);
+        return -1;
+    }
+    if (fd < 0 && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO)) {
+        char why[640];
+        snprintf(why, sizeof why, "cannot create %s: %s (%s); not traced", name, strerror(errno),
+                 strerrorname_np(errno));
         stop_tracing(why);
+        return -1;
+    }
+    if (fd < 0) {
+        atomic_store(&trace_proc.on, 0);
+        core_fail("the trace",
+                  "cannot create trace file %s/%s: %s; point DETSHIM_TRACE at a new, writable "
+                  "directory",
+                  core_cfg.trace_dir, name, strerror(errno));
         return -1;
     }
     trace_dev = sb.st_dev;
@@ -367,7 +352,7 @@ int trace_file_write(const void *data, size_t len)
                   "its trace stops here", lineage_name(), core_cfg.trace_dir);
         return -1;
     }
-    if (write_all(fd, data, len) != 0) {
+    if (trace_write_all(fd, data, len) != 0) {
         char why[300];
         snprintf(why, sizeof why, "cannot write: %s (%s); tracing stopped there and the "
                  "program goes on", strerror(errno), strerrorname_np(errno));
