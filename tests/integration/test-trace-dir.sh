@@ -36,9 +36,11 @@ refused "a group-writable directory" "is writable by its group \\(mode 0770\\)" 
 # Another user's world-writable directory (its owner could replace the
 # trace after the run): needs a second uid, made here when we are root.
 other=detshim-other
+made_user=0
 if [ "$(id -u)" -ne 0 ]; then
     echo "   SKIP another user's directory: not root, cannot make a second uid (not counted)"
-elif ! id -u $other > /dev/null 2>&1 && ! useradd -M -r -s /usr/sbin/nologin $other 2> /dev/null; then
+elif ! id -u $other > /dev/null 2>&1 && ! { useradd -M -r -s /usr/sbin/nologin $other 2> /dev/null &&
+        made_user=1; }; then
     echo "   SKIP another user's directory: useradd failed (not counted)"
 else
     mkdir "$WORK/theirs"
@@ -50,6 +52,7 @@ else
     chmod 755 "$WORK/theirs"
     refused "another user's directory, even closed to others" "belongs to uid $(id -u $other)" \
         "$WORK/theirs"
+    [ $made_user = 0 ] || userdel $other
 fi
 
 # Planted files (by the same user: no one else can write here). The shell
