@@ -231,5 +231,5 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/detshim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/detshim.pc
 
 clean:
-	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
+	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/tsan $(B)/fakes $(B)/programs $(B)/bench \
 	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff $(B)/work
