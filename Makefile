@@ -146,6 +146,19 @@ $(B)/tests/test_cuda_digest: $(B)/fakes/libcuda.so.1
 $(B)/tests/test_cuda_digest: UNIT_EXTRA := -Wl,--no-as-needed $(B)/fakes/libcuda.so.1 \
     -Wl,-rpath,$(abspath $(B)/fakes)
 
+# The trace writer and core under ThreadSanitizer, for a stress test of
+# their own code (tests/unit/tsan_trace.c, run by test-tsan.sh, which
+# builds it and skips when no compiler here links -fsanitize=thread).
+TSAN_CC ?= $(firstword $(shell command -v clang 2>/dev/null) $(CC))
+TSAN_OBJ := $(patsubst %.c,$(B)/tsan/%.o,$(CORE_SRC) $(TRACE_SRC))
+$(B)/tsan/%.o: %.c $(wildcard include/*.h include/detshim/*.h)
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(CPPFLAGS) -O1 -g -fsanitize=thread $(SHIM_CFLAGS) -c -o $@ $<
+$(B)/tsan/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
+$(B)/tests/tsan_trace: tests/unit/tsan_trace.c $(TSAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(CPPFLAGS) -O1 -g -fsanitize=thread -std=c11 $(WARN) -o $@ $^ $(SHIM_LIBS)
+
 $(B)/fakes/lib%.so: tests/fakes/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -o $@ $< -lm
@@ -263,6 +276,6 @@ $(OBJ_DEPS):
 -include $(wildcard $(OBJ_DEPS) $(GEN_OBJ:.o=.d) $(B)/tests/*.d $(B)/programs/*.d)
 
 clean:
-	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
+	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/tsan $(B)/fakes $(B)/programs $(B)/bench \
 	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so* $(B)/detdiff \
 	    $(B)/work

@@ -69,7 +69,6 @@ int core_ready(void);
  * thread that is running it), 0 if called from inside fn itself. */
 struct core_once {
     atomic_int state; /* 0 not run, 1 running, 2 done */
-    pthread_t owner;
 };
 int core_once(struct core_once *o, void (*fn)(void));
 
@@ -126,5 +125,13 @@ unsigned long long resolve_loaded_generation(void);
 int resolve_audit_active(void);
 /* Directory holding libdetshim.so (no trailing slash). */
 const char *resolve_self_dir(void);
+
+/* The environment, bypassing a program's own getenv/setenv (bash exports
+ * both; core/environ.c). core_getenv returns the value in the environ
+ * array, or NULL; core_setenv overwrites with glibc's setenv and returns
+ * its result (0, or -1 with errno). Every read and write of the shim goes
+ * through these. */
+const char *core_getenv(const char *name);
+int core_setenv(const char *name, const char *value);
 
 #endif

@@ -20,5 +20,15 @@ const char *lineage_rank(void);
 int lineage_provisional(void);
 void lineage_next_spawn_number(void);
 void lineage_settle(void);
+/* The trace wrote this image's file under lineage_name(): an image it
+ * execs into must take another name. */
+void lineage_note_file(void);
+/* The environment to hand an exec'd image: envp itself, or, when envp
+ * holds this process's own DETSHIM_LINEAGE, a malloc'd copy marking the
+ * exec so the new image (same pid) is named <name>.e. A vfork child always
+ * gets envp. Release it with lineage_exec_env_free(env, envp) if exec
+ * returns. */
+char *const *lineage_exec_env(char *const envp[]);
+void lineage_exec_env_free(char *const *env, char *const envp[]);
 
 #endif

@@ -107,6 +107,9 @@ void trace_process_flush_all(void);
 void trace_on_exit(void (*fn)(void));
 /* 1 if any thread of this process has recorded something. */
 int trace_recorded_any(void);
+/* The same before an exec: a call after it (the exec failed) marks the
+ * trace incomplete, whichever thread makes it. */
+void trace_process_flush_for_exec(void);
 /* Waits for every thread's pending records and writes them, closing
  * nothing: for the exit handler the cuda family registers once CUDA is up,
  * which runs before CUDA's own teardown (records pending when the driver

@@ -39,6 +39,15 @@
  *                 Written once per frame address per thread; metadata only.
  *   THREAD_END    u64 record count, 32 bytes chain head.
  *   PROCESS_END   u32 thread count, 32 bytes process root.
+ *   SPARE         TRACE_SPARE_LEN zero bytes, written with the header: room
+ *                 already on disk, so that a writer that must stop early can
+ *                 say why even when the disk is full. Readers skip it.
+ *   INCOMPLETE    str reason, zero bytes to TRACE_SPARE_LEN: written over
+ *                 the SPARE frame (same offset, same length) when the writer
+ *                 stopped early or lost records: the disk was full, a write
+ *                 was short, a call came after the trace closed at exit, a
+ *                 thread was inside the shim when the process exited. The
+ *                 file is then not the whole process, whatever follows.
  *   str = u8 length, bytes (no terminator).
  *
  * Chain and roots (SHA-256):
@@ -130,7 +139,11 @@ enum trace_frame_type {
     TRACE_FRAME_SITE = 2,
     TRACE_FRAME_THREAD_END = 3,
     TRACE_FRAME_PROCESS_END = 4,
+    TRACE_FRAME_SPARE = 5,
+    TRACE_FRAME_INCOMPLETE = 6,
 };
+
+#define TRACE_SPARE_LEN 240u
 
 enum trace_param_type {
     TRACE_PARAM_INT = 1,

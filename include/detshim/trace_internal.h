@@ -1,9 +1,11 @@
 /* Private state shared by the trace writer's files (writer.c: records and
- * buffers; process.c: naming, the file, fork and exit; callsite.c: stacks).
+ * buffers; process.c: naming, the file, fork and exit; dir.c: the trace
+ * directory; callsite.c: stacks).
  */
 #ifndef DETSHIM_TRACE_INTERNAL_H
 #define DETSHIM_TRACE_INTERNAL_H
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -13,6 +15,8 @@
 
 #define TRACE_BUF_CAP (64u * 1024u)
 #define SITE_CACHE_SIZE 512 /* per thread, power of two */
+/* How long the exit flush waits for a lock another thread holds. */
+#define TRACE_EXIT_WAIT_MS 1000
 
 struct pending_rec; /* writer.c */
 
@@ -32,7 +36,8 @@ struct thread_buf {
     uint8_t *buf;
     size_t len;
     atomic_flag busy; /* owner while appending; the exit flusher */
-    int finished;
+    int finished;     /* closed: records after this are late (under busy) */
+    int gone;         /* its thread has exited (under busy) */
     /* FIFO of records waiting for deferred digests: npending from
      * pending_head, in a ring of TRACE_PENDING_MAX; NULL until needed. */
     struct pending_rec **pending;
@@ -42,25 +47,52 @@ struct thread_buf {
 };
 
 struct trace_process {
-    int on;             /* records are being taken */
+    atomic_int on;      /* records are being taken */
     pid_t pid;          /* the process the state belongs to */
-    int fd;             /* -1 until the first write */
+    atomic_int fd;      /* -1 until open; published after its identity */
+    atomic_int closing; /* the exit (or exec) flush has begun */
     uint32_t next_index;
     pthread_mutex_t lock; /* registry and file open; never on the hot path */
-    struct thread_buf *threads;
+    _Atomic(struct thread_buf *) threads; /* read without the lock at exit */
 };
 
 extern struct trace_process trace_proc;
 
 /* process.c */
 int trace_file_write(const void *data, size_t len); /* opens on first use */
+/* trace_proc.lock, taken without waiting forever once closing: returns 0
+ * holding it, or -1 (the holder is this very thread, interrupted by a
+ * signal whose handler exits, or it did not let go in time). */
+int trace_proc_lock(void);
+void trace_proc_unlock(void);
+/* Marks the trace incomplete (once: the first reason is kept) by writing
+ * an INCOMPLETE frame over the SPARE one, and says so in one line. */
+void trace_incomplete(const char *why);
+/* A record arrived after the trace closed: incomplete, unless it comes
+ * from the thread that closed it at exit (other libraries' destructors,
+ * after the program's own work). */
+void trace_late_record(void);
+/* dir.c: opens and checks the trace directory (0, or -1 and err); creates
+ * trace file `name` in it, 0600, holding `head` from the moment it has its
+ * name (the fd, or -1 and errno: EEXIST when the name is taken); lists it
+ * (NULL on error); writes all of data (0, or -1 and errno, EIO for a write
+ * that wrote nothing). */
+int trace_dir_open(const char *path, char *err, size_t errlen);
+int trace_dir_create(const char *name, const void *head, size_t len);
+DIR *trace_dir_list(void);
+int trace_write_all(int fd, const void *data, size_t len);
 /* callsite.c: fills frames (innermost first, our own skipped) and emits
  * SITE frames for addresses this thread has not described yet. */
 int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max);
 /* writer.c */
 void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload, uint32_t len);
 void trace_buf_flush(struct thread_buf *tb);
-void trace_thread_close(struct thread_buf *tb);
+void trace_thread_close(struct thread_buf *tb); /* by its thread, at its exit */
+/* Closes tb at process exit without freeing it; -1 if its buffer could not
+ * be had in time (its thread is inside the shim: interrupted by the
+ * exiting signal handler, or still running), when its records are left
+ * out. */
+int trace_thread_finish(struct thread_buf *tb);
 void trace_threads_reset_after_fork(void);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "detshim/core.h"
+#include "detshim/policy.h"
 
 const char core_never_pin_builtin[] =
     "ssh, ssh-keygen, ssh-agent, ssh-add, ssh-keyscan, sshd, scp, sftp, gpg, gpg2, "
@@ -89,6 +90,17 @@ void core_entropy_rule_read(const char *policy_list)
     }
     if (strncmp(base, "python", 6) != 0)
         return;
+    char hook[4096];
+    if (policy_hook_dir(resolve_self_dir(), hook, sizeof hook) != 0) {
+        core_cfg.entropy_rule = CORE_ENTROPY_REAL_NO_HOOK;
+        snprintf(core_cfg.entropy_rule_text, sizeof core_cfg.entropy_rule_text,
+                 "real: the Python start-up hook is not installed beside the library");
+        core_log(LOG_QUIET, "%s: the Python start-up hook (policies/python/sitecustomize.py) is "
+                 "not beside %s, so secrets cannot be told from training randomness and this "
+                 "process's entropy stays real (not reproducible); reinstall detshim", base,
+                 resolve_self_dir());
+        return;
+    }
     char flag = python_hook_blocker();
     if (!flag)
         return;

@@ -83,7 +83,7 @@ static void join(char *dst, const char *a, char sep, const char *b)
  * NULL if the user set none. */
 static const char *user_value(const char *name, char *buf, size_t len)
 {
-    const char *list = getenv("DETSHIM_USER_ENV");
+    const char *list = core_getenv("DETSHIM_USER_ENV");
     size_t n = strlen(name);
     for (const char *s = list ? list : ""; *s;) {
         const char *nl = strchr(s, '\n');
@@ -96,7 +96,7 @@ static const char *user_value(const char *name, char *buf, size_t len)
         }
         s += l + (nl != NULL);
     }
-    return getenv(name);
+    return core_getenv(name);
 }
 
 /* Sets e and records it; returns its setting, or NULL if it was left
@@ -162,7 +162,7 @@ static struct env_setting *apply_one(const struct policy_env *e)
     else if (s->origin == ENV_POLICY_LOWERED)
         core_log(LOG_INFO, "%s=default: this CPU cannot run the policy's %s (%s)", e->name,
                  e->value, e->where);
-    setenv(e->name, s->value, 1);
+    core_setenv(e->name, s->value);
     return s;
 }
 
@@ -171,7 +171,7 @@ static struct env_setting *apply_one(const struct policy_env *e)
 static void note_watched(void)
 {
     for (size_t i = 0; i < NWATCHED; i++) {
-        const char *v = getenv(watched[i]);
+        const char *v = core_getenv(watched[i]);
         int pinned = 0;
         for (int j = 0; j < nsettings; j++)
             pinned |= strcmp(settings[j].name, watched[i]) == 0;
@@ -204,10 +204,15 @@ void env_apply(const struct policy *p, const char *libdir, unsigned long long se
         const char *why = p->torch != TORCH_UNTOUCHED ? "[pytorch] deterministic"
                           : p->tf_seed_hook           ? "[tensorflow] deterministic"
                                                       : "the entropy rule";
+        int needed = p->torch != TORCH_UNTOUCHED || p->tf_seed_hook;
         if (policy_hook_dir(libdir, hook.value, sizeof hook.value) != 0) {
-            core_fail("the framework's deterministic switches",
-                      "the policy sets %s but the start-up hook policies/python/sitecustomize.py "
-                      "is not beside %s; reinstall detshim", why, libdir);
+            /* For the entropy rule alone, a Python without the hook keeps
+             * all its entropy real (core/entropy_rule.c) and says so. */
+            if (needed)
+                core_fail("the framework's deterministic switches",
+                          "the policy sets %s but the start-up hook "
+                          "policies/python/sitecustomize.py is not beside %s; reinstall detshim",
+                          why, libdir);
         } else {
             snprintf(hook.where, sizeof hook.where, "%s (its start-up hook)", why);
             struct env_setting *set = apply_one(&hook);

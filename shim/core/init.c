@@ -20,19 +20,32 @@
 
 struct core_config core_cfg = { .trace_frames = 4, .blas_threads = 1 };
 
+/* The onces this thread is running, innermost first: a caller that finds
+ * its once running asks whether it is inside it (fn reached an
+ * intercepted call) without reading another thread's state. */
+struct once_frame {
+    const struct core_once *o;
+    const struct once_frame *outer;
+};
+static _Thread_local const struct once_frame *running_here
+    __attribute__((tls_model("initial-exec")));
+
 int core_once(struct core_once *o, void (*fn)(void))
 {
     if (atomic_load_explicit(&o->state, memory_order_acquire) == 2)
         return 1;
     int expected = 0;
     if (atomic_compare_exchange_strong(&o->state, &expected, 1)) {
-        o->owner = pthread_self();
+        struct once_frame frame = { o, running_here };
+        running_here = &frame;
         fn();
+        running_here = frame.outer;
         atomic_store_explicit(&o->state, 2, memory_order_release);
         return 1;
     }
-    if (pthread_equal(o->owner, pthread_self()))
-        return 0; /* fn itself reached an intercepted call */
+    for (const struct once_frame *f = running_here; f; f = f->outer)
+        if (f->o == o)
+            return 0; /* fn itself reached an intercepted call */
     while (atomic_load_explicit(&o->state, memory_order_acquire) != 2)
         sched_yield();
     return 1;
@@ -40,7 +53,7 @@ int core_once(struct core_once *o, void (*fn)(void))
 
 static void read_on_error(void)
 {
-    const char *v = getenv("DETSHIM_ON_ERROR");
+    const char *v = core_getenv("DETSHIM_ON_ERROR");
     if (!v || !*v || strcmp(v, "fail") == 0) {
         core_cfg.on_error = ON_ERROR_FAIL;
     } else if (strcmp(v, "warn") == 0) {
@@ -53,7 +66,7 @@ static void read_on_error(void)
 
 static void read_log_level(void)
 {
-    const char *v = getenv("DETSHIM_LOG");
+    const char *v = core_getenv("DETSHIM_LOG");
     core_cfg.log_level = LOG_QUIET;
     if (!v || !*v || strcmp(v, "quiet") == 0)
         return;
@@ -71,7 +84,7 @@ static const struct policy *loaded_policy;
 
 static void read_policy(void)
 {
-    const char *name = getenv("DETSHIM_POLICY");
+    const char *name = core_getenv("DETSHIM_POLICY");
     if (!name)
         name = "default";
     static struct policy p; /* large; start-up runs once */
@@ -103,7 +116,7 @@ static void read_policy(void)
 
 static void read_isa(void)
 {
-    const char *v = getenv("DETSHIM_ISA");
+    const char *v = core_getenv("DETSHIM_ISA");
     if (!v || !*v || strcmp(v, "auto") == 0)
         return;
     if (strcmp(v, "scalar") != 0 && strcmp(v, "avx2") != 0 && strcmp(v, "avx512") != 0) {
@@ -116,7 +129,7 @@ static void read_isa(void)
 
 static void read_seed(void)
 {
-    const char *v = getenv("DETSHIM_SEED");
+    const char *v = core_getenv("DETSHIM_SEED");
     if (!v || !*v)
         return;
     char *end;
@@ -129,6 +142,9 @@ static void read_seed(void)
         core_cfg.seed = s;
 }
 
+/* Creates path and its missing parents. The trace directory itself is
+ * made 0700: its files' headers hold the command line, and no one else may
+ * add or replace a file in it (an existing one is checked in trace/dir.c). */
 static int mkdir_p(char *path)
 {
     for (char *p = path + 1; *p; p++) {
@@ -140,12 +156,12 @@ static int mkdir_p(char *path)
         if (rc != 0 && errno != EEXIST)
             return -1;
     }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static void read_trace_dir(void)
 {
-    const char *v = getenv("DETSHIM_TRACE");
+    const char *v = core_getenv("DETSHIM_TRACE");
     if (!v || !*v)
         return;
     char cwd[PATH_MAX] = "";
@@ -163,15 +179,20 @@ static void read_trace_dir(void)
         memcpy(core_cfg.trace_dir, v, strlen(v) + 1);
     else
         snprintf(core_cfg.trace_dir, sizeof core_cfg.trace_dir, "%.3000s/%.1000s", cwd, v);
-    struct stat sb;
-    if (mkdir_p(core_cfg.trace_dir) != 0 || stat(core_cfg.trace_dir, &sb) != 0 ||
-        !S_ISDIR(sb.st_mode) || access(core_cfg.trace_dir, W_OK | X_OK) != 0) {
+    struct stat sb = { 0 };
+    errno = 0;
+    if (mkdir_p(core_cfg.trace_dir) != 0 ||
+        (lstat(core_cfg.trace_dir, &sb) == 0 && !S_ISLNK(sb.st_mode) &&
+         (!S_ISDIR(sb.st_mode) || access(core_cfg.trace_dir, W_OK | X_OK) != 0))) {
         core_fail("the trace", "DETSHIM_TRACE=%s: cannot create or write that directory (%s); "
-                  "choose a writable directory", v, strerror(errno ? errno : EACCES));
+                  "choose a writable directory", v,
+                  strerror(S_ISDIR(sb.st_mode) || errno != EEXIST ? errno : ENOTDIR));
         return;
     }
-    /* Children that chdir before exec must find the same directory. */
-    setenv("DETSHIM_TRACE", core_cfg.trace_dir, 1);
+    /* Children that chdir before exec must find the same directory. A
+     * link, another user's directory or one others may write is refused
+     * when the trace starts (trace_dir_open). */
+    core_setenv("DETSHIM_TRACE", core_cfg.trace_dir);
     core_cfg.trace_on = 1;
 }
 
@@ -205,7 +226,7 @@ static void explain_and_exit(void)
     printf("[trace] frames  %d\n", core_cfg.trace_frames);
     printf("[trace] artifacts %s\n", core_cfg.artifacts);
     printf("[trace] inputs  %s\n", core_cfg.inputs);
-    printf("[rng] seed      %llu%s\n", core_cfg.seed, getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
+    printf("[rng] seed      %llu%s\n", core_cfg.seed, core_getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
     printf("[rng] pin       %s\n", core_cfg.rng_pin == RNG_PIN_ALL ? "all" : "none");
     printf("[rng] exempt    libssl, libcrypto, libgnutls, libsodium%s%s\n",
            core_cfg.rng_exempt[0] ? ", " : "", core_cfg.rng_exempt);
@@ -234,7 +255,7 @@ static struct core_once core_init_once;
 void core_init(void)
 {
     core_once(&core_init_once, init_once);
-    const char *explain = getenv("DETSHIM_EXPLAIN");
+    const char *explain = core_getenv("DETSHIM_EXPLAIN");
     if (explain && strcmp(explain, "exports") == 0) {
         env_print_exports();
         fflush(stdout);

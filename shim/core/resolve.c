@@ -18,15 +18,15 @@
 
 #include "detshim/core.h"
 
+/* Cached atomically: every recording thread asks, the first ones at once. */
 static void *self_base(void)
 {
-    static void *base;
-    if (!base) {
-        Dl_info info;
-        if (dladdr((void *)&self_base, &info))
-            base = info.dli_fbase;
-    }
-    return base;
+    static _Atomic(void *) base;
+    void *b = atomic_load_explicit(&base, memory_order_relaxed);
+    Dl_info info;
+    if (!b && dladdr((void *)&self_base, &info))
+        atomic_store_explicit(&base, b = info.dli_fbase, memory_order_relaxed);
+    return b;
 }
 
 int resolve_is_ours(const void *addr)

@@ -92,7 +92,7 @@ static void drv_open(void)
     drv.event_record = (cuEventRecord_fn *)(uintptr_t)dlsym(h, "cuEventRecord");
     drv.event_query = (cuEventQuery_fn *)(uintptr_t)dlsym(h, "cuEventQuery");
     drv.event_sync = (cuEventSynchronize_fn *)(uintptr_t)dlsym(h, "cuEventSynchronize");
-    const char *mode = getenv("DETSHIM_CUDA_DIGEST");
+    const char *mode = core_getenv("DETSHIM_CUDA_DIGEST");
     drv.async = drv.ok && drv.memcpy_dtoh_async && drv.host_alloc && drv.host_free &&
                 drv.event_create && drv.event_record && drv.event_query && drv.event_sync &&
                 !(mode && strcmp(mode, "sync") == 0);

@@ -2,8 +2,11 @@
  * records the old image still holds in memory would be lost: close its
  * trace first (the new image starts its own, named <name>.e). If exec
  * fails and returns, the old image goes on untraced, and says so at
- * DETSHIM_LOG=info. In a vfork child nothing is written: the trace belongs
- * to the parent. The variadic execl family is rebuilt into argv arrays.
+ * DETSHIM_LOG=info; a call it makes then marks its trace incomplete. In a vfork child nothing is written: the trace belongs
+ * to the parent. The new image learns it is this process's exec from the
+ * environment it is handed (lineage_exec_env), so the forms without an
+ * envp run as their envp forms over environ. The variadic execl family is
+ * rebuilt into argv arrays.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,13 +14,14 @@
 #include <unistd.h>
 
 #include "detshim/core.h"
+#include "detshim/lineage.h"
 #include "detshim/trace.h"
 
 #define MAX_EXEC_ARGS 4096
 
 static void before_exec(void)
 {
-    trace_process_flush_all();
+    trace_process_flush_for_exec();
 }
 
 static int after_failed_exec(int rc)
@@ -27,10 +31,11 @@ static int after_failed_exec(int rc)
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
-static void *real_execve, *real_execvpe, *real_fexecve, *real_execv, *real_execvp;
+extern char **environ;
+
+static void *real_execve, *real_execvpe, *real_fexecve;
 
 #define REAL(type, name) type fn = (type)(uintptr_t)resolve_real_cached(&real_##name, #name)
 
@@ -41,43 +46,46 @@ void trace_exec_prepare(void)
     resolve_real_cached(&real_execve, "execve");
     resolve_real_cached(&real_execvpe, "execvpe");
     resolve_real_cached(&real_fexecve, "fexecve");
-    resolve_real_cached(&real_execv, "execv");
-    resolve_real_cached(&real_execvp, "execvp");
 }
+
+/* Runs one exec form with the environment lineage_exec_env gives. */
+#define EXEC_WITH_ENV(call, envp)                          \
+    do {                                                   \
+        before_exec();                                     \
+        char *const *env_ = lineage_exec_env(envp);        \
+        int rc_ = (call);                                  \
+        lineage_exec_env_free(env_, envp);                 \
+        return after_failed_exec(rc_);                     \
+    } while (0)
 
 DETSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     REAL(execve_fn, execve);
-    before_exec();
-    return after_failed_exec(fn(path, argv, envp));
+    EXEC_WITH_ENV(fn(path, argv, env_), envp);
 }
 
 DETSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     REAL(execve_fn, execvpe);
-    before_exec();
-    return after_failed_exec(fn(file, argv, envp));
+    EXEC_WITH_ENV(fn(file, argv, env_), envp);
 }
 
 DETSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     REAL(fexecve_fn, fexecve);
-    before_exec();
-    return after_failed_exec(fn(fd, argv, envp));
+    EXEC_WITH_ENV(fn(fd, argv, env_), envp);
 }
 
 DETSHIM_EXPORT int execv(const char *path, char *const argv[])
 {
-    REAL(execv_fn, execv);
-    before_exec();
-    return after_failed_exec(fn(path, argv));
+    REAL(execve_fn, execve);
+    EXEC_WITH_ENV(fn(path, argv, env_), environ);
 }
 
 DETSHIM_EXPORT int execvp(const char *file, char *const argv[])
 {
-    REAL(execv_fn, execvp);
-    before_exec();
-    return after_failed_exec(fn(file, argv));
+    REAL(execve_fn, execvpe);
+    EXEC_WITH_ENV(fn(file, argv, env_), environ);
 }
 
 /* The execl family: collects (arg0, ..., NULL) into an argv array, then

@@ -1,7 +1,8 @@
 /* The process side of tracing: the trace file of this process, named after
- * its lineage (lineage.h) and opened on the first write, so a program that
- * calls nothing we intercept leaves no file; fork handling; and closing
- * the trace at exit.
+ * its lineage (lineage.h), created in the trace directory (dir.c) on the
+ * first write, so a program that calls nothing we intercept leaves no file;
+ * fork handling; closing the trace at exit; and stopping early without
+ * taking the program down (a full disk), saying so in the file itself.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,7 +44,7 @@ static int has_suffix(const char *s, const char *suffix)
  * detdiff compare the wrong things. */
 static int check_fresh_dir(const char *rank, char *err, size_t errlen)
 {
-    DIR *d = opendir(core_cfg.trace_dir);
+    DIR *d = trace_dir_list();
     if (!d) {
         snprintf(err, errlen, "DETSHIM_TRACE=%s: cannot list: %s", core_cfg.trace_dir,
                  strerror(errno));
@@ -164,151 +166,266 @@ static void build_header(void)
 }
 
 /* The file's identity, so a descriptor the program closed (and perhaps
- * reused for a file of its own) is never written to. */
+ * reused for a file of its own) is never written to. Written before
+ * trace_proc.fd is published (release), read after it is seen (acquire). */
 static dev_t trace_dev;
 static ino_t trace_ino;
-static int trace_closed;
+static off_t spare_off;        /* where the SPARE frame lies */
+static atomic_int stopped;     /* tracing stopped early: later writes are dropped */
+static atomic_int marked;      /* the INCOMPLETE frame is written (or was tried) */
+static atomic_int lock_owner;  /* tid holding trace_proc.lock, 0 if none */
+static atomic_int closer;      /* tid that closed the trace at exit, 0 if none */
+static atomic_int closed_by_exec;
 
 static int fd_is_ours(int fd)
 {
     struct stat sb;
-    return fstat(fd, &sb) == 0 && sb.st_dev == trace_dev && sb.st_ino == trace_ino;
+    return fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == trace_dev && sb.st_ino == trace_ino;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+static int self_tid(void)
 {
-    const uint8_t *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+    return (int)syscall(SYS_gettid);
+}
+
+int trace_proc_lock(void)
+{
+    int me = self_tid();
+    if (!atomic_load(&trace_proc.closing)) {
+        pthread_mutex_lock(&trace_proc.lock);
+    } else {
+        /* At exit the holder may be this thread, interrupted by the signal
+         * whose handler is exiting: it will never let go. */
+        if (atomic_load(&lock_owner) == me)
             return -1;
-        p += n;
-        len -= (size_t)n;
+        struct timespec pause = { 0, 1000000 };
+        int tries = 0;
+        while (pthread_mutex_trylock(&trace_proc.lock) != 0) {
+            if (++tries == TRACE_EXIT_WAIT_MS)
+                return -1;
+            nanosleep(&pause, NULL);
+        }
     }
+    atomic_store(&lock_owner, me);
     return 0;
 }
 
-/* Caller holds trace_proc.lock. */
+void trace_proc_unlock(void)
+{
+    atomic_store(&lock_owner, 0);
+    pthread_mutex_unlock(&trace_proc.lock);
+}
+
+static void write_incomplete_frame(int fd, const char *why)
+{
+    uint8_t frame[TRACE_FRAME_HEADER_LEN + TRACE_SPARE_LEN] = { 0 };
+    uint8_t *payload = frame + TRACE_FRAME_HEADER_LEN;
+    size_t n = strlen(why);
+    if (n > TRACE_SPARE_LEN - 1)
+        n = TRACE_SPARE_LEN - 1;
+    payload[0] = (uint8_t)n;
+    memcpy(payload + 1, why, n);
+    trace_frame_header(frame, TRACE_FRAME_INCOMPLETE, 0, payload, TRACE_SPARE_LEN);
+    /* Over bytes already on disk: this needs no new space. */
+    ssize_t w = pwrite(fd, frame, sizeof frame, spare_off);
+    (void)w;
+}
+
+void trace_incomplete(const char *why)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&marked, &expected, 1))
+        return;
+    int fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
+    if (fd_is_ours(fd))
+        write_incomplete_frame(fd, why);
+    core_log(LOG_QUIET, "the trace of process %s in %s is incomplete: %s", lineage_name(),
+             core_cfg.trace_dir, why);
+}
+
+/* Stops tracing for good after a write failed; the program goes on. */
+static void stop_tracing(const char *why)
+{
+    atomic_store(&stopped, 1);
+    atomic_store(&trace_proc.on, 0);
+    trace_incomplete(why);
+}
+
+void trace_late_record(void)
+{
+    if (atomic_load(&closed_by_exec))
+        trace_incomplete("a call was made after a failed exec; it and later ones are not in "
+                         "the trace");
+    else if (atomic_load(&closer) != self_tid())
+        trace_incomplete("a thread still made calls after the trace closed at exit; those "
+                         "calls are not in the trace");
+}
+
+/* The file header and the SPARE frame, for lineage_name() as it is now;
+ * sets spare_off. Returns the length, in a static buffer at *out. */
+static size_t file_start(const uint8_t **out)
+{
+    static uint8_t start[TRACE_FILE_HEADER_LEN + TRACE_MAX_HEADER + TRACE_FRAME_HEADER_LEN +
+                         TRACE_SPARE_LEN];
+    build_header();
+    memcpy(start, TRACE_MAGIC, TRACE_MAGIC_LEN);
+    for (int i = 0; i < 4; i++) {
+        start[8 + i] = (uint8_t)(TRACE_VERSION >> (8 * i));
+        start[12 + i] = (uint8_t)(header_len >> (8 * i));
+    }
+    memcpy(start + TRACE_FILE_HEADER_LEN, header_buf, header_len);
+    size_t len = TRACE_FILE_HEADER_LEN + header_len;
+    uint8_t *spare = start + len;
+    memset(spare, 0, TRACE_FRAME_HEADER_LEN + TRACE_SPARE_LEN);
+    trace_frame_header(spare, TRACE_FRAME_SPARE, 0, spare + TRACE_FRAME_HEADER_LEN,
+                       TRACE_SPARE_LEN);
+    spare_off = (off_t)len;
+    *out = start;
+    return len + TRACE_FRAME_HEADER_LEN + TRACE_SPARE_LEN;
+}
+
+/* Creates the file with its header and SPARE frame, and publishes it.
+ * Returns the fd, or -1 (tracing stopped or the program stopped). Caller
+ * holds trace_proc.lock. */
 static int open_file(void)
 {
-    char path[PATH_MAX + 300];
+    char name[300];
     int fd;
-    if (trace_closed)
-        return -1; /* a thread still recording after the trace was closed */
     for (;;) {
-        snprintf(path, sizeof path, "%s/%s%s", core_cfg.trace_dir, lineage_name(),
-                 TRACE_FILE_SUFFIX);
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        snprintf(name, sizeof name, "%s%s", lineage_name(), TRACE_FILE_SUFFIX);
+        const uint8_t *start;
+        size_t len = file_start(&start);
+        fd = trace_dir_create(name, start, len);
         if (fd >= 0 || errno != EEXIST || !lineage_provisional())
             break;
         lineage_next_spawn_number(); /* a sibling took this number */
     }
-    if (fd < 0) {
-        trace_proc.on = 0;
-        core_fail("the trace",
-                  "cannot create trace file %s: %s; point DETSHIM_TRACE at a new, writable "
-                  "directory",
-                  path, strerror(errno));
-        return -1;
-    }
-    build_header();
-    uint8_t fixed[TRACE_FILE_HEADER_LEN];
-    memcpy(fixed, TRACE_MAGIC, TRACE_MAGIC_LEN);
-    for (int i = 0; i < 4; i++) {
-        fixed[8 + i] = (uint8_t)(TRACE_VERSION >> (8 * i));
-        fixed[12 + i] = (uint8_t)(header_len >> (8 * i));
-    }
-    if (write_all(fd, fixed, sizeof fixed) != 0 || write_all(fd, header_buf, header_len) != 0) {
-        close(fd);
-        trace_proc.on = 0;
-        core_fail("the trace", "cannot write trace file %s: %s", path, strerror(errno));
-        return -1;
-    }
     struct stat sb;
-    fstat(fd, &sb);
+    if (fd >= 0 && fstat(fd, &sb) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0 && errno == EEXIST) {
+        atomic_store(&trace_proc.on, 0);
+        core_fail("the trace", "cannot create trace file %s/%s: a file of that name is already "
+                  "there, not made by this run; use a new DETSHIM_TRACE directory",
+                  core_cfg.trace_dir, name);
+        return -1;
+    }
+    if (fd < 0 && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO)) {
+        char why[640];
+        snprintf(why, sizeof why, "cannot create %s: %s (%s); not traced", name, strerror(errno),
+                 strerrorname_np(errno));
+        stop_tracing(why);
+        return -1;
+    }
+    if (fd < 0) {
+        atomic_store(&trace_proc.on, 0);
+        core_fail("the trace",
+                  "cannot create trace file %s/%s: %s; point DETSHIM_TRACE at a new, writable "
+                  "directory",
+                  core_cfg.trace_dir, name, strerror(errno));
+        return -1;
+    }
     trace_dev = sb.st_dev;
     trace_ino = sb.st_ino;
-    trace_proc.fd = fd;
+    atomic_store_explicit(&trace_proc.fd, fd, memory_order_release);
     lineage_settle(); /* the name is final now */
-    core_log(LOG_INFO, "tracing process %s to %s", lineage_name(), path);
-    return 0;
+    lineage_note_file();
+    core_log(LOG_INFO, "tracing process %s to %s/%s", lineage_name(), core_cfg.trace_dir, name);
+    return fd;
 }
 
 int trace_file_write(const void *data, size_t len)
 {
-    if (trace_proc.fd < 0) {
-        pthread_mutex_lock(&trace_proc.lock);
-        int rc = trace_proc.fd < 0 ? open_file() : 0;
-        pthread_mutex_unlock(&trace_proc.lock);
-        if (rc != 0)
+    if (atomic_load(&stopped))
+        return -1;
+    int fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
+    if (fd < 0) {
+        if (trace_proc_lock() != 0)
+            return -1;
+        fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
+        if (fd < 0 && !atomic_load(&stopped))
+            fd = open_file();
+        trace_proc_unlock();
+        if (fd < 0)
             return -1;
     }
-    if (!fd_is_ours(trace_proc.fd)) {
-        trace_proc.on = 0;
-        trace_proc.fd = -1;
-        trace_closed = 1;
+    if (!fd_is_ours(fd)) {
+        atomic_store(&stopped, 1);
+        atomic_store(&trace_proc.on, 0);
         core_fail("the trace", "the program closed the trace file of process %s in %s; "
                   "its trace stops here", lineage_name(), core_cfg.trace_dir);
         return -1;
     }
-    if (write_all(trace_proc.fd, data, len) != 0) {
-        trace_proc.on = 0;
-        core_fail("the trace", "cannot write the trace of process %s in %s: %s",
-                  lineage_name(), core_cfg.trace_dir, strerror(errno));
+    if (trace_write_all(fd, data, len) != 0) {
+        char why[300];
+        snprintf(why, sizeof why, "cannot write: %s (%s); tracing stopped there and the "
+                 "program goes on", strerror(errno), strerrorname_np(errno));
+        stop_tracing(why);
         return -1;
     }
     return 0;
 }
 
+/* Through trace_proc_lock, so that a signal landing inside fork() whose
+ * handler exits finds this thread named as the holder and waits not. */
+static int fork_locked; /* prepare got the lock (it may not, once closing) */
+
 static void atfork_prepare(void)
 {
-    pthread_mutex_lock(&trace_proc.lock);
+    fork_locked = trace_proc_lock() == 0;
 }
 
 static void atfork_parent(void)
 {
-    pthread_mutex_unlock(&trace_proc.lock);
+    if (fork_locked)
+        trace_proc_unlock();
 }
 
 static void atfork_child(void)
 {
     pthread_mutex_init(&trace_proc.lock, NULL);
-    if (!trace_proc.on)
-        return;
+    atomic_store(&lock_owner, 0);
+    /* The parent's file stays the parent's: nothing here may mark it. */
+    int fd = atomic_load(&trace_proc.fd);
+    if (fd_is_ours(fd))
+        close(fd);
+    atomic_store(&trace_proc.fd, -1);
+    atomic_store(&trace_proc.closing, 0);
+    atomic_store(&marked, 0);
+    atomic_store(&closer, 0);
+    if (!atomic_load(&trace_proc.on))
+        return; /* a parent not tracing (stopped, or closed) has an untraced child */
     trace_proc.pid = getpid();
-    if (trace_proc.fd >= 0 && fd_is_ours(trace_proc.fd))
-        close(trace_proc.fd); /* the parent's file stays the parent's */
-    trace_proc.fd = -1;
-    trace_closed = 0;
+    atomic_store(&stopped, 0);
     trace_threads_reset_after_fork();
 }
 
 int trace_process_start(char *err, size_t errlen)
 {
+    if (trace_dir_open(core_cfg.trace_dir, err, errlen) != 0)
+        return -1;
     if (lineage_is_first() && check_fresh_dir(lineage_rank(), err, errlen) != 0)
         return -1;
     trace_proc.pid = getpid();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-    trace_proc.on = 1;
+    atomic_store(&trace_proc.on, 1);
     return 0;
 }
 
 int trace_recorded_any(void)
 {
-    if (trace_proc.fd >= 0)
+    if (atomic_load_explicit(&trace_proc.fd, memory_order_acquire) >= 0)
         return 1;
-    pthread_mutex_lock(&trace_proc.lock);
     int any = 0;
-    for (struct thread_buf *tb = trace_proc.threads; tb && !any; tb = tb->next)
+    for (struct thread_buf *tb = atomic_load(&trace_proc.threads); tb && !any; tb = tb->next)
         any = tb->seq > 0;
-    pthread_mutex_unlock(&trace_proc.lock);
     return any;
 }
 
 static void (*exit_hooks[8])(void);
-static _Atomic int nexit_hooks;
+static _Atomic int nexit_hooks, exit_hooks_ran;
 
 void trace_on_exit(void (*fn)(void))
 {
@@ -317,47 +434,90 @@ void trace_on_exit(void (*fn)(void))
         exit_hooks[i] = fn;
 }
 
-void trace_process_flush_all(void)
+/* Closes every thread's stream and writes the PROCESS_END frame. Runs at
+ * exit (the destructor, or _exit), perhaps from a signal handler that
+ * interrupted this thread inside the shim, while other threads may still
+ * be calling: it waits for no lock longer than TRACE_EXIT_WAIT_MS, and a
+ * stream it cannot close, or a call that comes later, marks the trace
+ * incomplete. The file stays open, for that mark; exit or exec closes it. */
+static void close_process(int by_exec)
 {
-    if (!trace_proc.on || trace_proc.pid != getpid())
+    if (!atomic_load(&trace_proc.on) || trace_proc.pid != getpid())
         return;
-    for (int i = 0; i < nexit_hooks && i < 8; i++)
-        if (exit_hooks[i])
-            exit_hooks[i]();
-    pthread_mutex_lock(&trace_proc.lock);
-    struct thread_buf *list = trace_proc.threads;
-    pthread_mutex_unlock(&trace_proc.lock);
+    /* The modules' last records (artifacts, loaded code), once, while the
+     * streams are still open; not from a signal handler that interrupted
+     * this thread inside the shim, which may hold what recording needs. */
+    int hooks_skipped = 0;
+    if (!atomic_exchange(&exit_hooks_ran, 1)) {
+        hooks_skipped = guard_held() || atomic_load(&lock_owner) == self_tid();
+        for (int i = 0; i < nexit_hooks && i < 8 && !hooks_skipped; i++)
+            if (exit_hooks[i])
+                exit_hooks[i]();
+    }
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&trace_proc.closing, &expected, 1))
+        return; /* closing already, on this thread or another */
+    atomic_store(&closer, self_tid());
+    atomic_store(&closed_by_exec, by_exec);
+    /* Once we hold the lock, every thread that registered before closing
+     * is in the list, and later ones are refused as late. */
+    int locked = trace_proc_lock() == 0;
+    struct thread_buf *list = atomic_load(&trace_proc.threads);
+    if (locked)
+        trace_proc_unlock();
+    else
+        trace_incomplete("a thread was starting its stream or opening the file when the "
+                         "process exited; its records may be missing");
     int n = 0;
     for (struct thread_buf *tb = list; tb; tb = tb->next)
         n++;
     struct chain_thread *heads = calloc((size_t)n + 1, sizeof *heads);
+    int busy = 0;
     n = 0;
     for (struct thread_buf *tb = list; tb; tb = tb->next) {
-        trace_thread_close(tb);
+        if (trace_thread_finish(tb) != 0) {
+            busy++;
+            continue;
+        }
         if (heads && tb->seq) {
             heads[n].count = tb->seq;
             memcpy(heads[n].head, tb->head, 32);
             n++;
         }
     }
-    trace_proc.on = 0;
-    trace_closed = 1;
-    if (trace_proc.fd < 0 || !heads || !fd_is_ours(trace_proc.fd)) {
-        free(heads);
-        return; /* nothing was ever recorded: no file */
+    atomic_store(&trace_proc.on, 0);
+    if (busy) {
+        char why[200];
+        snprintf(why, sizeof why, "%d thread%s inside the shim when the process exited (a "
+                 "signal handler that exits, or a thread still running); %s last records are "
+                 "missing", busy, busy == 1 ? " was" : "s were", busy == 1 ? "its" : "their");
+        trace_incomplete(why);
     }
-    uint8_t payload[36];
+    if (hooks_skipped) /* said after the reasons above, which come first */
+        trace_incomplete("the process exited from inside the shim (a signal handler); "
+                         "its artifacts and loaded code are not recorded");
+    if (!heads || atomic_load_explicit(&trace_proc.fd, memory_order_acquire) < 0) {
+        free(heads);
+        return; /* nothing was ever written: no file */
+    }
+    uint8_t frame[TRACE_FRAME_HEADER_LEN + 36];
+    uint8_t *payload = frame + TRACE_FRAME_HEADER_LEN;
     for (int i = 0; i < 4; i++)
         payload[i] = (uint8_t)((uint32_t)n >> (8 * i));
     chain_process_root(header_fields, header_nfields, heads, n, payload + 4);
     free(heads);
-    uint8_t frame[TRACE_FRAME_HEADER_LEN + sizeof payload];
-    memcpy(frame + TRACE_FRAME_HEADER_LEN, payload, sizeof payload);
-    trace_frame_header(frame, TRACE_FRAME_PROCESS_END, 0, frame + TRACE_FRAME_HEADER_LEN,
-                       sizeof payload);
-    write_all(trace_proc.fd, frame, sizeof frame);
-    close(trace_proc.fd);
-    trace_proc.fd = -1;
+    trace_frame_header(frame, TRACE_FRAME_PROCESS_END, 0, payload, 36);
+    trace_file_write(frame, sizeof frame);
+}
+
+void trace_process_flush_all(void)
+{
+    close_process(0);
+}
+
+void trace_process_flush_for_exec(void)
+{
+    close_process(1);
 }
 
 static struct core_once trace_start_once;
@@ -383,6 +543,12 @@ int trace_active(void)
 {
     if (__builtin_expect(atomic_load_explicit(&trace_start_once.state, memory_order_acquire) != 2, 0))
         trace_start();
+    if (!atomic_load_explicit(&trace_proc.on, memory_order_relaxed)) {
+        if (atomic_load_explicit(&trace_proc.closing, memory_order_relaxed) &&
+            trace_proc.pid == getpid())
+            trace_late_record();
+        return 0;
+    }
     /* A vfork child shares our memory until it execs: it must not record. */
-    return trace_proc.on && trace_proc.pid == getpid();
+    return trace_proc.pid == getpid();
 }

@@ -430,6 +430,8 @@ static int parse_frames(struct proc_private *pp, const unsigned char *d, size_t 
         } else if (type == TRACE_FRAME_THREAD_END && flen == 40) {
             t->end_seen = 1;
             t->end_matches = get_le(payload, 8) == t->nrecords && !memcmp(payload + 8, t->head, 32);
+        } else if (type == TRACE_FRAME_INCOMPLETE && flen > 0 && payload[0] < flen) {
+            mark(p, "the writer marked it incomplete: %.*s", payload[0], (const char *)payload + 1);
         } else if (type == TRACE_FRAME_PROCESS_END && flen == 36) {
             closed = 1;
             memcpy(stored_root, payload + 4, 32);

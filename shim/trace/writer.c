@@ -6,12 +6,16 @@
  * computed (device digests, collected asynchronously) waits in a bounded
  * per-thread FIFO, with every later record of its thread, and is encoded
  * when they complete: the bytes and the chain are those of an immediate
- * commit.
+ * commit. The exit flush may run in a signal handler on a thread that is
+ * inside the shim, or while other threads still call: it never waits on a
+ * buffer for long, and a record it cannot take marks the trace incomplete.
  */
 #include <assert.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -71,7 +75,18 @@ static struct thread_buf *thread_get(int stream)
     atomic_flag_clear(&tb->busy);
     chain_start(tb->head);
     pthread_once(&thread_key_once, make_key);
-    pthread_mutex_lock(&trace_proc.lock);
+    /* After the exit flush took the list, a new stream would never be
+     * written: refuse it, and say the trace lacks its records. */
+    int locked = trace_proc_lock() == 0;
+    if (!locked || atomic_load(&trace_proc.closing)) {
+        if (locked)
+            trace_proc_unlock();
+        free(tb->buf);
+        EVP_MD_CTX_free(tb->md);
+        free(tb);
+        trace_late_record();
+        return NULL;
+    }
     /* The main thread is always 0; others are numbered as they first
      * record, which may differ run to run and is never compared. */
     if (!tls_has_index) {
@@ -79,9 +94,9 @@ static struct thread_buf *thread_get(int stream)
         tls_has_index = 1;
     }
     tb->index = tls_index | stream_bit(stream);
-    tb->next = trace_proc.threads;
-    trace_proc.threads = tb;
-    pthread_mutex_unlock(&trace_proc.lock);
+    tb->next = atomic_load(&trace_proc.threads);
+    atomic_store(&trace_proc.threads, tb);
+    trace_proc_unlock();
     pthread_setspecific(thread_key, (void *)1); /* non-NULL: run the destructor */
     tls_tb[stream] = tb;
     return tb;
@@ -96,6 +111,27 @@ static void buf_lock(struct thread_buf *tb)
 static void buf_unlock(struct thread_buf *tb)
 {
     atomic_flag_clear_explicit(&tb->busy, memory_order_release);
+}
+
+/* Takes tb->busy for the exit flush, which may run in a signal handler
+ * that interrupted this thread inside the shim: this thread's own buffer
+ * found busy is never let go, so 0 at once; another thread's is waited
+ * for at most TRACE_EXIT_WAIT_MS. Returns 0 holding it, or -1. */
+static int buf_lock_at_exit(struct thread_buf *tb)
+{
+    int own = tb == tls_tb[TRACE_STREAM_CALLS] || tb == tls_tb[TRACE_STREAM_ENTROPY];
+    struct timespec now, end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += TRACE_EXIT_WAIT_MS / 1000;
+    while (atomic_flag_test_and_set_explicit(&tb->busy, memory_order_acquire)) {
+        if (own)
+            return -1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+            return -1;
+        sched_yield();
+    }
+    return 0;
 }
 
 static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -126,19 +162,22 @@ static void ensure_room(struct thread_buf *tb, size_t need)
         trace_buf_flush(tb);
 }
 
-void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload, uint32_t len)
+/* Caller holds tb->busy; tb is not finished. */
+static void append_locked(struct thread_buf *tb, uint16_t type, const void *payload, uint32_t len)
 {
     assert(len <= TRACE_MAX_FRAME);
-    buf_lock(tb);
-    if (tb->finished) {
-        buf_unlock(tb);
-        return;
-    }
     ensure_room(tb, TRACE_FRAME_HEADER_LEN + len);
     uint8_t *h = tb->buf + tb->len;
     memcpy(h + TRACE_FRAME_HEADER_LEN, payload, len);
     trace_frame_header(h, type, tb->index, h + TRACE_FRAME_HEADER_LEN, len);
     tb->len += TRACE_FRAME_HEADER_LEN + len;
+}
+
+void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload, uint32_t len)
+{
+    buf_lock(tb);
+    if (!tb->finished)
+        append_locked(tb, type, payload, len);
     buf_unlock(tb);
 }
 
@@ -521,9 +560,11 @@ void trace_rec_commit(struct trace_rec *r)
     int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
 
     buf_lock(tb);
-    if (tb->finished) { /* closed at exit while this thread still ran */
+    if (tb->finished) {
         rec_discard(r);
         buf_unlock(tb);
+        if (!tb->gone) /* closed at exit while this thread still ran */
+            trace_late_record();
         return;
     }
     pending_write(tb, 0);
@@ -540,37 +581,62 @@ void trace_rec_commit(struct trace_rec *r)
 
 void trace_drain_pending(void)
 {
-    if (!trace_proc.on || trace_proc.pid != getpid())
+    if (!atomic_load(&trace_proc.on) || trace_proc.pid != getpid())
         return;
-    pthread_mutex_lock(&trace_proc.lock);
-    struct thread_buf *list = trace_proc.threads;
-    pthread_mutex_unlock(&trace_proc.lock);
+    /* An exit handler: it may run in a signal handler that interrupted
+     * this thread inside the shim. A buffer it cannot have is left to the
+     * exit flush, which marks the trace incomplete. */
+    struct thread_buf *list = atomic_load(&trace_proc.threads);
     for (struct thread_buf *tb = list; tb; tb = tb->next) {
-        buf_lock(tb);
+        if (buf_lock_at_exit(tb) != 0)
+            continue;
         if (!tb->finished)
             pending_write(tb, 1);
         buf_unlock(tb);
     }
 }
 
-void trace_thread_close(struct thread_buf *tb)
+/* Writes tb's pending records and its THREAD_END, and flushes it. Caller
+ * holds tb->busy. */
+static void finish_locked(struct thread_buf *tb)
 {
-    if (!tb || tb->finished)
+    if (tb->finished)
         return;
-    buf_lock(tb);
     pending_write(tb, 1);
-    buf_unlock(tb);
     /* A stream that recorded nothing (a forked child's inherited one) is
      * left out, here and in the process root. */
     if (tb->seq) {
         uint8_t payload[40];
         put_u64(payload, tb->seq);
         memcpy(payload + 8, tb->head, 32);
-        trace_buf_append(tb, TRACE_FRAME_THREAD_END, payload, sizeof payload);
+        append_locked(tb, TRACE_FRAME_THREAD_END, payload, sizeof payload);
     }
-    buf_lock(tb);
     trace_buf_flush(tb);
     tb->finished = 1;
+}
+
+int trace_thread_finish(struct thread_buf *tb)
+{
+    if (buf_lock_at_exit(tb) != 0)
+        return -1;
+    finish_locked(tb);
+    buf_unlock(tb);
+    return 0;
+}
+
+void trace_thread_close(struct thread_buf *tb)
+{
+    if (!tb)
+        return;
+    buf_lock(tb);
+    if (tb->gone) {
+        buf_unlock(tb);
+        return;
+    }
+    finish_locked(tb);
+    /* Its own calls from later thread-exit destructors are dropped, as
+     * the thread is over; the stream and its head stay for the root. */
+    tb->gone = 1;
     pending_free(tb);
     free(tb->buf);
     tb->buf = NULL;
@@ -596,7 +662,7 @@ void trace_threads_reset_after_fork(void)
         }
         tb = next;
     }
-    trace_proc.threads = NULL;
+    atomic_store(&trace_proc.threads, NULL);
     trace_proc.next_index = 1;
     /* The forking thread is the child's main thread; the parent's unwritten
      * records stay the parent's to write. */
@@ -612,7 +678,7 @@ void trace_threads_reset_after_fork(void)
         memset(mine->sites, 0, sizeof mine->sites);
         atomic_flag_clear(&mine->busy);
         chain_start(mine->head);
-        mine->next = trace_proc.threads;
-        trace_proc.threads = mine;
+        mine->next = atomic_load(&trace_proc.threads);
+        atomic_store(&trace_proc.threads, mine);
     }
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -177,6 +178,34 @@ static void test_cut_file_reads_to_last_whole_record_and_says_truncated(void **s
     detshim_run_free(run);
 }
 
+static void test_a_whole_trace_is_complete_and_its_file_is_0600(void **state)
+{
+    (void)state;
+    detshim_run *run;
+    char err[512];
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    assert_int_equal(detshim_run_load(path, &run, err, sizeof err), 0);
+    assert_false(run->processes[0].truncated);
+    detshim_run_free(run);
+}
+
+/* Runs last: it marks the shared trace. */
+static void test_incomplete_mark_is_read_back_with_its_reason_records_kept(void **state)
+{
+    (void)state;
+    trace_incomplete("a reason the reader must show");
+    detshim_run *run;
+    char err[512];
+    assert_int_equal(detshim_run_load(path, &run, err, sizeof err), 0);
+    detshim_process *p = &run->processes[0];
+    assert_true(p->truncated);
+    assert_non_null(strstr(p->trouble, "marked it incomplete: a reason the reader must show"));
+    assert_int_equal(p->threads[0].nrecords, 3);
+    detshim_run_free(run);
+}
+
 static void test_flipped_byte_stops_reading_at_the_damaged_frame(void **state)
 {
     (void)state;
@@ -273,6 +302,8 @@ int main(void)
         cmocka_unit_test(test_not_a_trace_and_other_versions_are_refused),
         cmocka_unit_test(test_random_damage_never_crashes_the_reader),
         cmocka_unit_test(test_process_root_ignores_thread_order),
+        cmocka_unit_test(test_a_whole_trace_is_complete_and_its_file_is_0600),
+        cmocka_unit_test(test_incomplete_mark_is_read_back_with_its_reason_records_kept),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
