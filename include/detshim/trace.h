@@ -23,6 +23,7 @@ enum trace_stream {
     TRACE_STREAM_CALLS = 0,
     TRACE_STREAM_ENTROPY = 1,
     TRACE_STREAM_IDENTITY = 2,
+    TRACE_STREAM_REAL = 3, /* real entropy by design: in no root (trace_format.h) */
     TRACE_NSTREAMS
 };
 

@@ -17,7 +17,13 @@
  *                 bit 30 (TRACE_THREAD_IDENTITY) for its identity stream:
  *                 the files it read and wrote (artifact.read,
  *                 artifact.write) and the code it ran with (env.object,
- *                 env.python), apart because they are not calls.
+ *                 env.python), apart because they are not calls;
+ *                 bit 29 (TRACE_THREAD_REAL) for its real-entropy stream:
+ *                 reads that got real entropy by design (secrets, never-pin
+ *                 programs: docs/security.md), recorded with their source,
+ *                 size and call site only. That stream is in no root and
+ *                 never compared: real entropy may be read any number of
+ *                 times without changing what a run commits to.
  *                 check = low 32 bits of XXH3_64bits_withSeed(payload,
  *                 length, ((u64)type << 32) | thread).  A reader stops at the
  *                 first frame that is incomplete or fails its check: that is
@@ -55,7 +61,8 @@
  *                 h(i+1) = SHA256(h(i) || RECORD payload i)
  *   process root  SHA256("detshim.process.v1" || every compared header field
  *                 as {u16 key, u32 len, bytes} in file order ||
- *                 for each thread, sorted by (head, count):
+ *                 for each thread stream but real-entropy ones, sorted by
+ *                 (head, count):
  *                 u64 count || head)
  *   run root      SHA256("detshim.run.v1" || for each process sorted by
  *                 name: name || 0x00 || process root)
@@ -133,6 +140,7 @@ enum trace_field_key {
 #define TRACE_FIELD_INFO 0x1u
 #define TRACE_THREAD_ENTROPY 0x80000000u
 #define TRACE_THREAD_IDENTITY 0x40000000u
+#define TRACE_THREAD_REAL 0x20000000u
 
 enum trace_frame_type {
     TRACE_FRAME_RECORD = 1,

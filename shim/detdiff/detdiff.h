@@ -20,10 +20,14 @@
 enum { DETDIFF_IDENTICAL = 0, DETDIFF_DIVERGED = 1, DETDIFF_TROUBLE = 2 };
 
 /* A thread as printed: its index, and which of its streams it is (bits
- * 31 and 30 of the index in the format: entropy, identity). */
+ * 31, 30 and 29 of the index in the format: entropy, identity, real). */
 #define THREAD_FMT "%" PRIu32 "%s"
-#define THREAD_ARGS(index) ((index) & ~(TRACE_THREAD_ENTROPY | TRACE_THREAD_IDENTITY)), \
-    ((index) & TRACE_THREAD_ENTROPY ? " (entropy)" : (index) & TRACE_THREAD_IDENTITY ? " (identity)" : "")
+#define THREAD_ARGS(index) \
+    ((index) & ~(TRACE_THREAD_ENTROPY | TRACE_THREAD_IDENTITY | TRACE_THREAD_REAL)), \
+    ((index) & TRACE_THREAD_ENTROPY    ? " (entropy)" \
+     : (index) & TRACE_THREAD_IDENTITY ? " (identity)" \
+     : (index) & TRACE_THREAD_REAL     ? " (real entropy, in no root)" \
+                                       : "")
 
 /* Text: printable ASCII as is, anything else as \xNN; at most `max` bytes
  * of s (len bytes), then "..." if there were more. NULL prints "(none)". */

@@ -204,7 +204,7 @@ size_t diff_process_records(const detshim_process *p)
 }
 
 /* The bits of a thread index that name the stream, not the thread. */
-#define STREAM_BITS (TRACE_THREAD_ENTROPY | TRACE_THREAD_IDENTITY)
+#define STREAM_BITS (TRACE_THREAD_ENTROPY | TRACE_THREAD_IDENTITY | TRACE_THREAD_REAL)
 
 /* 1 if a and b are the same kind of stream (calls, entropy, identity). */
 static int same_kind(const detshim_thread *a, const detshim_thread *b)
@@ -242,6 +242,12 @@ int diff_pair_threads(const detshim_process *a, const detshim_process *b,
         free(used_b);
         return DETSHIM_ERR_NOMEM;
     }
+    /* Real-entropy streams are never compared (trace_format.h): taken out
+     * before pairing, they pair with nothing and are missed by no one. */
+    for (int i = 0; i < na; i++)
+        used_a[i] = (a->threads[i].index & TRACE_THREAD_REAL) != 0;
+    for (int j = 0; j < nb; j++)
+        used_b[j] = (b->threads[j].index & TRACE_THREAD_REAL) != 0;
 #define PAIR(i, j)                                                   \
     do {                                                             \
         used_a[i] = used_b[j] = 1;                                   \

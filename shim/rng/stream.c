@@ -217,7 +217,9 @@ void rng_record(const char *api, int source, enum rng_action action, const void 
     static const char *const action_names[] = { "real", "pinned", "exempt", "unpinned" };
     struct trace_rec r;
     trace_rec_begin(&r, api);
-    trace_rec_stream(&r, TRACE_STREAM_ENTROPY);
+    /* Real reads are outside every root: their number and timing may
+     * differ run to run without changing what the run commits to. */
+    trace_rec_stream(&r, action == RNG_EXEMPT ? TRACE_STREAM_REAL : TRACE_STREAM_ENTROPY);
     trace_rec_int(&r, "n", (int64_t)len);
     /* Exempt bytes are real entropy: only their count is comparable. */
     detshim_digest d = action == RNG_EXEMPT ? digest_bytes(NULL, 0) : digest_bytes(buf, len);

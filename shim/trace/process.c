@@ -479,7 +479,7 @@ static void close_process(int by_exec)
             busy++;
             continue;
         }
-        if (heads && tb->seq) {
+        if (heads && tb->seq && !(tb->index & TRACE_THREAD_REAL)) { /* in no root */
             heads[n].count = tb->seq;
             memcpy(heads[n].head, tb->head, 32);
             n++;

@@ -461,11 +461,14 @@ static int parse_frames(struct proc_private *pp, const unsigned char *d, size_t 
         free(fields);
         return DETSHIM_ERR_NOMEM;
     }
+    int nheads = 0;
     for (int i = 0; i < p->nthreads; i++) {
-        heads[i].count = p->threads[i].nrecords;
-        memcpy(heads[i].head, p->threads[i].head, 32);
+        if (p->threads[i].index & TRACE_THREAD_REAL)
+            continue; /* real entropy by design: in no root */
+        heads[nheads].count = p->threads[i].nrecords;
+        memcpy(heads[nheads++].head, p->threads[i].head, 32);
     }
-    chain_process_root(fields, nf, heads, p->nthreads, p->root);
+    chain_process_root(fields, nf, heads, nheads, p->root);
     free(heads);
     free(fields);
     if (closed && memcmp(stored_root, p->root, 32) != 0)

@@ -53,6 +53,7 @@ static uint32_t stream_bit(int stream)
 {
     return stream == TRACE_STREAM_ENTROPY    ? TRACE_THREAD_ENTROPY
            : stream == TRACE_STREAM_IDENTITY ? TRACE_THREAD_IDENTITY
+           : stream == TRACE_STREAM_REAL     ? TRACE_THREAD_REAL
                                              : 0;
 }
 

@@ -63,6 +63,16 @@ expect_eq "Python: pinned values unchanged when the secret calls are removed" \
 $DETDIFF --show "$WORK/py1" > "$WORK/py1.show"
 expect_grep "Python: a secret's read is traced as exempt, no bytes digested" \
     "getrandom n=16 \| bytes:out:0x1:.* rng=exempt rng.why=secret" "$WORK/py1.show"
+expect_grep "Python: real reads in a stream of their own, in no root" \
+    '^  thread 0 \(real entropy, in no root\): ' "$WORK/py1.show"
+# Real reads are outside the root: one secret or five, the same root.
+SECRETS='import secrets, sys; [secrets.token_bytes(8) for _ in range(int(sys.argv[1]))]'
+$DETRUN -t "$WORK/one" -- $PY -c "$SECRETS" 1
+$DETRUN -t "$WORK/five" -- $PY -c "$SECRETS" 5
+expect_eq "one secret or five: the same root" "$($DETDIFF --root "$WORK/one")" \
+    "$($DETDIFF --root "$WORK/five")"
+$DETDIFF "$WORK/one" "$WORK/five" > "$WORK/one-five.out"
+expect_eq "one secret or five: detdiff says identical" 0 $?
 
 # Without its start-up hook Python cannot tell secrets apart: all real, said once.
 $DETRUN -t "$WORK/isolated" -- $PY -I -c 'import os; print(os.urandom(8).hex())' \
