@@ -1,13 +1,17 @@
-/* BLAS operand helpers, called by the generated interceptors
- * (scripts/gen-blas-wrappers.py): they turn a routine's logical operand
- * shapes (layout, transpose, rows, columns, leading dimension, increment,
- * referenced triangle) into digests of exactly the elements the BLAS reads,
- * and map CBLAS enums and Fortran character arguments to the same
- * upper-case chars, so cblas and Fortran records read alike.
+/* The BLAS family (shim/blas): the one call protocol every generated
+ * interceptor goes through (blas_enter/blas_leave, shim/blas/blas_call.c),
+ * the descriptions of routines and operands it reads (emitted by
+ * scripts/gen-blas-wrappers.py as data), and the operand helpers that turn
+ * a routine's logical operand shapes (layout, transpose, rows, columns,
+ * leading dimension, increment, referenced triangle) into digests of
+ * exactly the elements the BLAS reads, and map CBLAS enums and Fortran
+ * character arguments to the same upper-case chars, so cblas and Fortran
+ * records read alike. The rules are in docs/blas.md.
  */
 #ifndef DETSHIM_BLAS_H
 #define DETSHIM_BLAS_H
 
+#include <fenv.h>
 #include <stdint.h>
 
 #include "detshim.h"
@@ -86,5 +90,129 @@ enum blas_ran { BLAS_RAN_AS_MODE = 0, BLAS_RAN_NO_KERNEL = 1, BLAS_RAN_DECLINED 
  * canonical, or pinned with the reason canonical did not run) and, when
  * the vendor ran pinned, blas.threads. */
 void blas_note_run(struct trace_rec *r, int mode, int how);
+
+/* ---- The call protocol (blas_call.c) ------------------------------------ */
+
+/* What a parameter is; the generator writes one per parameter, in the
+ * cblas order (order first, where the routine has one). */
+enum blas_kind {
+    BLAS_K_ORDER, BLAS_K_TRANS, BLAS_K_TRANS_SYM, BLAS_K_UPLO, BLAS_K_SIDE, BLAS_K_DIAG,
+    BLAS_K_DIM,    /* m, n, k: >= 0 in a level-2/3 routine */
+    BLAS_K_LD,     /* >= max(1, the run of the operand stored with it) */
+    BLAS_K_INC,    /* != 0 in a level-2 routine */
+    BLAS_K_SCALAR, /* an element of the routine's precision */
+    BLAS_K_REAL,   /* a real scalar even in a complex routine (csscal's alpha, rot's c, s) */
+    BLAS_K_ARRAY,
+    BLAS_K_RESULT, /* where a cblas _sub function stores its result */
+};
+/* BLAS_K_TRANS_SYM: a symmetric rank-k update's trans, which a complex
+ * routine accepts as 'N' or 'T' only. */
+
+/* A dimension of an operand: v[a], or, when sel >= 0 and the char
+ * parameter sel is not `ch`, v[b] (gemv's x has n elements when trans is
+ * 'N', else m). */
+struct blas_dim {
+    int8_t a, b, sel;
+    char ch;
+};
+#define BLAS_DIM(a) { (a), (a), -1, 0 }
+#define BLAS_DIM_IF(sel, ch, a, b) { (a), (b), (sel), (ch) }
+
+enum blas_shape { BLAS_GENERAL, BLAS_VECTOR, BLAS_TRIANGLE };
+/* Operand flags: what the routine does with it, and when it does not. */
+enum {
+    BLAS_READ = 1,      /* digested as TRACE_ROLE_IN before the call */
+    BLAS_WRITE = 2,     /* digested as TRACE_ROLE_OUT after it */
+    BLAS_IF_ALPHA = 4,  /* not read when alpha == 0 */
+    BLAS_IF_BETA = 8,   /* not read when beta == 0 (still written) */
+    BLAS_POS_INC = 16,  /* not referenced when its increment is <= 0 */
+};
+/* An operand: parameter indexes (-1: none). general: rows x cols of
+ * op(X) with trans, ld; vector: rows elements, ld is the increment;
+ * triangle: rows x rows, uplo, diag. */
+struct blas_operand {
+    const char *name;
+    uint8_t shape, flags;
+    int8_t ptr, trans, uplo, diag, ld;
+    struct blas_dim rows, cols;
+};
+
+/* Routine-level quick returns that reference no operand at all. */
+enum {
+    BLAS_QUICK_AB = 1,    /* (alpha == 0 or k == 0) and beta == 1 (k where there is one) */
+    BLAS_QUICK_ALPHA = 2, /* alpha == 0 */
+};
+
+/* One routine without its precision (gemm): shared by its precisions,
+ * interfaces and naming variants. */
+struct blas_form {
+    uint8_t level, nparams, noperands, quick;
+    int8_t alpha, beta, k, has_order;
+    const uint8_t *kinds;            /* enum blas_kind, per parameter */
+    const char *const *names;        /* per parameter */
+    const struct blas_operand *operands;
+};
+
+/* One parameter's value, decoded: chars upper-cased ('C' for the Fortran
+ * interface's order), integers widened, pointers as passed (a scalar is
+ * the address of its value; not const, as the arrays a routine writes
+ * reach its kernel through them). */
+union blas_val {
+    int64_t i;
+    char ch;
+    void *p;
+};
+
+enum blas_prec { BLAS_S, BLAS_D, BLAS_C, BLAS_Z };
+/* canon(v, result) runs detshim's kernel: 0, or nonzero when it declines
+ * the arguments (the vendor then runs and reports the error). */
+struct blas_routine {
+    const char *name;
+    uint8_t prec;
+    const struct blas_form *form;
+    int (*canon)(const union blas_val *v, void *result);
+};
+
+enum { BLAS_SITE_F77 = 1, BLAS_SITE_INT64 = 2 };
+/* One exported symbol; `real` caches the vendor's definition. */
+struct blas_site {
+    const char *symbol;
+    const struct blas_routine *routine;
+    uint8_t flags, result_size;
+    void *real;
+};
+
+#define BLAS_MAX_PARAMS 16
+/* One call in flight, on the interceptor's stack. */
+struct blas_call {
+    void *real;                 /* the vendor's function, for the wrapper to call */
+    int active, traced, mode, how, done;
+    unsigned out;               /* operands written (bit j: operand j) */
+    struct blas_site *site;
+    void *result;
+    fenv_t fenv;
+    char why[48];               /* a rejected call's note */
+    union blas_val v[BLAS_MAX_PARAMS];
+    struct trace_rec r;
+};
+
+/* Starts an intercepted call. argv holds the address of each parameter's
+ * value (a Fortran argument itself) in the symbol's own order; result is
+ * where the function's result goes (NULL: none). Returns 1 when the
+ * wrapper must now call c->real with its arguments (passthrough, pinned,
+ * a rejected call, or no canonical kernel), 0 when the canonical kernel
+ * has already run. Always paired with blas_leave(c). Around its own work
+ * the caller's FP environment is saved and restored, so the vendor runs
+ * with the flags and modes the program left. */
+int blas_enter(struct blas_call *c, struct blas_site *s, const void *const *argv, void *result);
+/* Ends the call: digests what the routine wrote, commits the record, and
+ * leaves the FP status as the computation left it. */
+void blas_leave(struct blas_call *c);
+
+/* The first parameter a call gets wrong, as the reference BLAS's XERBLA
+ * checks it (1-based position in v, order counted), or 0 when valid. */
+int blas_validate(const struct blas_form *f, int complex, const union blas_val *v);
+/* The value of a dimension. */
+int64_t blas_dim_value(const struct blas_dim *d, const union blas_val *v);
 
 #endif
