@@ -164,7 +164,8 @@ static int scalar_is(const struct blas_call *c, int i, double want)
 }
 
 /* Which operands the routine references (bit j: operand j) on input and
- * on output, by its quick returns and its alpha/beta rules. */
+ * on output, by its quick returns, its alpha/beta rules and its
+ * increments. */
 static void referenced(const struct blas_call *c, unsigned *in, unsigned *out)
 {
     const struct blas_form *f = c->site->routine->form;
@@ -178,6 +179,8 @@ static void referenced(const struct blas_call *c, unsigned *in, unsigned *out)
         return;
     for (int j = 0; j < f->noperands; j++) {
         int fl = f->operands[j].flags;
+        if ((fl & BLAS_POS_INC) && c->v[f->operands[j].ld].i <= 0)
+            continue;
         if ((fl & BLAS_READ) && !((fl & BLAS_IF_ALPHA) && alpha0) && !((fl & BLAS_IF_BETA) && beta0))
             *in |= 1u << j;
         if (fl & BLAS_WRITE)
@@ -196,8 +199,6 @@ static struct blas_digest digest_operand(const struct blas_call *c, const struct
         return blas_digest_general(order, o->trans >= 0 ? v[o->trans].ch : 'N', rows,
                                    blas_dim_value(&o->cols, v), v[o->ptr].p, v[o->ld].i, elem);
     case BLAS_VECTOR:
-        if ((o->flags & BLAS_POS_INC) && v[o->ld].i <= 0)
-            rows = 0;
         return blas_digest_vec(v[o->ptr].p, rows, v[o->ld].i, elem);
     default:
         return blas_digest_tri(order, v[o->uplo].ch, o->diag >= 0 ? v[o->diag].ch : 'N', rows,

@@ -20,6 +20,9 @@ for policy in passthrough default; do
         ' dgemm_ .*m=134217728 .*ldc=1 \| \(no operands\) \| blas.rejected=parameter 13 \(ldc\)' \
         "$WORK/illegal-$policy.show"
 done
+expect_grep "illegal dgemm_ in canonical mode: the vendor ran it, not the kernel" \
+    ' dgemm_ .*blas.mode=pinned \(canonical kernel declined the arguments\)' \
+    "$WORK/illegal-default.show"
 
 for policy in passthrough default; do
     for seed in 1 2; do
