@@ -87,12 +87,13 @@ KINDS = {
     'a': 'BLAS_K_ARRAY', 'b': 'BLAS_K_ARRAY', 'c': 'BLAS_K_ARRAY', 'x': 'BLAS_K_ARRAY',
     'y': 'BLAS_K_ARRAY', 'ap': 'BLAS_K_ARRAY', 'param': 'BLAS_K_ARRAY',
     'd1': 'BLAS_K_ARRAY', 'd2': 'BLAS_K_ARRAY', 'x1': 'BLAS_K_ARRAY', 'y1': 'BLAS_K_ARRAY',
-    'ret': 'BLAS_K_RESULT',
+    'z': 'BLAS_K_ARRAY', 'ret': 'BLAS_K_RESULT',
 }
 MODIFIERS = {'real': 'BLAS_K_REAL', 'scalar': 'BLAS_K_SCALAR', 'array': 'BLAS_K_ARRAY',
-             'sym': 'BLAS_K_TRANS_SYM'}
+             'sym': 'BLAS_K_TRANS_SYM', 'herm': 'BLAS_K_TRANS_HERM'}
 ENUMS = {'BLAS_K_ORDER': 'order', 'BLAS_K_TRANS': 'trans', 'BLAS_K_TRANS_SYM': 'trans',
-         'BLAS_K_UPLO': 'uplo', 'BLAS_K_SIDE': 'side', 'BLAS_K_DIAG': 'diag'}
+         'BLAS_K_TRANS_HERM': 'trans', 'BLAS_K_UPLO': 'uplo', 'BLAS_K_SIDE': 'side',
+         'BLAS_K_DIAG': 'diag'}
 INTS = {'BLAS_K_DIM', 'BLAS_K_LD', 'BLAS_K_INC'}
 
 
@@ -124,18 +125,42 @@ def pick(sel, ch, a, b):
     return (sel, ch, a, b)
 
 
+# A shape: (enum blas_shape, ptr, trans, uplo, diag, ld, kl, ku, rows, cols).
 def general(ptr, trans, rows, cols, ld):
     """A rows x cols matrix op(X); trans None means X itself."""
-    return ('BLAS_GENERAL', ptr, trans, None, None, ld, rows, cols)
+    return ('BLAS_GENERAL', ptr, trans, None, None, ld, None, None, rows, cols)
 
 
 def vector(ptr, n, inc):
-    return ('BLAS_VECTOR', ptr, None, None, None, inc, n, n)
+    return ('BLAS_VECTOR', ptr, None, None, None, inc, None, None, n, n)
 
 
 def triangle(ptr, uplo, diag, n, ld):
     """The referenced triangle of an n x n matrix; diag None means non-unit."""
-    return ('BLAS_TRIANGLE', ptr, None, uplo, diag, ld, n, n)
+    return ('BLAS_TRIANGLE', ptr, None, uplo, diag, ld, None, None, n, n)
+
+
+def packed(ptr, uplo, diag, n):
+    """The same triangle, packed column by column (row by row for 'R')."""
+    return ('BLAS_PACKED', ptr, None, uplo, diag, None, None, None, n, n)
+
+
+def band(ptr, m, n, kl, ku, ld):
+    """An m x n band matrix in band storage (?gbmv)."""
+    return ('BLAS_BAND', ptr, None, None, None, ld, kl, ku, m, n)
+
+
+def band_tri(ptr, uplo, diag, n, k, ld):
+    """The uplo triangle of an n x n band matrix, k diagonals beside the main one."""
+    return ('BLAS_BAND_TRI', ptr, None, uplo, diag, ld, None, k, n, n)
+
+
+def element(ptr):
+    return ('BLAS_ELEMENT', ptr, None, None, None, None, None, None, None, None)
+
+
+def rotm_param(ptr):
+    return ('BLAS_ROTM_PARAM', ptr, None, None, None, None, None, None, None, None)
 
 
 @dataclass(frozen=True)
@@ -160,6 +185,8 @@ def InOut(name, shape, *when):
 ALPHA = 'BLAS_IF_ALPHA'      # not read when alpha == 0
 BETA = 'BLAS_IF_BETA'        # not read when beta == 0
 POS_INC = 'BLAS_POS_INC'     # not referenced when its increment is <= 0
+HERM = 'BLAS_HERM'           # the diagonal's imaginary parts are not read
+REAL = 'BLAS_REAL_ELEM'      # a real element of a complex routine
 
 
 # --- The routines ------------------------------------------------------------
@@ -174,9 +201,10 @@ class Routine:
     params: str
     operands: tuple
     level: int
-    ret: str = ''       # '', 'value' (an element), 'real', 'index'
+    ret: str = ''       # '', 'value' (an element), 'real', 'index', 'double'
     cblas_sub: bool = False  # also cblas_<name>_sub, result through a pointer
     quick: str = '0'    # routine-level quick return (BLAS_QUICK_*)
+    cblas: bool = True  # False: a Fortran function only (scabs1)
 
     @property
     def base(self):
@@ -187,13 +215,16 @@ class Routine:
 
     @property
     def ident(self):
-        return re.sub(r'\W', '_', self.base)
+        """A C name for the routine's description, unique in the table."""
+        base = self.base if len(self.names) > 1 else next(iter(self.names.values()))
+        return re.sub(r'\W', '_', base) + '_' + ''.join(self.names)
 
 
 XLEN_GEMV = pick('trans', 'N', 'n', 'm')
 YLEN_GEMV = pick('trans', 'N', 'm', 'n')
 SIDE_DIM = pick('side', 'L', 'm', 'n')
 QUICK_AB = 'BLAS_QUICK_AB'
+QUICK_ABK = 'BLAS_QUICK_ABK'
 QUICK_ALPHA = 'BLAS_QUICK_ALPHA'
 
 GER = dict(params='order m n alpha x incx y incy a* lda', level=2, quick=QUICK_ALPHA,
@@ -211,6 +242,45 @@ TRMV = dict(params='order uplo trans diag n a lda x* incx', level=2,
                       InOut('x', vector('x', 'n', 'incx'))))
 ROT = dict(params='n x* incx y* incy c:real s:real', level=1,
            operands=(InOut('x', vector('x', 'n', 'incx')), InOut('y', vector('y', 'n', 'incy'))))
+ROTM = dict(params='n x* incx y* incy param', level=1, quick='BLAS_QUICK_ROTM',
+            operands=(In('param', rotm_param('param')), InOut('x', vector('x', 'n', 'incx')),
+                      InOut('y', vector('y', 'n', 'incy'))))
+# Level 2 symmetric and Hermitian: `herm` is () or (HERM,) for the matrix.
+XY = (In('x', vector('x', 'n', 'incx'), ALPHA), InOut('y', vector('y', 'n', 'incy'), BETA))
+
+
+def symv(params, shape, herm=()):
+    return dict(params=params, level=2, quick=QUICK_AB,
+                operands=(In('A', shape, ALPHA, *herm),) + XY)
+
+
+def rank1(params, shape, herm=(), two=False):
+    vectors = (In('x', vector('x', 'n', 'incx')),)
+    if two:
+        vectors += (In('y', vector('y', 'n', 'incy')),)
+    return dict(params=params, level=2, quick=QUICK_ALPHA,
+                operands=vectors + (InOut('A', shape, *herm),))
+
+
+SYMV = 'order uplo n alpha a lda x incx beta y* incy'
+SBMV = 'order uplo n k alpha a lda x incx beta y* incy'
+SPMV = 'order uplo n alpha ap x incx beta y* incy'
+TRI = triangle('a', 'uplo', None, 'n', 'lda')
+BAND_TRI = band_tri('a', 'uplo', None, 'n', 'k', 'lda')
+PACKED = packed('ap', 'uplo', None, 'n')
+TBMV = dict(params='order uplo trans diag n k a lda x* incx', level=2,
+            operands=(In('A', band_tri('a', 'uplo', 'diag', 'n', 'k', 'lda')),
+                      InOut('x', vector('x', 'n', 'incx'))))
+TPMV = dict(params='order uplo trans diag n ap x* incx', level=2,
+            operands=(In('A', packed('ap', 'uplo', 'diag', 'n')),
+                      InOut('x', vector('x', 'n', 'incx'))))
+SYMM = dict(params='order side uplo m n alpha a lda b ldb beta c* ldc', level=3, quick=QUICK_AB)
+
+
+def symm_operands(herm=()):
+    return (In('A', triangle('a', 'uplo', None, SIDE_DIM, 'lda'), ALPHA, *herm),
+            In('B', general('b', None, 'm', 'n', 'ldb'), ALPHA),
+            InOut('C', general('c', None, 'm', 'n', 'ldc'), BETA))
 
 # The flags follow the reference BLAS: with alpha == 0 the product is
 # skipped (A, B, x are not read), with beta == 0 C or y is overwritten
@@ -219,7 +289,7 @@ ROT = dict(params='n x* incx y* incy c:real s:real', level=1,
 # never saw. The rules per family are in docs/blas.md.
 ROUTINES = (
     Routine(each('{p}gemm', 'sdcz'),
-            'order transa transb m n k alpha a lda b ldb beta c* ldc', level=3, quick=QUICK_AB,
+            'order transa transb m n k alpha a lda b ldb beta c* ldc', level=3, quick=QUICK_ABK,
             operands=(In('A', general('a', 'transa', 'm', 'k', 'lda'), ALPHA),
                       In('B', general('b', 'transb', 'k', 'n', 'ldb'), ALPHA),
                       InOut('C', general('c', None, 'm', 'n', 'ldc'), BETA))),
@@ -247,17 +317,13 @@ ROUTINES = (
             operands=(InOut('x', vector('x', 'n', 'incx')), InOut('y', vector('y', 'n', 'incy')))),
     Routine(each('{p}rot', 'sd'), **ROT),
     Routine({'c': 'csrot', 'z': 'zdrot'}, **ROT),
-    Routine(each('{p}symm', 'sdcz'), 'order side uplo m n alpha a lda b ldb beta c* ldc',
-            level=3, quick=QUICK_AB,
-            operands=(In('A', triangle('a', 'uplo', None, SIDE_DIM, 'lda'), ALPHA),
-                      In('B', general('b', None, 'm', 'n', 'ldb'), ALPHA),
-                      InOut('C', general('c', None, 'm', 'n', 'ldc'), BETA))),
+    Routine(each('{p}symm', 'sdcz'), **SYMM, operands=symm_operands()),
     Routine(each('{p}syrk', 'sdcz'), 'order uplo trans:sym n k alpha a lda beta c* ldc',
-            level=3, quick=QUICK_AB,
+            level=3, quick=QUICK_ABK,
             operands=(In('A', general('a', 'trans', 'n', 'k', 'lda'), ALPHA),
                       InOut('C', triangle('c', 'uplo', None, 'n', 'ldc'), BETA))),
     Routine(each('{p}syr2k', 'sdcz'), 'order uplo trans:sym n k alpha a lda b ldb beta c* ldc',
-            level=3, quick=QUICK_AB,
+            level=3, quick=QUICK_ABK,
             operands=(In('A', general('a', 'trans', 'n', 'k', 'lda'), ALPHA),
                       In('B', general('b', 'trans', 'n', 'k', 'ldb'), ALPHA),
                       InOut('C', triangle('c', 'uplo', None, 'n', 'ldc'), BETA))),
@@ -265,6 +331,56 @@ ROUTINES = (
     Routine(each('{p}trsm', 'sdcz'), **TRMM),
     Routine(each('{p}trmv', 'sdcz'), **TRMV),
     Routine(each('{p}trsv', 'sdcz'), **TRMV),
+    # The rest of the reference BLAS.
+    Routine(each('{p}rotg', 'sd'), 'a* b* c* s:array*', level=1,
+            operands=(InOut('a', element('a')), InOut('b', element('b')),
+                      Out('c', element('c')), Out('s', element('s')))),
+    Routine(each('{p}rotg', 'cz'), 'a* b c* s:array*', level=1,
+            operands=(InOut('a', element('a')), In('b', element('b')),
+                      Out('c', element('c'), REAL), Out('s', element('s')))),
+    Routine(each('{p}rotmg', 'sd'), 'd1* d2* x1* y1:scalar param*', level=1,
+            operands=(InOut('d1', element('d1')), InOut('d2', element('d2')),
+                      InOut('x1', element('x1')), Out('param', rotm_param('param')))),
+    Routine(each('{p}rotm', 'sd'), **ROTM),
+    Routine({'s': 'sdsdot'}, 'n sb x incx y incy', level=1, ret='value', operands=DOT['operands']),
+    Routine({'s': 'dsdot'}, 'n x incx y incy', level=1, ret='double', operands=DOT['operands']),
+    Routine({'c': 'scabs1', 'z': 'dcabs1'}, 'z', level=1, ret='real', cblas=False,
+            operands=(In('z', element('z')),)),
+    Routine(each('{p}gbmv', 'sdcz'), 'order trans m n kl ku alpha a lda x incx beta y* incy',
+            level=2, quick=QUICK_AB,
+            operands=(In('A', band('a', 'm', 'n', 'kl', 'ku', 'lda'), ALPHA),
+                      In('x', vector('x', XLEN_GEMV, 'incx'), ALPHA),
+                      InOut('y', vector('y', YLEN_GEMV, 'incy'), BETA))),
+    Routine(each('{p}symv', 'sd'), **symv(SYMV, TRI)),
+    Routine(each('{p}hemv', 'cz'), **symv(SYMV, TRI, (HERM,))),
+    Routine(each('{p}sbmv', 'sd'), **symv(SBMV, BAND_TRI)),
+    Routine(each('{p}hbmv', 'cz'), **symv(SBMV, BAND_TRI, (HERM,))),
+    Routine(each('{p}spmv', 'sd'), **symv(SPMV, PACKED)),
+    Routine(each('{p}hpmv', 'cz'), **symv(SPMV, PACKED, (HERM,))),
+    Routine(each('{p}tbmv', 'sdcz'), **TBMV),
+    Routine(each('{p}tbsv', 'sdcz'), **TBMV),
+    Routine(each('{p}tpmv', 'sdcz'), **TPMV),
+    Routine(each('{p}tpsv', 'sdcz'), **TPMV),
+    Routine(each('{p}syr', 'sd'), **rank1('order uplo n alpha x incx a* lda', TRI)),
+    Routine(each('{p}her', 'cz'), **rank1('order uplo n alpha:real x incx a* lda', TRI, (HERM,))),
+    Routine(each('{p}spr', 'sd'), **rank1('order uplo n alpha x incx ap*', PACKED)),
+    Routine(each('{p}hpr', 'cz'), **rank1('order uplo n alpha:real x incx ap*', PACKED, (HERM,))),
+    Routine(each('{p}syr2', 'sd'), **rank1('order uplo n alpha x incx y incy a* lda', TRI, two=True)),
+    Routine(each('{p}her2', 'cz'),
+            **rank1('order uplo n alpha x incx y incy a* lda', TRI, (HERM,), two=True)),
+    Routine(each('{p}spr2', 'sd'), **rank1('order uplo n alpha x incx y incy ap*', PACKED, two=True)),
+    Routine(each('{p}hpr2', 'cz'),
+            **rank1('order uplo n alpha x incx y incy ap*', PACKED, (HERM,), two=True)),
+    Routine(each('{p}hemm', 'cz'), **SYMM, operands=symm_operands((HERM,))),
+    Routine(each('{p}herk', 'cz'), 'order uplo trans:herm n k alpha:real a lda beta:real c* ldc',
+            level=3, quick=QUICK_ABK,
+            operands=(In('A', general('a', 'trans', 'n', 'k', 'lda'), ALPHA),
+                      InOut('C', triangle('c', 'uplo', None, 'n', 'ldc'), BETA, HERM))),
+    Routine(each('{p}her2k', 'cz'),
+            'order uplo trans:herm n k alpha a lda b ldb beta:real c* ldc', level=3, quick=QUICK_ABK,
+            operands=(In('A', general('a', 'trans', 'n', 'k', 'lda'), ALPHA),
+                      In('B', general('b', 'trans', 'n', 'k', 'ldb'), ALPHA),
+                      InOut('C', triangle('c', 'uplo', None, 'n', 'ldc'), BETA, HERM))),
 )
 
 
@@ -301,6 +417,8 @@ CANONICAL = {
 
 def dim(params, d):
     index = {p.name: i for i, p in enumerate(params)}
+    if d is None:
+        return 'BLAS_DIM_NONE'
     if isinstance(d, tuple):
         sel, ch, a, b = d
         return f"BLAS_DIM_IF({index[sel]}, '{ch}', {index[a]}, {index[b]})"
@@ -316,9 +434,10 @@ def emit_form(rt):
            f'{{ {", ".join(chr(34) + p.name + chr(34) for p in params)} }};',
            f'static const struct blas_operand {rt.ident}_operands[] = {{']
     for op in rt.operands:
-        shape, ptr, trans, uplo, diag, ld, rows, cols = op.shape
+        shape, ptr, trans, uplo, diag, ld, kl, ku, rows, cols = op.shape
         out.append(f'    {{ "{op.name}", {shape}, {" | ".join(op.flags)}, {ix(ptr)}, {ix(trans)}, '
-                   f'{ix(uplo)}, {ix(diag)}, {ix(ld)}, {dim(params, rows)}, {dim(params, cols)} }},')
+                   f'{ix(uplo)}, {ix(diag)}, {ix(ld)}, {ix(kl)}, {ix(ku)}, {dim(params, rows)}, '
+                   f'{dim(params, cols)} }},')
     out.append('};')
     out.append(f'static const struct blas_form {rt.ident}_form = {{ {rt.level}, {len(params)}, '
                f'{len(rt.operands)}, {rt.quick}, {ix("alpha" if "alpha" in index else None)}, '
@@ -384,6 +503,8 @@ def return_type(rt, prec, variant, fortran):
         return prec.value
     if rt.ret == 'real':
         return prec.real
+    if rt.ret == 'double':
+        return 'double'
     if rt.ret == 'index':
         # CBLAS_INDEX is size_t; the Fortran function returns a blasint.
         return variant.int_type if fortran else 'size_t'
@@ -397,26 +518,16 @@ def emit_wrapper(symbol, name, params, prec, variant, fortran, ret):
     sizes = {'float': 4, 'double': 8, 'int': 4, 'float _Complex': 8, 'double _Complex': 16}
     size = sizes.get(ret, 8) if ret else prec.size
     types = [param_type(p, prec, variant, fortran) for p in params]
-    by_value = lambda p, t: not fortran and not t.endswith('*')
-    argv = ', '.join(f'&{p.name}' if by_value(p, t) else p.name for p, t in zip(params, types))
+    decl = ', '.join(declare(t, p.name) for p, t in zip(params, types))
+    by_value = lambda t: not fortran and not t.endswith('*')
+    argv = ', '.join(f'&{p.name}' if by_value(t) else p.name for p, t in zip(params, types))
     args = ', '.join(p.name for p in params)
-    result = 'ret' if any(p.kind == 'BLAS_K_RESULT' for p in params) else '&ret' if ret else 'NULL'
-    call = f'(({ret or "void"} (*)({", ".join(types)}))(uintptr_t)call.real)({args})'
-    out = [f'DETSHIM_EXPORT {ret or "void"} {symbol}'
-           f'({", ".join(declare(t, p.name) for p, t in zip(params, types))})',
-           '{',
-           f'    static struct blas_site site = {{ "{symbol}", &r_{name}, {flags}, '
-           f'{size if result != "NULL" else 0}, NULL }};',
-           '    struct blas_call call;']
     if ret:
-        out.append(f'    {ret} ret = 0;')
-    out += [f'    if (blas_enter(&call, &site, (const void *const[]){{ {argv} }}, {result}))',
-            f'        {"ret = " if ret else ""}{call};',
-            '    blas_leave(&call);']
-    if ret:
-        out.append('    return ret;')
-    out.append('}')
-    return out
+        return [f'BLAS_FUNCTION({ret}, {symbol}, r_{name}, {flags}, {size}, ({decl}),',
+                f'              ({args}), ({argv}))']
+    result = 'ret' if any(p.kind == 'BLAS_K_RESULT' for p in params) else 'NULL'
+    return [f'BLAS_WRAPPER({symbol}, r_{name}, {flags}, {size if result != "NULL" else 0}, ({decl}),',
+            f'             ({args}), ({argv}), {result})']
 
 
 def wrappers():
@@ -427,8 +538,9 @@ def wrappers():
             f77_params = [q for q in params if q.name != 'order']
             for p, name in rt.names.items():
                 prec = PRECS[p]
-                yield (variant.cblas(name), name, params, prec, variant, False,
-                       return_type(rt, prec, variant, False))
+                if rt.cblas:
+                    yield (variant.cblas(name), name, params, prec, variant, False,
+                           return_type(rt, prec, variant, False))
                 if rt.cblas_sub:
                     yield (variant.cblas(name + '_sub'), name, params + [Param('ret', 'BLAS_K_RESULT')],
                            prec, variant, False, '')
@@ -472,7 +584,7 @@ def main(argv):
             out += emit_routine(rt, letter, name)
         out.append('')
     for w in wrappers():
-        out += emit_wrapper(*w) + ['']
+        out += emit_wrapper(*w)
     print('\n'.join(out).rstrip())
     return 0
 

@@ -67,6 +67,28 @@ struct blas_digest blas_digest_vec(const void *x, int64_t n, int64_t inc, int el
 struct blas_digest blas_digest_tri(char order, char uplo, char diag, int64_t n, const void *a,
                                    int64_t ld, int elem);
 
+/* The triangle of blas_digest_tri, packed (n(n+1)/2 elements in ap);
+ * herm: Hermitian, the diagonal's imaginary parts read as +0. Empty when
+ * n <= 0 or a char is not valid. */
+struct blas_digest blas_digest_packed(char order, char uplo, char diag, int64_t n, const void *ap,
+                                      int elem, int herm);
+/* blas_digest_tri with herm as blas_digest_packed. */
+struct blas_digest blas_digest_tri_herm(char order, char uplo, int64_t n, const void *a,
+                                        int64_t ld, int elem);
+/* The band of an m x n matrix with kl sub- and ku super-diagonals in band
+ * storage (ld >= kl + ku + 1), as ?gbmv reads it; empty when a dimension
+ * is < 0 or ld is too short. */
+struct blas_digest blas_digest_band(char order, int64_t m, int64_t n, int64_t kl, int64_t ku,
+                                    const void *a, int64_t ld, int elem);
+/* The uplo triangle of an n x n band matrix with k diagonals beside the
+ * main one (ld >= k + 1), as ?sbmv, ?hbmv (herm), ?tbmv and ?tbsv read it
+ * (the diagonal left out when diag is 'U'). */
+struct blas_digest blas_digest_band_tri(char order, char uplo, char diag, int64_t n, int64_t k,
+                                        const void *a, int64_t ld, int elem, int herm);
+/* rotm's param array: the flag, then the H entries the flag says are used
+ * (-2: none; < 0: all four; 0: h21, h12; > 0: h11, h22). */
+struct blas_digest blas_digest_rotm_param(const void *param, int elem);
+
 /* One value of `size` bytes (a function result): count 1. */
 struct blas_digest blas_digest_value(const void *v, int size);
 
@@ -93,11 +115,39 @@ void blas_note_run(struct trace_rec *r, int mode, int how);
 
 /* ---- The call protocol (blas_call.c) ------------------------------------ */
 
+/* One generated interceptor: the symbol `sym` with parameters `decl`,
+ * described by `routine`, calling the vendor's `sym` (same type as ours)
+ * with `args`; argv lists each parameter's address as blas_enter wants
+ * it. BLAS_WRAPPER returns nothing (result: where a _sub form stores its
+ * result, or NULL); BLAS_FUNCTION returns a `type`. */
+#define BLAS_ARGV(...) ((const void *const[]){ __VA_ARGS__ })
+#define BLAS_WRAPPER(sym, routine, flags, size, decl, args, argv, result)                  \
+    DETSHIM_EXPORT void sym decl                                                           \
+    {                                                                                      \
+        static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
+        struct blas_call call;                                                             \
+        if (blas_enter(&call, &site, BLAS_ARGV argv, result))                              \
+            ((__typeof__(&sym))(uintptr_t)call.real) args;                                 \
+        blas_leave(&call);                                                                 \
+    }
+#define BLAS_FUNCTION(type, sym, routine, flags, size, decl, args, argv)                   \
+    DETSHIM_EXPORT type sym decl                                                           \
+    {                                                                                      \
+        static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
+        struct blas_call call;                                                             \
+        type ret = 0;                                                                      \
+        if (blas_enter(&call, &site, BLAS_ARGV argv, &ret))                                \
+            ret = ((__typeof__(&sym))(uintptr_t)call.real) args;                           \
+        blas_leave(&call);                                                                 \
+        return ret;                                                                        \
+    }
+
 /* What a parameter is; the generator writes one per parameter, in the
  * cblas order (order first, where the routine has one). */
 enum blas_kind {
-    BLAS_K_ORDER, BLAS_K_TRANS, BLAS_K_TRANS_SYM, BLAS_K_UPLO, BLAS_K_SIDE, BLAS_K_DIAG,
-    BLAS_K_DIM,    /* m, n, k: >= 0 in a level-2/3 routine */
+    BLAS_K_ORDER, BLAS_K_TRANS, BLAS_K_TRANS_SYM, BLAS_K_TRANS_HERM, BLAS_K_UPLO, BLAS_K_SIDE,
+    BLAS_K_DIAG,
+    BLAS_K_DIM,    /* m, n, k, kl, ku: >= 0 in a level-2/3 routine */
     BLAS_K_LD,     /* >= max(1, the run of the operand stored with it) */
     BLAS_K_INC,    /* != 0 in a level-2 routine */
     BLAS_K_SCALAR, /* an element of the routine's precision */
@@ -106,19 +156,31 @@ enum blas_kind {
     BLAS_K_RESULT, /* where a cblas _sub function stores its result */
 };
 /* BLAS_K_TRANS_SYM: a symmetric rank-k update's trans, which a complex
- * routine accepts as 'N' or 'T' only. */
+ * routine accepts as 'N' or 'T' only; BLAS_K_TRANS_HERM: a Hermitian
+ * one's, 'N' or 'C' only. */
 
 /* A dimension of an operand: v[a], or, when sel >= 0 and the char
  * parameter sel is not `ch`, v[b] (gemv's x has n elements when trans is
- * 'N', else m). */
+ * 'N', else m); the constant a when sel is -2. */
 struct blas_dim {
     int8_t a, b, sel;
     char ch;
 };
 #define BLAS_DIM(a) { (a), (a), -1, 0 }
 #define BLAS_DIM_IF(sel, ch, a, b) { (a), (b), (sel), (ch) }
+#define BLAS_DIM_NONE { -1, -1, -1, 0 }
 
-enum blas_shape { BLAS_GENERAL, BLAS_VECTOR, BLAS_TRIANGLE };
+/* The operand shapes (docs/blas.md has which routine uses which). */
+enum blas_shape {
+    BLAS_GENERAL,   /* rows x cols of op(X), trans, ld */
+    BLAS_VECTOR,    /* rows elements, ld is the increment */
+    BLAS_TRIANGLE,  /* the uplo triangle of rows x rows, diag, ld */
+    BLAS_PACKED,    /* the same triangle packed (ap), no ld */
+    BLAS_BAND,      /* a rows x cols band matrix, kl sub- and ku super-diagonals, ld */
+    BLAS_BAND_TRI,  /* the uplo triangle of a rows x rows band matrix, ku (the k) diagonals */
+    BLAS_ELEMENT,   /* one element (rotg's a, b, c, s) */
+    BLAS_ROTM_PARAM, /* rotm's param: the flag and the H entries the flag uses */
+};
 /* Operand flags: what the routine does with it, and when it does not. */
 enum {
     BLAS_READ = 1,      /* digested as TRACE_ROLE_IN before the call */
@@ -126,21 +188,23 @@ enum {
     BLAS_IF_ALPHA = 4,  /* not read when alpha == 0 */
     BLAS_IF_BETA = 8,   /* not read when beta == 0 (still written) */
     BLAS_POS_INC = 16,  /* not referenced when its increment is <= 0 */
+    BLAS_HERM = 32,     /* Hermitian: the diagonal's imaginary parts are not read */
+    BLAS_REAL_ELEM = 64, /* real elements in a complex routine (crotg's c) */
 };
-/* An operand: parameter indexes (-1: none). general: rows x cols of
- * op(X) with trans, ld; vector: rows elements, ld is the increment;
- * triangle: rows x rows, uplo, diag. */
+/* An operand: parameter indexes (-1: none). */
 struct blas_operand {
     const char *name;
     uint8_t shape, flags;
-    int8_t ptr, trans, uplo, diag, ld;
+    int8_t ptr, trans, uplo, diag, ld, kl, ku;
     struct blas_dim rows, cols;
 };
 
 /* Routine-level quick returns that reference no operand at all. */
 enum {
-    BLAS_QUICK_AB = 1,    /* (alpha == 0 or k == 0) and beta == 1 (k where there is one) */
-    BLAS_QUICK_ALPHA = 2, /* alpha == 0 */
+    BLAS_QUICK_AB = 1,    /* alpha == 0 and beta == 1 */
+    BLAS_QUICK_ABK = 2,   /* (alpha == 0 or k == 0) and beta == 1 */
+    BLAS_QUICK_ALPHA = 4, /* alpha == 0 */
+    BLAS_QUICK_ROTM = 8,  /* rotm's flag is -2: only the flag is read */
 };
 
 /* One routine without its precision (gemm): shared by its precisions,

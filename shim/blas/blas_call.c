@@ -41,6 +41,7 @@ static char cblas_char(int kind, int value)
         return blas_order_char(value);
     case BLAS_K_TRANS:
     case BLAS_K_TRANS_SYM:
+    case BLAS_K_TRANS_HERM:
         return blas_trans_char(value);
     case BLAS_K_UPLO:
         return blas_uplo_char(value);
@@ -97,6 +98,10 @@ static int64_t run_length(char order, const struct blas_operand *o, const union 
     int64_t rows = blas_dim_value(&o->rows, v);
     if (o->shape == BLAS_TRIANGLE)
         return rows;
+    if (o->shape == BLAS_BAND)
+        return v[o->kl].i + v[o->ku].i + 1;
+    if (o->shape == BLAS_BAND_TRI)
+        return v[o->ku].i + 1;
     int64_t cols = blas_dim_value(&o->cols, v);
     int trans = o->trans >= 0 && v[o->trans].ch != 'N';
     int64_t stored_rows = trans ? cols : rows, stored_cols = trans ? rows : cols;
@@ -112,6 +117,8 @@ static int valid_char(int kind, int complex, char ch)
         return ch == 'N' || ch == 'T' || ch == 'C';
     case BLAS_K_TRANS_SYM:
         return ch == 'N' || ch == 'T' || (ch == 'C' && !complex);
+    case BLAS_K_TRANS_HERM:
+        return ch == 'N' || ch == 'C' || (ch == 'T' && !complex);
     case BLAS_K_UPLO:
         return ch == 'U' || ch == 'L';
     case BLAS_K_SIDE:
@@ -136,7 +143,8 @@ int blas_validate(const struct blas_form *f, int complex, const union blas_val *
             bad = f->level == 2 && v[i].i == 0;
         else if (kind == BLAS_K_LD)
             for (int j = 0; j < f->noperands; j++)
-                if (f->operands[j].ld == i && f->operands[j].shape != BLAS_VECTOR) {
+                if (f->operands[j].ld == i && f->operands[j].shape != BLAS_VECTOR &&
+                    f->operands[j].shape != BLAS_ELEMENT) {
                     int64_t run = run_length(order_of(f, v), &f->operands[j], v);
                     bad |= v[i].i < (run > 1 ? run : 1);
                 }
@@ -172,13 +180,22 @@ static void referenced(const struct blas_call *c, unsigned *in, unsigned *out)
     int alpha0 = f->alpha >= 0 && scalar_is(c, f->alpha, 0);
     int beta0 = f->beta >= 0 && scalar_is(c, f->beta, 0);
     int k0 = f->k >= 0 && c->v[f->k].i == 0;
+    int rotm_none = 0;
     *in = *out = 0;
-    if ((f->quick & BLAS_QUICK_AB) && (alpha0 || k0) && scalar_is(c, f->beta, 1))
+    if ((f->quick & BLAS_QUICK_AB) && alpha0 && scalar_is(c, f->beta, 1))
+        return;
+    if ((f->quick & BLAS_QUICK_ABK) && (alpha0 || k0) && scalar_is(c, f->beta, 1))
         return;
     if ((f->quick & BLAS_QUICK_ALPHA) && alpha0)
         return;
+    for (int j = 0; j < f->noperands; j++)
+        if ((f->quick & BLAS_QUICK_ROTM) && f->operands[j].shape == BLAS_ROTM_PARAM)
+            rotm_none = blas_digest_rotm_param(c->v[f->operands[j].ptr].p,
+                                               elem_size[c->site->routine->prec]).count == 1;
     for (int j = 0; j < f->noperands; j++) {
         int fl = f->operands[j].flags;
+        if (rotm_none && f->operands[j].shape != BLAS_ROTM_PARAM)
+            continue;
         if ((fl & BLAS_POS_INC) && c->v[f->operands[j].ld].i <= 0)
             continue;
         if ((fl & BLAS_READ) && !((fl & BLAS_IF_ALPHA) && alpha0) && !((fl & BLAS_IF_BETA) && beta0))
@@ -188,11 +205,18 @@ static void referenced(const struct blas_call *c, unsigned *in, unsigned *out)
     }
 }
 
-static struct blas_digest digest_operand(const struct blas_call *c, const struct blas_operand *o)
+/* The digest of operand o, read (role IN) or written (OUT). */
+static struct blas_digest digest_operand(const struct blas_call *c, const struct blas_operand *o,
+                                         int role)
 {
     const union blas_val *v = c->v;
     char order = order_of(c->site->routine->form, v);
-    int elem = elem_size[c->site->routine->prec];
+    int prec = c->site->routine->prec;
+    int elem = elem_size[(o->flags & BLAS_REAL_ELEM) && prec >= BLAS_C ? prec - BLAS_C : prec];
+    /* A Hermitian routine never reads the diagonal's imaginary parts, and
+     * writes them as zero: the output digest covers them. */
+    int herm = (o->flags & BLAS_HERM) && role == TRACE_ROLE_IN;
+    char uplo = o->uplo >= 0 ? v[o->uplo].ch : 'U', diag = o->diag >= 0 ? v[o->diag].ch : 'N';
     int64_t rows = blas_dim_value(&o->rows, v);
     switch (o->shape) {
     case BLAS_GENERAL:
@@ -200,9 +224,22 @@ static struct blas_digest digest_operand(const struct blas_call *c, const struct
                                    blas_dim_value(&o->cols, v), v[o->ptr].p, v[o->ld].i, elem);
     case BLAS_VECTOR:
         return blas_digest_vec(v[o->ptr].p, rows, v[o->ld].i, elem);
+    case BLAS_TRIANGLE:
+        if (herm)
+            return blas_digest_tri_herm(order, uplo, rows, v[o->ptr].p, v[o->ld].i, elem);
+        return blas_digest_tri(order, uplo, diag, rows, v[o->ptr].p, v[o->ld].i, elem);
+    case BLAS_PACKED:
+        return blas_digest_packed(order, uplo, diag, rows, v[o->ptr].p, elem, herm);
+    case BLAS_BAND:
+        return blas_digest_band(order, rows, blas_dim_value(&o->cols, v), v[o->kl].i, v[o->ku].i,
+                                v[o->ptr].p, v[o->ld].i, elem);
+    case BLAS_BAND_TRI:
+        return blas_digest_band_tri(order, uplo, diag, rows, v[o->ku].i, v[o->ptr].p, v[o->ld].i,
+                                    elem, herm);
+    case BLAS_ELEMENT:
+        return blas_digest_value(v[o->ptr].p, elem);
     default:
-        return blas_digest_tri(order, v[o->uplo].ch, o->diag >= 0 ? v[o->diag].ch : 'N', rows,
-                               v[o->ptr].p, v[o->ld].i, elem);
+        return blas_digest_rotm_param(v[o->ptr].p, elem);
     }
 }
 
@@ -211,7 +248,8 @@ static void digest_operands(struct blas_call *c, unsigned which, int role)
     const struct blas_form *f = c->site->routine->form;
     for (int j = 0; j < f->noperands; j++)
         if (which & (1u << j))
-            blas_rec_operand(&c->r, f->operands[j].name, role, digest_operand(c, &f->operands[j]));
+            blas_rec_operand(&c->r, f->operands[j].name, role,
+                             digest_operand(c, &f->operands[j], role));
 }
 
 /* The parameters as the generated wrappers recorded them: names and

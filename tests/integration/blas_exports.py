@@ -10,10 +10,7 @@ GEMM, bfloat16) and LAPACK are not BLAS routines and are not listed.
 
 Usage: blas_exports.py SHIM LIB...   prints one line per library, then one
 per unwrapped symbol; exit 0 when every BLAS symbol found is wrapped, 1
-when one is not, 2 when a library cannot be read. The routines in
-NOT_YET are reported as such and do not fail the check: the shim does
-not intercept them at all yet (docs/blas.md). Any other unwrapped name,
-such as a naming variant of a covered routine, fails it.
+when one is not, 2 when a library cannot be read.
 """
 import re
 import subprocess
@@ -31,13 +28,6 @@ ROUTINES = {p + r for precs, names in PRECISE.items() for p in precs for r in na
 ROUTINES |= set(SPECIAL)
 # The cblas forms of the complex dots also return through a pointer.
 CBLAS_EXTRA = {f'{p}{r}_sub' for p in 'cz' for r in ('dotu', 'dotc')}
-
-NOT_YET = set((
-    'srotg drotg crotg zrotg srotmg drotmg srotm drotm sdsdot dsdot scabs1 dcabs1 '
-    'sgbmv dgbmv cgbmv zgbmv chemv zhemv chbmv zhbmv chpmv zhpmv ssymv dsymv ssbmv dsbmv '
-    'sspmv dspmv stbmv dtbmv ctbmv ztbmv stpmv dtpmv ctpmv ztpmv stbsv dtbsv ctbsv ztbsv '
-    'stpsv dtpsv ctpsv ztpsv cher zher chpr zhpr cher2 zher2 chpr2 zhpr2 ssyr dsyr sspr dspr '
-    'ssyr2 dsyr2 sspr2 dspr2 chemm zhemm cherk zherk cher2k zher2k').split())
 
 FORM = re.compile(r'^(?P<prefix>scipy_)?(?:(?P<cblas>cblas_)(?P<cname>[a-z0-9_]+?)(?:64_)?'
                   r'|(?P<fname>[a-z0-9]+)_(?:64_)?)$')
@@ -68,10 +58,8 @@ def main(argv):
         missing = []
         for lib in argv[2:]:
             blas = sorted(s for s in exported(lib) if routine_of(s))
-            gone = [s for s in blas if s not in wrapped and routine_of(s) not in NOT_YET]
-            later = [s for s in blas if s not in wrapped and routine_of(s) in NOT_YET]
-            print(f'{lib}: {len(blas)} BLAS symbols, {len(gone)} not wrapped, '
-                  f'{len(later)} of routines not intercepted yet')
+            gone = [s for s in blas if s not in wrapped]
+            print(f'{lib}: {len(blas)} BLAS symbols, {len(gone)} not wrapped')
             missing += gone
     except OSError as e:
         print(f'blas_exports: {e}', file=sys.stderr)

@@ -2,8 +2,7 @@
 # The BLAS that PyPI wheels bundle reaches the shim: scipy's LP64 OpenBLAS
 # (scipy_dgemm_, scipy_cblas_dgemm) and numpy's ILP64 one
 # (scipy_cblas_dgemm64_), both in one process; and every BLAS symbol those
-# libraries export (nm -D) is one the shim wraps, except the routines
-# blas_exports.py lists as not intercepted yet (it prints how many).
+# libraries export (nm -D) is one the shim wraps.
 . "$(dirname "$0")/lib.sh"
 [ -x "$VENV_PY" ] || skip "no PyPI venv at build/venv (make deps installs it)"
 SITE=$("$VENV_PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')

@@ -21,9 +21,9 @@ static const uint8_t gemm_kinds[] = { BLAS_K_ORDER, BLAS_K_TRANS, BLAS_K_TRANS, 
 static const char *const gemm_names[] = { "order", "transa", "transb", "m", "n", "k", "alpha",
                                           "a", "lda", "b", "ldb", "beta", "c", "ldc" };
 static const struct blas_operand gemm_operands[] = {
-    { "A", BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, A, TRANSA, -1, -1, LDA, BLAS_DIM(M), BLAS_DIM(K) },
-    { "B", BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, B, TRANSB, -1, -1, LDB, BLAS_DIM(K), BLAS_DIM(N) },
-    { "C", BLAS_GENERAL, BLAS_READ | BLAS_WRITE | BLAS_IF_BETA, C, -1, -1, -1, LDC, BLAS_DIM(M),
+    { "A", BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, A, TRANSA, -1, -1, LDA, -1, -1, BLAS_DIM(M), BLAS_DIM(K) },
+    { "B", BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, B, TRANSB, -1, -1, LDB, -1, -1, BLAS_DIM(K), BLAS_DIM(N) },
+    { "C", BLAS_GENERAL, BLAS_READ | BLAS_WRITE | BLAS_IF_BETA, C, -1, -1, -1, LDC, -1, -1, BLAS_DIM(M),
       BLAS_DIM(N) },
 };
 static const struct blas_form gemm_form = { 3, NPARAMS, 3, BLAS_QUICK_AB, ALPHA, BETA, K, 1,
