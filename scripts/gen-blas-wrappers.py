@@ -4,9 +4,10 @@
 The generated code is thin: for each routine, a description (its parameters'
 kinds and names, its operands' shapes and when the routine references them)
 and an adapter to detshim's canonical kernel; for each exported symbol, its
-signature and one blas_enter / real call / blas_leave. The protocol itself
-(validation, decision, digests, record, FP environment) is written once, by
-hand, in shim/blas/blas_call.c. The table ROUTINES is the source of truth:
+signature and one call of the protocol (BLAS_WRAPPER, BLAS_FUNCTION in
+include/detshim/blas.h). The protocol itself (validation, decision,
+digests, record, FP environment) is written once, by hand, in
+shim/blas/blas_call.c. The table ROUTINES is the source of truth:
 one row per routine, expanded over precisions, over the cblas and Fortran
 interfaces and over the symbol naming variants in VARIANTS. How to add a
 routine: docs/blas.md.

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include "detshim.h"
+#include "detshim/core.h"
+#include "detshim/policy.h"
 #include "detshim/trace.h"
 
 /* CBLAS enum values (the reference cblas.h), passed to us as plain ints. */
@@ -126,7 +128,7 @@ void blas_note_run(struct trace_rec *r, int mode, int how);
     {                                                                                      \
         static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
         struct blas_call call;                                                             \
-        if (blas_enter(&call, &site, BLAS_ARGV argv, result))                              \
+        if (!blas_enter(&call, &site) || blas_start(&call, BLAS_ARGV argv, result))        \
             ((__typeof__(&sym))(uintptr_t)call.real) args;                                 \
         blas_leave(&call);                                                                 \
     }
@@ -136,7 +138,7 @@ void blas_note_run(struct trace_rec *r, int mode, int how);
         static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
         struct blas_call call;                                                             \
         type ret = 0;                                                                      \
-        if (blas_enter(&call, &site, BLAS_ARGV argv, &ret))                                \
+        if (!blas_enter(&call, &site) || blas_start(&call, BLAS_ARGV argv, &ret))          \
             ret = ((__typeof__(&sym))(uintptr_t)call.real) args;                           \
         blas_leave(&call);                                                                 \
         return ret;                                                                        \
@@ -260,18 +262,39 @@ struct blas_call {
     struct trace_rec r;
 };
 
-/* Starts an intercepted call. argv holds the address of each parameter's
- * value (a Fortran argument itself) in the symbol's own order; result is
- * where the function's result goes (NULL: none). Returns 1 when the
- * wrapper must now call c->real with its arguments (passthrough, pinned,
- * a rejected call, or no canonical kernel), 0 when the canonical kernel
- * has already run. Always paired with blas_leave(c). Around its own work
- * the caller's FP environment is saved and restored, so the vendor runs
- * with the flags and modes the program left. */
-int blas_enter(struct blas_call *c, struct blas_site *s, const void *const *argv, void *result);
-/* Ends the call: digests what the routine wrote, commits the record, and
- * leaves the FP status as the computation left it. */
-void blas_leave(struct blas_call *c);
+/* Starts an intercepted call: 0 when it goes straight to the vendor,
+ * untouched (re-entered from inside the shim or the vendor, or neither
+ * traced nor changed by the policy), else 1, and blas_start follows.
+ * Inline, and before the wrapper builds argv, so that a straight call
+ * costs these tests only. Sets c->real, the vendor's function. */
+static inline int blas_enter(struct blas_call *c, struct blas_site *s)
+{
+    c->real = resolve_real_cached(&s->real, s->symbol);
+    c->active = 0;
+    c->site = s;
+    /* trace_active() first: the first call starts the shim, policy included. */
+    return !guard_held() && (trace_active() || core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH);
+}
+
+/* The protocol for a call blas_enter engaged. argv holds the address of
+ * each parameter's value (a Fortran argument itself) in the symbol's own
+ * order; result is where the function's result goes (NULL: none).
+ * Returns 1 when the wrapper must now call c->real with its arguments
+ * (passthrough, pinned, a rejected call, or no canonical kernel), 0 when
+ * the canonical kernel has already run. Around its own work the caller's
+ * FP environment is saved and restored, so the vendor runs with the
+ * flags and modes the program left. */
+int blas_start(struct blas_call *c, const void *const *argv, void *result);
+void blas_call_finish(struct blas_call *c);
+
+/* Ends every call: for one blas_start engaged, digests what the routine
+ * wrote, commits the record, and leaves the FP status as the computation
+ * left it (blas_call_finish). */
+static inline void blas_leave(struct blas_call *c)
+{
+    if (c->active)
+        blas_call_finish(c);
+}
 
 /* The first parameter a call gets wrong, as the reference BLAS's XERBLA
  * checks it (1-based position in v, order counted), or 0 when valid. */

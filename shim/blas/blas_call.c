@@ -1,7 +1,8 @@
 /* The BLAS call protocol: every generated interceptor (build/gen/
  * blas_wrappers.c, from scripts/gen-blas-wrappers.py) is one blas_enter /
- * real call / blas_leave, and this file is the rest. In order: decode the
- * parameters from the routine's description; validate them as the
+ * blas_start / real call / blas_leave, and this file is all of it behind
+ * the inline straight-through test (include/detshim/blas.h). In order:
+ * decode the parameters from the routine's description; validate them as the
  * reference BLAS's XERBLA checks do; decide how the call runs
  * (passthrough, pinned vendor, or canonical kernel); digest the operands
  * the routine reads by its specification; call; digest what it wrote;
@@ -298,15 +299,11 @@ static void commit_rejected(struct blas_call *c, int bad)
     c->done = 1;
 }
 
-int blas_enter(struct blas_call *c, struct blas_site *s, const void *const *argv, void *result)
+int blas_start(struct blas_call *c, const void *const *argv, void *result)
 {
-    c->real = resolve_real_cached(&s->real, s->symbol);
-    c->active = 0;
-    /* Re-entered from inside the shim or the vendor: straight through. */
-    if (guard_held())
-        return 1;
+    struct blas_site *s = c->site;
     int traced = trace_active(), mode = core_cfg.blas_mode;
-    if ((!traced && mode == BLAS_MODE_PASSTHROUGH) || !guard_enter())
+    if (!guard_enter())
         return 1;
     /* Held and cleared for our own work: a comparison of a subnormal
      * alpha must not raise the program's denormal flag, nor trap. */
@@ -315,7 +312,6 @@ int blas_enter(struct blas_call *c, struct blas_site *s, const void *const *argv
     c->active = 1;
     c->traced = traced;
     c->mode = mode;
-    c->site = s;
     c->result = result;
     c->done = 0;
     c->how = BLAS_RAN_AS_MODE;
@@ -358,10 +354,8 @@ int blas_enter(struct blas_call *c, struct blas_site *s, const void *const *argv
     return 1;
 }
 
-void blas_leave(struct blas_call *c)
+void blas_call_finish(struct blas_call *c)
 {
-    if (!c->active)
-        return;
     if (c->traced && !c->done) {
         /* What the computation left is kept, whatever our digests raise. */
         feholdexcept(&c->fenv);
