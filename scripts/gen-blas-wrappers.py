@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Prec:
-    enum: str       # enum blas_prec
+    enum: str       # enum canon_type (detshim/canonical.h)
     real: str       # C type of a real scalar (and of nrm2/asum results)
     value: str      # C type of one element returned by value (dot)
     size: int       # bytes per element
@@ -32,10 +32,10 @@ class Prec:
 
 
 PRECS = {
-    's': Prec('BLAS_S', 'float', 'float', 4, False),
-    'd': Prec('BLAS_D', 'double', 'double', 8, False),
-    'c': Prec('BLAS_C', 'float', 'float _Complex', 8, True),
-    'z': Prec('BLAS_Z', 'double', 'double _Complex', 16, True),
+    's': Prec('CANON_S', 'float', 'float', 4, False),
+    'd': Prec('CANON_D', 'double', 'double', 8, False),
+    'c': Prec('CANON_C', 'float', 'float _Complex', 8, True),
+    'z': Prec('CANON_Z', 'double', 'double _Complex', 16, True),
 }
 
 

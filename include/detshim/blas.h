@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "detshim.h"
+#include "detshim/canonical.h"
 #include "detshim/core.h"
 #include "detshim/policy.h"
 #include "detshim/trace.h"
@@ -229,12 +230,11 @@ union blas_val {
     void *p;
 };
 
-enum blas_prec { BLAS_S, BLAS_D, BLAS_C, BLAS_Z };
 /* canon(v, result) runs detshim's kernel: 0, or nonzero when it declines
  * the arguments (the vendor then runs and reports the error). */
 struct blas_routine {
     const char *name;
-    uint8_t prec;
+    uint8_t prec;               /* enum canon_type */
     const struct blas_form *form;
     int (*canon)(const union blas_val *v, void *result);
 };

@@ -65,6 +65,11 @@
 
 #include <stdint.h>
 
+/* The four BLAS precisions, one enum for the whole family: the canonical
+ * kernels' tables (one set per type) and the interceptors' routine
+ * descriptions (detshim/blas.h) index by it. */
+enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
+
 /* C = alpha*op(A)*op(B) + beta*C in the contract's order. order: 'R'
  * (row-major, as cblas CblasRowMajor) or 'C' (column-major, as Fortran);
  * transa/transb: 'N', 'T' or 'C' (lower case accepted, as the Fortran BLAS

@@ -22,11 +22,11 @@
 #include "detshim/policy.h"
 #include "detshim/trace.h"
 
-static const int elem_size[] = { [BLAS_S] = 4, [BLAS_D] = 8, [BLAS_C] = 8, [BLAS_Z] = 16 };
+static const int elem_size[] = { [CANON_S] = 4, [CANON_D] = 8, [CANON_C] = 8, [CANON_Z] = 16 };
 
 static int is_complex(int prec)
 {
-    return prec == BLAS_C || prec == BLAS_Z;
+    return prec == CANON_C || prec == CANON_Z;
 }
 
 static int is_enum(int kind)
@@ -162,7 +162,7 @@ static int scalar_is(const struct blas_call *c, int i, double want)
     int prec = c->site->routine->prec;
     const void *p = c->v[i].p;
     int complex = is_complex(prec) && c->site->routine->form->kinds[i] != BLAS_K_REAL;
-    if (prec == BLAS_S || prec == BLAS_C) {
+    if (prec == CANON_S || prec == CANON_C) {
         float z[2] = { 0, 0 };
         memcpy(z, p, complex ? sizeof z : sizeof *z);
         return z[0] == (float)want && z[1] == 0;
@@ -213,7 +213,7 @@ static struct blas_digest digest_operand(const struct blas_call *c, const struct
     const union blas_val *v = c->v;
     char order = order_of(c->site->routine->form, v);
     int prec = c->site->routine->prec;
-    int elem = elem_size[(o->flags & BLAS_REAL_ELEM) && prec >= BLAS_C ? prec - BLAS_C : prec];
+    int elem = elem_size[(o->flags & BLAS_REAL_ELEM) && prec >= CANON_C ? prec - CANON_C : prec];
     /* A Hermitian routine never reads the diagonal's imaginary parts, and
      * writes them as zero: the output digest covers them. */
     int herm = (o->flags & BLAS_HERM) && role == TRACE_ROLE_IN;
@@ -268,12 +268,12 @@ static void record_params(struct blas_call *c)
             trace_rec_char(&c->r, name, c->v[i].ch);
         } else if (kind == BLAS_K_DIM || kind == BLAS_K_LD || kind == BLAS_K_INC) {
             trace_rec_int(&c->r, name, c->v[i].i);
-        } else if (kind == BLAS_K_SCALAR && prec == BLAS_C) {
+        } else if (kind == BLAS_K_SCALAR && prec == CANON_C) {
             trace_rec_c64(&c->r, name, p);
-        } else if (kind == BLAS_K_SCALAR && prec == BLAS_Z) {
+        } else if (kind == BLAS_K_SCALAR && prec == CANON_Z) {
             trace_rec_c128(&c->r, name, p);
         } else if ((kind == BLAS_K_SCALAR || kind == BLAS_K_REAL) &&
-                   (prec == BLAS_S || prec == BLAS_C)) {
+                   (prec == CANON_S || prec == CANON_C)) {
             float x;
             memcpy(&x, p, sizeof x);
             trace_rec_f32(&c->r, name, x);

@@ -822,10 +822,10 @@ static void avx2_z_gemv_t(int64_t m, int64_t n, const void *av, int64_t lda, int
 const struct canon_blas_isa canon_blas_avx2_kernels = {
     .name = "avx2",
     .t = {
-        [CANON_BLAS_S] = REAL_KERNELS(avx2_s_, gen_s_, NULL, NULL),
-        [CANON_BLAS_D] = REAL_KERNELS(avx2_d_, gen_d_, avx2_d_dot_lanes, avx2_d_asum_lanes),
-        [CANON_BLAS_C] = COMPLEX_KERNELS(avx2_c_, gen_c_, NULL),
-        [CANON_BLAS_Z] = COMPLEX_KERNELS(avx2_z_, gen_z_, avx2_z_dot_lanes),
+        [CANON_S] = REAL_KERNELS(avx2_s_, gen_s_, NULL, NULL),
+        [CANON_D] = REAL_KERNELS(avx2_d_, gen_d_, avx2_d_dot_lanes, avx2_d_asum_lanes),
+        [CANON_C] = COMPLEX_KERNELS(avx2_c_, gen_c_, NULL),
+        [CANON_Z] = COMPLEX_KERNELS(avx2_z_, gen_z_, avx2_z_dot_lanes),
     },
 };
 

@@ -45,9 +45,9 @@
 const struct canon_blas_isa canon_blas_scalar_kernels = {
     .name = "scalar",
     .t = {
-        [CANON_BLAS_S] = REAL_KERNELS(scalar_s_, NULL, NULL),
-        [CANON_BLAS_D] = REAL_KERNELS(scalar_d_, scalar_d_dot_lanes, scalar_d_asum_lanes),
-        [CANON_BLAS_C] = COMPLEX_KERNELS(scalar_c_, NULL),
-        [CANON_BLAS_Z] = COMPLEX_KERNELS(scalar_z_, scalar_z_dot_lanes),
+        [CANON_S] = REAL_KERNELS(scalar_s_, NULL, NULL),
+        [CANON_D] = REAL_KERNELS(scalar_d_, scalar_d_dot_lanes, scalar_d_asum_lanes),
+        [CANON_C] = COMPLEX_KERNELS(scalar_c_, NULL),
+        [CANON_Z] = COMPLEX_KERNELS(scalar_z_, scalar_z_dot_lanes),
     },
 };
