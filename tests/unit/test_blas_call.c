@@ -1,8 +1,9 @@
 /* Unit tests of the BLAS call protocol's argument rules (shim/blas/
  * blas_call.c): validation as XERBLA checks it and dimensions picked by a
  * char parameter, on ?gemm described as the generator describes it
- * (scripts/gen-blas-wrappers.py). blas_start itself starts the shim, so
- * its decisions are tested under LD_PRELOAD (test-blas-args.sh).
+ * (scripts/gen-blas-wrappers.py). Entering the protocol starts the shim
+ * (trace_active), so its decisions are tested under LD_PRELOAD
+ * (test-blas-args.sh).
  */
 #include <stdarg.h>
 #include <stddef.h>
