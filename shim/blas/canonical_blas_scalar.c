@@ -9,24 +9,8 @@
 
 #include "detshim/canonical_blas_kernels.h"
 
-#define R float
-#define FMA fmaf
-#define FABS fabsf
-#define RN(name) scalar_s_##name
-#define CN(name) scalar_c_##name
-#include "canonical_blas_generic.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef RN
-#undef CN
-
-#define R double
-#define FMA fma
-#define FABS fabs
-#define RN(name) scalar_d_##name
-#define CN(name) scalar_z_##name
-#include "canonical_blas_generic.inc"
+#define PREFIX scalar
+#include "canonical_blas_types.inc"
 
 /* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
  * never splits lanes). */
