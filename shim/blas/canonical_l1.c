@@ -1,6 +1,7 @@
 /* Canonical level-1 BLAS (dot, nrm2, asum, axpy, scal) and what the
- * level-1/2/3 drivers share: the choice of ISA path and the one-element
- * arithmetic of the contract (detshim/canonical_blas.h). The long loops
+ * level-1/2/3 drivers share: the kernel table of the ISA path (chosen by
+ * canonical_isa.c) and the one-element arithmetic of the contract
+ * (detshim/canonical_blas.h). The long loops
  * are the active path's kernels (canonical_blas_kernels.h); this file walks
  * strides, gathering strided vectors into small contiguous chunks, and
  * adds the 16 lanes of a reduction with the contract's fixed tree. A
@@ -33,22 +34,16 @@
 
 static _Atomic(const struct canon_blas_isa *) active;
 
-static int cpu_has_avx2(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-static const struct canon_blas_isa *isa_best(void)
-{
-    return cpu_has_avx2() ? &canon_blas_avx2_kernels : &canon_blas_scalar_kernels;
-}
+static const struct canon_blas_isa *const paths[CANON_ISA_NPATHS] = {
+    [CANON_ISA_SCALAR] = &canon_blas_scalar_kernels,
+    [CANON_ISA_AVX2] = &canon_blas_avx2_kernels,
+};
 
 const struct canon_blas_isa *canon_blas_kernels(void)
 {
     const struct canon_blas_isa *k = atomic_load(&active);
     if (!k) {
-        k = isa_best();
+        k = paths[canon_isa_best()];
         atomic_store(&active, k);
     }
     return k;
@@ -56,16 +51,10 @@ const struct canon_blas_isa *canon_blas_kernels(void)
 
 int canon_blas_set_isa(const char *isa)
 {
-    const struct canon_blas_isa *k;
-    if (!isa || strcmp(isa, "auto") == 0)
-        k = isa_best();
-    else if (strcmp(isa, "scalar") == 0)
-        k = &canon_blas_scalar_kernels;
-    else if (strcmp(isa, "avx2") == 0 && cpu_has_avx2())
-        k = &canon_blas_avx2_kernels;
-    else
-        return -1; /* unknown, not in this CPU, or "avx512": no kernel built */
-    atomic_store(&active, k);
+    int p = canon_isa_parse(isa);
+    if (p < 0)
+        return -1;
+    atomic_store(&active, paths[p]);
     return 0;
 }
 
