@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "detshim/canonical.h"
+
 /* The contract needs IEEE arithmetic exactly as written: -ffast-math would
  * reassociate and flush, x87 excess precision would round twice. */
 #if defined(__FAST_MATH__)
@@ -73,7 +75,6 @@ struct canon_kernel {
                    const void *alpha, const void *beta);
 };
 
-enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
 
 struct canon_isa_kernels {
     const char *name;

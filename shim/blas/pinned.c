@@ -29,6 +29,7 @@ static const struct {
     { "openblas_set_num_threads", 0 },          /* OpenBLAS */
     { "openblas_set_num_threads64_", 0 },       /* OpenBLAS ILP64, suffixed */
     { "scipy_openblas_set_num_threads64_", 0 }, /* numpy 2.x's bundled OpenBLAS */
+    { "scipy_openblas_set_num_threads", 0 },    /* scipy's bundled OpenBLAS (LP64) */
     { "goto_set_num_threads", 0 },              /* OpenBLAS, GotoBLAS name */
     { "bli_thread_set_num_threads", 1 },        /* BLIS */
     { "MKL_Set_Num_Threads", 0 },               /* MKL */
