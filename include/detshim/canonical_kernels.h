@@ -120,5 +120,8 @@ int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *
 /* Parts the pool's workers (not callers) have run since start-up, so tests
  * can tell that a multi-threaded run really used more than one thread. */
 uint64_t canon_pool_worker_parts(void);
+/* Fork handler (the lifecycle calls it): a child has none of the parent's
+ * workers and no lock they held; its pool starts afresh. */
+void canon_pool_fork_child(void);
 
 #endif
