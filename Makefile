@@ -21,9 +21,7 @@ SHIM_CFLAGS := -std=c11 -fPIC -fvisibility=hidden $(WARN)
 DEPFLAGS := -MMD -MP
 PYTHON ?= /usr/bin/python3
 
-# The constructor lives apart so unit tests can link every other object
-# without starting a shim inside the test program.
-CORE_SRC := $(filter-out shim/core/ctor.c,$(wildcard shim/core/*.c))
+CORE_SRC := $(wildcard shim/core/*.c)
 # The reader is not part of the preloaded shim: it is libdetshim-reader.
 TRACE_SRC := $(filter-out shim/trace/reader.c,$(wildcard shim/trace/*.c))
 BLAS_SRC := $(wildcard shim/blas/*.c)
@@ -48,7 +46,9 @@ endif
 LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC) \
     $(ARTIFACT_SRC)) $(PTX_OBJ)
 LIBC_OBJ := $(call obj,$(LIBC_SRC))
-CTOR_OBJ := $(call obj,shim/core/ctor.c)
+# The lifecycle (constructor, fork handlers, destructor) lives apart so
+# unit tests can link every other object without starting a shim.
+CTOR_OBJ := $(call obj,$(wildcard shim/life/*.c))
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 # The reader library: the reader and the format code it shares with the
 # writer (chain and roots, frame checks).

@@ -14,12 +14,14 @@ VENV=${DETSHIM_VENV:-build/venv}
 # Keras, and JAX, for the framework policies' tests. Pinned, because the
 # policies' XLA_FLAGS must be flags this jaxlib knows (XLA stops at an
 # unknown one). About 440 MB of downloads, 2.1 GB installed.
-VENV_WHEELS="numpy>=2,<3 tensorflow-cpu==2.21.0 jax[cpu]==0.10.2"
+# scipy: its wheel bundles a second OpenBLAS, with LP64 scipy_ names.
+VENV_WHEELS="numpy>=2,<3 scipy>=1.17,<2 tensorflow-cpu==2.21.0 jax[cpu]==0.10.2"
 # Fast: reads the installed versions without importing anything.
 VENV_CHECK='
 import importlib.metadata as m, sys
 want = {"tensorflow-cpu": "2.21.0", "jax": "0.10.2"}
 ok = m.version("numpy").startswith("2.") and all(m.version(k) == v for k, v in want.items())
+ok = ok and m.version("scipy").startswith("1.") and int(m.version("scipy").split(".")[1]) >= 17
 sys.exit(0 if ok else 1)'
 
 missing=""

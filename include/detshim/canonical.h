@@ -65,6 +65,21 @@
 
 #include <stdint.h>
 
+/* The four BLAS precisions, one enum for the whole family: the canonical
+ * kernels' tables (one set per type) and the interceptors' routine
+ * descriptions (detshim/blas.h) index by it. */
+enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
+
+/* The instruction-set paths both kernel families have (canonical_isa.c):
+ * each keeps one kernel table per path, indexed by this. */
+enum canon_isa_path { CANON_ISA_SCALAR, CANON_ISA_AVX2, CANON_ISA_NPATHS };
+/* The best path the CPU can run. */
+int canon_isa_best(void);
+/* The path a name asks for: "scalar", "avx2", or NULL / "auto" for the
+ * best; -1 when the name is unknown, the CPU lacks the instructions, or
+ * this build has no kernel for them ("avx512"). */
+int canon_isa_parse(const char *isa);
+
 /* C = alpha*op(A)*op(B) + beta*C in the contract's order. order: 'R'
  * (row-major, as cblas CblasRowMajor) or 'C' (column-major, as Fortran);
  * transa/transb: 'N', 'T' or 'C' (lower case accepted, as the Fortran BLAS

@@ -17,11 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "detshim/canonical.h"
+
 /* The lane count of every LANES reduction, for every type and path. */
 #define CANON_LANES 16
 
-/* Element types; a table holds one set of kernels per type. */
-enum canon_blas_type { CANON_BLAS_S, CANON_BLAS_D, CANON_BLAS_C, CANON_BLAS_Z, CANON_BLAS_NTYPES };
+/* A table holds one set of kernels per element type (enum canon_type,
+ * detshim/canonical.h). */
 
 /* Flags of the sequential dot: conjugate u, conjugate v (complex only),
  * negate u (after any conjugation). */
@@ -82,7 +84,7 @@ struct canon_blas_kern {
 
 struct canon_blas_isa {
     const char *name;
-    struct canon_blas_kern t[CANON_BLAS_NTYPES];
+    struct canon_blas_kern t[CANON_NTYPES];
 };
 
 extern const struct canon_blas_isa canon_blas_scalar_kernels;
@@ -97,25 +99,25 @@ const struct canon_blas_isa *canon_blas_kernels(void);
 
 /* Bytes per element; whether the type is complex; the real type of its
  * parts (S for C, D for Z, itself for real types). */
-size_t canon_blas_size(enum canon_blas_type t);
-int canon_blas_complex(enum canon_blas_type t);
-enum canon_blas_type canon_blas_real(enum canon_blas_type t);
+size_t canon_blas_size(enum canon_type t);
+int canon_blas_complex(enum canon_type t);
+enum canon_type canon_blas_real(enum canon_type t);
 /* The contract's zero and one tests (+0 and -0 alike; complex: both parts). */
-int canon_blas_is_zero(enum canon_blas_type t, const void *v);
-int canon_blas_is_one(enum canon_blas_type t, const void *v);
+int canon_blas_is_zero(enum canon_type t, const void *v);
+int canon_blas_is_one(enum canon_type t, const void *v);
 /* *out = CMUL(u, v); out may be v. */
-void canon_blas_mul(enum canon_blas_type t, const void *u, const void *v, void *out);
+void canon_blas_mul(enum canon_type t, const void *u, const void *v, void *out);
 /* AB for a sum s, alpha != 0: beta == 0: *c = CMUL(alpha, s), else
  * *c = CMUL(beta, *c) + alpha*s by CMAC. */
-void canon_blas_ab(enum canon_blas_type t, const void *alpha, const void *beta, const void *s,
+void canon_blas_ab(enum canon_type t, const void *alpha, const void *beta, const void *s,
                    void *c);
 /* AB with alpha == 0 on n elements c_i = c[i*inc]: beta == 0 stores
  * zero, beta == 1 does nothing, else c_i = CMUL(beta, c_i). */
-void canon_blas_scale(enum canon_blas_type t, int64_t n, const void *beta, void *c, int64_t inc);
+void canon_blas_scale(enum canon_type t, int64_t n, const void *beta, void *c, int64_t inc);
 /* *s = *s + *v (each part), the unit-diagonal term. */
-void canon_blas_add(enum canon_blas_type t, void *s, const void *v);
+void canon_blas_add(enum canon_type t, void *s, const void *v);
 /* *q = CDIV(s, d) (conj_d: by conj(d)); real: s / d. q may be s. */
-void canon_blas_div(enum canon_blas_type t, void *q, const void *s, const void *d, int conj_d);
+void canon_blas_div(enum canon_type t, void *q, const void *s, const void *d, int conj_d);
 
 /* Upper-cases a BLAS character argument (the BLAS accepts either case). */
 static inline char canon_blas_upper(char c)
@@ -147,7 +149,7 @@ static inline int64_t canon_blas_tri_rj(const struct canon_blas_tri *tri, int64_
  * flip_uplo swaps U and L; map_trans then also maps trans as the row-major
  * gemv does ('N' <-> 'T', 'C' -> conjugate without transpose). Returns 0,
  * or -1 for a bad character. */
-int canon_blas_tri(enum canon_blas_type t, char uplo, char trans, char diag, int flip_uplo,
+int canon_blas_tri(enum canon_type t, char uplo, char trans, char diag, int flip_uplo,
                    int map_trans, struct canon_blas_tri *out);
 
 /* The address of logical element 0 of an n-element vector with step inc

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "detshim/canonical.h"
+
 /* The contract needs IEEE arithmetic exactly as written: -ffast-math would
  * reassociate and flush, x87 excess precision would round twice. */
 #if defined(__FAST_MATH__)
@@ -73,7 +75,6 @@ struct canon_kernel {
                    const void *alpha, const void *beta);
 };
 
-enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
 
 struct canon_isa_kernels {
     const char *name;
@@ -119,5 +120,8 @@ int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *
 /* Parts the pool's workers (not callers) have run since start-up, so tests
  * can tell that a multi-threaded run really used more than one thread. */
 uint64_t canon_pool_worker_parts(void);
+/* Fork handler (the lifecycle calls it): a child has none of the parent's
+ * workers and no lock they held; its pool starts afresh. */
+void canon_pool_fork_child(void);
 
 #endif

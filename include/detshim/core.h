@@ -33,7 +33,7 @@ struct core_config {
     int entropy_rule;        /* enum core_entropy_rule: this process's */
     char entropy_rule_text[256]; /* why it is real, for the trace header; "" when pinned */
     int blas_mode;           /* enum policy_blas_mode */
-    int blas_threads;        /* the policy's [blas] threads */
+    int blas_threads;        /* the policy's [blas] threads; 0: auto */
     int cuda_mode;           /* enum policy_cuda_mode */
     int cuda_tf32;           /* enum policy_tf32 */
     char isa[16];            /* DETSHIM_ISA, "" for the best the CPU has */
@@ -75,6 +75,15 @@ int core_once(struct core_once *o, void (*fn)(void));
 /* "model=<cpu model>;isa=<features>;cores=<n>" for the trace header
  * (core/machine.c). */
 void core_machine_describe(char *out, size_t len);
+/* The CPUs this process may run on (its affinity mask), at least 1. */
+int core_cpus_allowed(void);
+/* Threads for the canonical kernels, which give the same bits at any
+ * count: [blas] threads, or with auto every allowed CPU. */
+int core_canonical_threads(void);
+/* The vendor BLAS's thread count in pinned mode and for fallbacks, where
+ * the count changes bits: [blas] threads, or with auto 1, a count that
+ * does not depend on the machine. */
+int core_vendor_threads(void);
 
 /* Logging: one line, prefixed "detshim: ". */
 void core_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -46,11 +46,12 @@ void cuda_leave(void);
 void *cuda_sym(void **cache, const char *name);
 
 /* Whether the family is reached (reach.c): cuda_enter notes each call;
- * cuda_reach_start registers a fork handler at start-up; cuda_reach_check,
+ * cuda_reach_fork_child (a fork handler the lifecycle calls) marks a
+ * forked child, which inherits the count; cuda_reach_check,
  * at exit, warns on stderr when a vendor library and the driver are
  * loaded, no call arrived and the audit module is not loaded. */
 void cuda_reach_count(void);
-void cuda_reach_start(void);
+void cuda_reach_fork_child(void);
 void cuda_reach_check(void);
 
 /* Bytes per element of a cudaDataType; 0 for a type we do not know. */

@@ -10,6 +10,10 @@
  * publishes it for children and registers the fork handler. Once, from
  * core_init. */
 void lineage_start(void);
+/* Fork handlers, called by the lifecycle (shim/life/lifecycle.c): the
+ * parent counts its forks; the child takes the next name. */
+void lineage_fork_prepare(void);
+void lineage_fork_child(void);
 const char *lineage_name(void);
 /* 1 for the first process of a run (or of a rank): no parent under the shim. */
 int lineage_is_first(void);

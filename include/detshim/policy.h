@@ -11,6 +11,9 @@
 #include <stddef.h>
 
 enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0, BLAS_MODE_PINNED = 1, BLAS_MODE_CANONICAL = 2 };
+/* [blas] threads = auto. */
+#define POLICY_THREADS_AUTO 0
+
 enum policy_rng_pin { RNG_PIN_ALL = 0, RNG_PIN_NONE = 1 };
 enum policy_torch { TORCH_UNTOUCHED = 0, TORCH_DETERMINISTIC = 1, TORCH_WARN_ONLY = 2 };
 /* [cuda] mode: passthrough traces only; pinned makes cuBLAS, cuBLASLt,
@@ -44,7 +47,8 @@ enum policy_isa { ISA_ANY = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
 
 struct policy {
     int blas_mode;
-    int blas_threads; /* pinned: the vendor's thread count; canonical: ours */
+    int blas_threads; /* pinned: the vendor's thread count; canonical: ours;
+                       * POLICY_THREADS_AUTO: see core_canonical_threads */
     int trace_frames;
     char artifacts[2048]; /* [trace] artifacts globs, comma-separated */
     char inputs[2048];    /* [trace] inputs globs */

@@ -48,6 +48,9 @@ enum rng_why {
     RNG_WHY_COUNT
 };
 
+/* Fork handler (the lifecycle calls it): the child's streams restart. */
+void rng_fork_child(void);
+
 /* Decides for a call from return address `caller`, starting the shim if it
  * has not started. */
 enum rng_action rng_decide(const void *caller);

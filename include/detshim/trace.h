@@ -97,9 +97,16 @@ void trace_rec_note(struct trace_rec *r, const char *key, const char *value);
  * the copy keeps every string, so r may go out of scope at once. */
 void trace_rec_commit(struct trace_rec *r);
 
-/* Process lifecycle, called by core: set up naming and fork handling at
- * start-up; flush every thread and write the closing frames at exit. */
+/* Process lifecycle, called by shim/life/lifecycle.c and the exit and exec
+ * interposers: set up the trace at start-up; flush every thread and write
+ * the closing frames at exit. */
 int trace_process_start(char *err, size_t errlen);
+/* Fork handlers (the lifecycle calls them): the process lock is held
+ * across fork; the child closes its copy of the parent's file and starts
+ * its own streams. */
+void trace_fork_prepare(void);
+void trace_fork_parent(void);
+void trace_fork_child(void);
 /* Core start-up and, if DETSHIM_TRACE is set, trace start-up; once. */
 void trace_start(void);
 void trace_process_flush_all(void);

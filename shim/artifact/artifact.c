@@ -49,9 +49,8 @@ static int nwritten;
 static _Atomic uint64_t fd_written[MAX_TRACKED_FD / 64];
 static uint64_t *inputs_seen; /* xxh3 of each recorded input's key */
 static int ninputs;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-static void forget_all_in_child(void)
+void artifact_fork_child(void)
 {
     /* The parent's open files and names are the parent's to record. */
     pthread_mutex_init(&lock, NULL);
@@ -63,11 +62,6 @@ static void forget_all_in_child(void)
     ninputs = 0;
     for (size_t i = 0; i < MAX_TRACKED_FD / 64; i++)
         atomic_store(&fd_written[i], 0);
-}
-
-static void register_fork(void)
-{
-    pthread_atfork(NULL, NULL, forget_all_in_child);
 }
 
 int artifact_glob_match(const char *globs, const char *key)
@@ -206,7 +200,6 @@ static int enter(void)
         return 0;
     if (!guard_enter())
         return 0;
-    pthread_once(&fork_once, register_fork);
     return 1;
 }
 

@@ -38,6 +38,10 @@ void artifact_record_objects(void);
  * imported package's version (env.python). */
 void detshim_record_python_package(const char *package, const char *version);
 
+/* Fork handler (the lifecycle calls it): the child forgets the parent's
+ * files, which are the parent's to record. */
+void artifact_fork_child(void);
+
 /* 1 if `key` (a recorded path) matches one of the comma-separated globs:
  * a glob without '/' is matched against the base name. */
 int artifact_glob_match(const char *globs, const char *key);

@@ -5,7 +5,8 @@
  * canonical_blas_generic.inc, where fma() becomes one vfmadd, and
  * hand-written vector loops for the kernels that matter for speed (the
  * level-1 reductions and elementwise loops of the real types, dot and
- * gemv of every type).
+ * gemv of the real types here, of the complex types in
+ * canonical_blas_avx2_complex.c).
  * A vector FMA lane rounds exactly like fma(), so every loop below does
  * the contract's operations (detshim/canonical_blas.h) element for
  * element: vectors run across independent lanes or outputs, never across
@@ -16,36 +17,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "canonical_blas_avx2.h"
 #include "detshim/canonical_blas_kernels.h"
 
-/* Everything below is built for AVX2 + FMA. */
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC target("avx2,fma")
-#endif
-
-/* For helpers whose constant arguments must unroll into registers. */
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-#define R float
-#define FMA fmaf
-#define FABS fabsf
-#define RN(name) gen_s_##name
-#define CN(name) gen_c_##name
-#include "canonical_blas_generic.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef RN
-#undef CN
-
-#define R double
-#define FMA fma
-#define FABS fabs
-#define RN(name) gen_d_##name
-#define CN(name) gen_z_##name
-#include "canonical_blas_generic.inc"
+/* From here on built for AVX2 + FMA. */
+#include "canonical_blas_avx2_prelude.inc"
 
 /* ---- hand-written loops --------------------------------------------------- */
 
@@ -542,266 +518,6 @@ static void avx2_d_ger_col(int64_t m, const void *x, int64_t incx, int conj, con
     avx2_d_axpy(m, t, x, incx, a, 1);
 }
 
-/* ---- complex ---------------------------------------------------------------
- * Sums stay interleaved {re, im}. One CMAC of u into s against v is two
- * vector FMAs: s += [u.re, u.re] * [v.re, v.im], then s += [u.im, u.im] *
- * [-v.im, v.re]; lane by lane that is s.re = fma(u.re, v.re, s.re), then
- * fma(u.im, -v.im, s.re) (the same rounding as fma(-u.im, v.im, s.re)),
- * and s.im = fma(u.re, v.im, s.im), then fma(u.im, v.re, s.im): the
- * contract's four steps in its order. Conjugating u negates the other
- * factor of the second FMA instead: [v.im, -v.re]. */
-
-/* Sign masks: negate the even (re) or the odd (im) positions. */
-static inline __m256 neg_even_ps(void)
-{
-    return _mm256_setr_ps(-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f);
-}
-
-static inline __m256 neg_odd_ps(void)
-{
-    return _mm256_setr_ps(0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f);
-}
-
-static inline __m256d neg_even_pd(void)
-{
-    return _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0);
-}
-
-static inline __m256d neg_odd_pd(void)
-{
-    return _mm256_setr_pd(0.0, -0.0, 0.0, -0.0);
-}
-
-/* s + u*v for 4 (2) interleaved pairs; sw is v with re and im swapped and
- * signed as above. */
-static inline __m256 cmac_ps(__m256 s, __m256 u, __m256 v, __m256 sw)
-{
-    s = _mm256_fmadd_ps(_mm256_moveldup_ps(u), v, s);
-    return _mm256_fmadd_ps(_mm256_movehdup_ps(u), sw, s);
-}
-
-static inline __m256d cmac_pd(__m256d s, __m256d u, __m256d v, __m256d sw)
-{
-    s = _mm256_fmadd_pd(_mm256_movedup_pd(u), v, s);
-    return _mm256_fmadd_pd(_mm256_permute_pd(u, 0xf), sw, s);
-}
-
-/* LANES dot: register k holds lanes 4k .. 4k+3 (2k, 2k+1 for double). */
-static void avx2_c_dot(int64_t n, const void *xv, const void *yv, int conj, void *accv)
-{
-    const float *x = xv, *y = yv;
-    float *acc = accv;
-    const __m256 sign = conj ? neg_odd_ps() : neg_even_ps();
-    __m256 s[4];
-    int64_t i = 0;
-    for (int k = 0; k < 4; k++)
-        s[k] = _mm256_loadu_ps(acc + 8 * k);
-    for (; n - i >= 16; i += 16)
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; k++) {
-            const __m256 xk = _mm256_loadu_ps(x + 2 * i + 8 * k);
-            const __m256 yk = _mm256_loadu_ps(y + 2 * i + 8 * k);
-            const __m256 sw = _mm256_xor_ps(_mm256_permute_ps(yk, 0xb1), sign);
-            s[k] = cmac_ps(s[k], xk, yk, sw);
-        }
-    for (int k = 0; k < 4; k++)
-        _mm256_storeu_ps(acc + 8 * k, s[k]);
-    gen_c_dot(n - i, x + 2 * i, y + 2 * i, conj, acc);
-}
-
-static void avx2_z_dot(int64_t n, const void *xv, const void *yv, int conj, void *accv)
-{
-    const double *x = xv, *y = yv;
-    double *acc = accv;
-    const __m256d sign = conj ? neg_odd_pd() : neg_even_pd();
-    __m256d s[8];
-    int64_t i = 0;
-    for (int k = 0; k < 8; k++)
-        s[k] = _mm256_loadu_pd(acc + 4 * k);
-    for (; n - i >= 16; i += 16)
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
-            const __m256d xk = _mm256_loadu_pd(x + 2 * i + 4 * k);
-            const __m256d yk = _mm256_loadu_pd(y + 2 * i + 4 * k);
-            const __m256d sw = _mm256_xor_pd(_mm256_permute_pd(yk, 0x5), sign);
-            s[k] = cmac_pd(s[k], xk, yk, sw);
-        }
-    for (int k = 0; k < 8; k++)
-        _mm256_storeu_pd(acc + 4 * k, s[k]);
-    gen_z_dot(n - i, x + 2 * i, y + 2 * i, conj, acc);
-}
-
-/* dot over lanes lo .. lo+2*nr-1 in nr registers (registers lo/2 .. of
- * avx2_z_dot); returns the elements done, a multiple of 16. */
-ALWAYS_INLINE int64_t z_dot_regs(int64_t n, const double *x, const double *y, __m256d sign, int lo,
-                                 const int nr, double *acc)
-{
-    __m256d s[4];
-    int64_t i = 0;
-    for (int k = 0; k < nr; k++)
-        s[k] = _mm256_loadu_pd(acc + 2 * lo + 4 * k);
-    for (; n - i >= 16; i += 16)
-#pragma GCC unroll 4
-        for (int k = 0; k < nr; k++) {
-            const __m256d xk = _mm256_loadu_pd(x + 2 * (i + lo) + 4 * k);
-            const __m256d yk = _mm256_loadu_pd(y + 2 * (i + lo) + 4 * k);
-            const __m256d sw = _mm256_xor_pd(_mm256_permute_pd(yk, 0x5), sign);
-            s[k] = cmac_pd(s[k], xk, yk, sw);
-        }
-    for (int k = 0; k < nr; k++)
-        _mm256_storeu_pd(acc + 2 * lo + 4 * k, s[k]);
-    return i;
-}
-
-/* Lanes lo .. lo+nl-1 for nl = 4 or 8 (one or two cache lines of each
- * 16-element block); other widths take the plain-C loop. */
-static void avx2_z_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
-                             void *accv)
-{
-    const double *x = xv, *y = yv;
-    double *acc = accv;
-    const __m256d sign = conj ? neg_odd_pd() : neg_even_pd();
-    int64_t i = 0;
-    if (nl == 4)
-        i = z_dot_regs(n, x, y, sign, lo, 2, acc);
-    else if (nl == 8)
-        i = z_dot_regs(n, x, y, sign, lo, 4, acc);
-    gen_z_dot_lanes(n - i, x + 2 * i, y + 2 * i, conj, lo, nl, acc);
-}
-
-/* Column sweep: here u is the matrix element (conj: conjugated) and v is
- * x_j, so the swapped factor is built once per column: [-x.im, x.re], or
- * [x.im, -x.re] for conj(A). Four columns per pass over the sums. */
-static void avx2_c_gemv_n(int64_t m, int64_t n, const void *av, int64_t lda, int conj,
-                          const void *xv, int64_t incx, void *sv)
-{
-    const float *a = av, *x = xv;
-    float *s = sv;
-    const int64_t mv = m & ~(int64_t)3;
-    int64_t j = 0;
-    for (; n - j >= 4; j += 4) {
-        const float *c = a + 2 * j * lda;
-        __m256 v[4], sw[4];
-#pragma GCC unroll 4
-        for (int q = 0; q < 4; q++) {
-            const float xr = x[2 * (j + q) * incx], xi = x[2 * (j + q) * incx + 1];
-            v[q] = _mm256_setr_ps(xr, xi, xr, xi, xr, xi, xr, xi);
-            sw[q] = conj ? _mm256_setr_ps(xi, -xr, xi, -xr, xi, -xr, xi, -xr)
-                         : _mm256_setr_ps(-xi, xr, -xi, xr, -xi, xr, -xi, xr);
-        }
-        for (int64_t i = 0; i < mv; i += 4) {
-            __m256 t = _mm256_loadu_ps(s + 2 * i);
-#pragma GCC unroll 4
-            for (int q = 0; q < 4; q++)
-                t = cmac_ps(t, _mm256_loadu_ps(c + 2 * (q * lda + i)), v[q], sw[q]);
-            _mm256_storeu_ps(s + 2 * i, t);
-        }
-        gen_c_gemv_n(m - mv, 4, c + 2 * mv, lda, conj, x + 2 * j * incx, incx, s + 2 * mv);
-    }
-    gen_c_gemv_n(m, n - j, a + 2 * j * lda, lda, conj, x + 2 * j * incx, incx, s);
-}
-
-static void avx2_z_gemv_n(int64_t m, int64_t n, const void *av, int64_t lda, int conj,
-                          const void *xv, int64_t incx, void *sv)
-{
-    const double *a = av, *x = xv;
-    double *s = sv;
-    const int64_t mv = m & ~(int64_t)1;
-    int64_t j = 0;
-    for (; n - j >= 4; j += 4) {
-        const double *c = a + 2 * j * lda;
-        __m256d v[4], sw[4];
-#pragma GCC unroll 4
-        for (int q = 0; q < 4; q++) {
-            const double xr = x[2 * (j + q) * incx], xi = x[2 * (j + q) * incx + 1];
-            v[q] = _mm256_setr_pd(xr, xi, xr, xi);
-            sw[q] = conj ? _mm256_setr_pd(xi, -xr, xi, -xr) : _mm256_setr_pd(-xi, xr, -xi, xr);
-        }
-        for (int64_t i = 0; i < mv; i += 2) {
-            __m256d t = _mm256_loadu_pd(s + 2 * i);
-#pragma GCC unroll 4
-            for (int q = 0; q < 4; q++)
-                t = cmac_pd(t, _mm256_loadu_pd(c + 2 * (q * lda + i)), v[q], sw[q]);
-            _mm256_storeu_pd(s + 2 * i, t);
-        }
-        gen_z_gemv_n(m - mv, 4, c + 2 * mv, lda, conj, x + 2 * j * incx, incx, s + 2 * mv);
-    }
-    gen_z_gemv_n(m, n - j, a + 2 * j * lda, lda, conj, x + 2 * j * incx, incx, s);
-}
-
-/* Column dots: one register holds the sums of 4 (2) columns; each row
- * gathers those columns' elements of row i (one pair each) and adds
- * u = A_ij against v = x_i, rows in increasing i. Four registers run side
- * by side to hide the FMA latency. Here the swapped factor comes from the
- * element: s += [a.re, a.re] * [x.re, x.im] + [a.im, a.im] * [-x.im, x.re]
- * is the same as the sweep's, with conj(A) negating a.im's factor. */
-static void avx2_c_gemv_t(int64_t m, int64_t n, const void *av, int64_t lda, int conj,
-                          const void *xv, int64_t incx, void *sv)
-{
-    const float *a = av, *x = xv;
-    float *s = sv;
-    int64_t j = 0;
-    for (; n - j >= 16; j += 16) {
-        const float *c = a + 2 * j * lda;
-        __m256 acc[4];
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++)
-            acc[g] = _mm256_loadu_ps(s + 2 * (j + 4 * g));
-        for (int64_t i = 0; i < m; i++) {
-            const float xr = x[2 * i * incx], xi = x[2 * i * incx + 1];
-            const __m256 v = _mm256_setr_ps(xr, xi, xr, xi, xr, xi, xr, xi);
-            const __m256 sw = conj ? _mm256_setr_ps(xi, -xr, xi, -xr, xi, -xr, xi, -xr)
-                                   : _mm256_setr_ps(-xi, xr, -xi, xr, -xi, xr, -xi, xr);
-#pragma GCC unroll 4
-            for (int g = 0; g < 4; g++) {
-                const float *e = c + 2 * (4 * g * lda + i);
-                __m128 p01 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)e);
-                p01 = _mm_loadh_pi(p01, (const __m64 *)(e + 2 * lda));
-                __m128 p23 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(e + 4 * lda));
-                p23 = _mm_loadh_pi(p23, (const __m64 *)(e + 6 * lda));
-                const __m256 u = _mm256_insertf128_ps(_mm256_castps128_ps256(p01), p23, 1);
-                acc[g] = cmac_ps(acc[g], u, v, sw);
-            }
-        }
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++)
-            _mm256_storeu_ps(s + 2 * (j + 4 * g), acc[g]);
-    }
-    gen_c_gemv_t(m, n - j, a + 2 * j * lda, lda, conj, x, incx, s + 2 * j);
-}
-
-static void avx2_z_gemv_t(int64_t m, int64_t n, const void *av, int64_t lda, int conj,
-                          const void *xv, int64_t incx, void *sv)
-{
-    const double *a = av, *x = xv;
-    double *s = sv;
-    int64_t j = 0;
-    for (; n - j >= 8; j += 8) {
-        const double *c = a + 2 * j * lda;
-        __m256d acc[4];
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++)
-            acc[g] = _mm256_loadu_pd(s + 2 * (j + 2 * g));
-        for (int64_t i = 0; i < m; i++) {
-            const double xr = x[2 * i * incx], xi = x[2 * i * incx + 1];
-            const __m256d v = _mm256_setr_pd(xr, xi, xr, xi);
-            const __m256d sw = conj ? _mm256_setr_pd(xi, -xr, xi, -xr)
-                                    : _mm256_setr_pd(-xi, xr, -xi, xr);
-#pragma GCC unroll 4
-            for (int g = 0; g < 4; g++) {
-                const double *e = c + 2 * (2 * g * lda + i);
-                const __m256d u = _mm256_insertf128_pd(
-                    _mm256_castpd128_pd256(_mm_loadu_pd(e)), _mm_loadu_pd(e + 2 * lda), 1);
-                acc[g] = cmac_pd(acc[g], u, v, sw);
-            }
-        }
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++)
-            _mm256_storeu_pd(s + 2 * (j + 2 * g), acc[g]);
-    }
-    gen_z_gemv_t(m, n - j, a + 2 * j * lda, lda, conj, x, incx, s + 2 * j);
-}
-
 /* The real types: hand-written loops, and the plain-C sequential dot (a
  * single chain: nothing to vectorize). */
 /* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
@@ -822,10 +538,10 @@ static void avx2_z_gemv_t(int64_t m, int64_t n, const void *av, int64_t lda, int
 const struct canon_blas_isa canon_blas_avx2_kernels = {
     .name = "avx2",
     .t = {
-        [CANON_BLAS_S] = REAL_KERNELS(avx2_s_, gen_s_, NULL, NULL),
-        [CANON_BLAS_D] = REAL_KERNELS(avx2_d_, gen_d_, avx2_d_dot_lanes, avx2_d_asum_lanes),
-        [CANON_BLAS_C] = COMPLEX_KERNELS(avx2_c_, gen_c_, NULL),
-        [CANON_BLAS_Z] = COMPLEX_KERNELS(avx2_z_, gen_z_, avx2_z_dot_lanes),
+        [CANON_S] = REAL_KERNELS(avx2_s_, gen_s_, NULL, NULL),
+        [CANON_D] = REAL_KERNELS(avx2_d_, gen_d_, avx2_d_dot_lanes, avx2_d_asum_lanes),
+        [CANON_C] = COMPLEX_KERNELS(canon_avx2_c_, gen_c_, NULL),
+        [CANON_Z] = COMPLEX_KERNELS(canon_avx2_z_, gen_z_, canon_avx2_z_dot_lanes),
     },
 };
 

@@ -9,24 +9,8 @@
 
 #include "detshim/canonical_blas_kernels.h"
 
-#define R float
-#define FMA fmaf
-#define FABS fabsf
-#define RN(name) scalar_s_##name
-#define CN(name) scalar_c_##name
-#include "canonical_blas_generic.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef RN
-#undef CN
-
-#define R double
-#define FMA fma
-#define FABS fabs
-#define RN(name) scalar_d_##name
-#define CN(name) scalar_z_##name
-#include "canonical_blas_generic.inc"
+#define PREFIX scalar
+#include "canonical_blas_types.inc"
 
 /* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
  * never splits lanes). */
@@ -45,9 +29,9 @@
 const struct canon_blas_isa canon_blas_scalar_kernels = {
     .name = "scalar",
     .t = {
-        [CANON_BLAS_S] = REAL_KERNELS(scalar_s_, NULL, NULL),
-        [CANON_BLAS_D] = REAL_KERNELS(scalar_d_, scalar_d_dot_lanes, scalar_d_asum_lanes),
-        [CANON_BLAS_C] = COMPLEX_KERNELS(scalar_c_, NULL),
-        [CANON_BLAS_Z] = COMPLEX_KERNELS(scalar_z_, scalar_z_dot_lanes),
+        [CANON_S] = REAL_KERNELS(scalar_s_, NULL, NULL),
+        [CANON_D] = REAL_KERNELS(scalar_d_, scalar_d_dot_lanes, scalar_d_asum_lanes),
+        [CANON_C] = COMPLEX_KERNELS(scalar_c_, NULL),
+        [CANON_Z] = COMPLEX_KERNELS(scalar_z_, scalar_z_dot_lanes),
     },
 };

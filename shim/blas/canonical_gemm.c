@@ -52,22 +52,16 @@ int canon_threads(void)
     return atomic_load(&nthreads);
 }
 
-static int cpu_has_avx2(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-static const struct canon_isa_kernels *isa_best(void)
-{
-    return cpu_has_avx2() ? &canon_avx2_kernels : &canon_scalar_kernels;
-}
+static const struct canon_isa_kernels *const paths[CANON_ISA_NPATHS] = {
+    [CANON_ISA_SCALAR] = &canon_scalar_kernels,
+    [CANON_ISA_AVX2] = &canon_avx2_kernels,
+};
 
 static const struct canon_isa_kernels *isa_current(void)
 {
     const struct canon_isa_kernels *k = atomic_load(&active);
     if (!k) {
-        k = isa_best();
+        k = paths[canon_isa_best()];
         atomic_store(&active, k);
     }
     return k;
@@ -75,16 +69,10 @@ static const struct canon_isa_kernels *isa_current(void)
 
 int canon_set_isa(const char *isa)
 {
-    const struct canon_isa_kernels *k;
-    if (!isa || strcmp(isa, "auto") == 0)
-        k = isa_best();
-    else if (strcmp(isa, "scalar") == 0)
-        k = &canon_scalar_kernels;
-    else if (strcmp(isa, "avx2") == 0 && cpu_has_avx2())
-        k = &canon_avx2_kernels;
-    else
-        return -1; /* unknown, not in this CPU, or "avx512": no kernel built */
-    atomic_store(&active, k);
+    int p = canon_isa_parse(isa);
+    if (p < 0)
+        return -1;
+    atomic_store(&active, paths[p]);
     return 0;
 }
 

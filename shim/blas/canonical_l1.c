@@ -1,6 +1,7 @@
 /* Canonical level-1 BLAS (dot, nrm2, asum, axpy, scal) and what the
- * level-1/2/3 drivers share: the choice of ISA path and the one-element
- * arithmetic of the contract (detshim/canonical_blas.h). The long loops
+ * level-1/2/3 drivers share: the kernel table of the ISA path (chosen by
+ * canonical_isa.c) and the one-element arithmetic of the contract
+ * (detshim/canonical_blas.h). The long loops
  * are the active path's kernels (canonical_blas_kernels.h); this file walks
  * strides, gathering strided vectors into small contiguous chunks, and
  * adds the 16 lanes of a reduction with the contract's fixed tree. A
@@ -33,22 +34,16 @@
 
 static _Atomic(const struct canon_blas_isa *) active;
 
-static int cpu_has_avx2(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-static const struct canon_blas_isa *isa_best(void)
-{
-    return cpu_has_avx2() ? &canon_blas_avx2_kernels : &canon_blas_scalar_kernels;
-}
+static const struct canon_blas_isa *const paths[CANON_ISA_NPATHS] = {
+    [CANON_ISA_SCALAR] = &canon_blas_scalar_kernels,
+    [CANON_ISA_AVX2] = &canon_blas_avx2_kernels,
+};
 
 const struct canon_blas_isa *canon_blas_kernels(void)
 {
     const struct canon_blas_isa *k = atomic_load(&active);
     if (!k) {
-        k = isa_best();
+        k = paths[canon_isa_best()];
         atomic_store(&active, k);
     }
     return k;
@@ -56,16 +51,10 @@ const struct canon_blas_isa *canon_blas_kernels(void)
 
 int canon_blas_set_isa(const char *isa)
 {
-    const struct canon_blas_isa *k;
-    if (!isa || strcmp(isa, "auto") == 0)
-        k = isa_best();
-    else if (strcmp(isa, "scalar") == 0)
-        k = &canon_blas_scalar_kernels;
-    else if (strcmp(isa, "avx2") == 0 && cpu_has_avx2())
-        k = &canon_blas_avx2_kernels;
-    else
-        return -1; /* unknown, not in this CPU, or "avx512": no kernel built */
-    atomic_store(&active, k);
+    int p = canon_isa_parse(isa);
+    if (p < 0)
+        return -1;
+    atomic_store(&active, paths[p]);
     return 0;
 }
 
@@ -76,38 +65,38 @@ const char *canon_blas_isa(void)
 
 /* ---- one-element arithmetic ------------------------------------------------ */
 
-size_t canon_blas_size(enum canon_blas_type t)
+size_t canon_blas_size(enum canon_type t)
 {
-    static const size_t size[CANON_BLAS_NTYPES] = {4, 8, 8, 16};
+    static const size_t size[CANON_NTYPES] = {4, 8, 8, 16};
     return size[t];
 }
 
-int canon_blas_complex(enum canon_blas_type t)
+int canon_blas_complex(enum canon_type t)
 {
-    return t == CANON_BLAS_C || t == CANON_BLAS_Z;
+    return t == CANON_C || t == CANON_Z;
 }
 
-enum canon_blas_type canon_blas_real(enum canon_blas_type t)
+enum canon_type canon_blas_real(enum canon_type t)
 {
-    return t == CANON_BLAS_C ? CANON_BLAS_S : t == CANON_BLAS_Z ? CANON_BLAS_D : t;
+    return t == CANON_C ? CANON_S : t == CANON_Z ? CANON_D : t;
 }
 
-int canon_blas_is_zero(enum canon_blas_type t, const void *v)
+int canon_blas_is_zero(enum canon_type t, const void *v)
 {
     switch (t) {
-    case CANON_BLAS_S: return *(const float *)v == 0;
-    case CANON_BLAS_D: return *(const double *)v == 0;
-    case CANON_BLAS_C: return ((const float *)v)[0] == 0 && ((const float *)v)[1] == 0;
+    case CANON_S: return *(const float *)v == 0;
+    case CANON_D: return *(const double *)v == 0;
+    case CANON_C: return ((const float *)v)[0] == 0 && ((const float *)v)[1] == 0;
     default: return ((const double *)v)[0] == 0 && ((const double *)v)[1] == 0;
     }
 }
 
-int canon_blas_is_one(enum canon_blas_type t, const void *v)
+int canon_blas_is_one(enum canon_type t, const void *v)
 {
     switch (t) {
-    case CANON_BLAS_S: return *(const float *)v == 1;
-    case CANON_BLAS_D: return *(const double *)v == 1;
-    case CANON_BLAS_C: return ((const float *)v)[0] == 1 && ((const float *)v)[1] == 0;
+    case CANON_S: return *(const float *)v == 1;
+    case CANON_D: return *(const double *)v == 1;
+    case CANON_C: return ((const float *)v)[0] == 1 && ((const float *)v)[1] == 0;
     default: return ((const double *)v)[0] == 1 && ((const double *)v)[1] == 0;
     }
 }
@@ -138,17 +127,17 @@ DEFINE_CMUL(cmul_z, double, fma)
 DEFINE_CMAC(cmac_c, float, fmaf)
 DEFINE_CMAC(cmac_z, double, fma)
 
-void canon_blas_mul(enum canon_blas_type t, const void *u, const void *v, void *out)
+void canon_blas_mul(enum canon_type t, const void *u, const void *v, void *out)
 {
     switch (t) {
-    case CANON_BLAS_S: *(float *)out = *(const float *)u * *(const float *)v; break;
-    case CANON_BLAS_D: *(double *)out = *(const double *)u * *(const double *)v; break;
-    case CANON_BLAS_C: cmul_c(u, v, out); break;
+    case CANON_S: *(float *)out = *(const float *)u * *(const float *)v; break;
+    case CANON_D: *(double *)out = *(const double *)u * *(const double *)v; break;
+    case CANON_C: cmul_c(u, v, out); break;
     default: cmul_z(u, v, out); break;
     }
 }
 
-void canon_blas_ab(enum canon_blas_type t, const void *alpha, const void *beta, const void *s,
+void canon_blas_ab(enum canon_type t, const void *alpha, const void *beta, const void *s,
                    void *c)
 {
     if (canon_blas_is_zero(t, beta)) {
@@ -156,17 +145,17 @@ void canon_blas_ab(enum canon_blas_type t, const void *alpha, const void *beta, 
         return;
     }
     switch (t) {
-    case CANON_BLAS_S: {
+    case CANON_S: {
         const float bc = *(const float *)beta * *(float *)c;
         *(float *)c = fmaf(*(const float *)alpha, *(const float *)s, bc);
         break;
     }
-    case CANON_BLAS_D: {
+    case CANON_D: {
         const double bc = *(const double *)beta * *(double *)c;
         *(double *)c = fma(*(const double *)alpha, *(const double *)s, bc);
         break;
     }
-    case CANON_BLAS_C: {
+    case CANON_C: {
         float r[2];
         cmul_c(beta, c, r);
         cmac_c(r, alpha, s);
@@ -183,7 +172,7 @@ void canon_blas_ab(enum canon_blas_type t, const void *alpha, const void *beta, 
     }
 }
 
-void canon_blas_scale(enum canon_blas_type t, int64_t n, const void *beta, void *c, int64_t inc)
+void canon_blas_scale(enum canon_type t, int64_t n, const void *beta, void *c, int64_t inc)
 {
     const size_t size = canon_blas_size(t);
     if (canon_blas_is_one(t, beta))
@@ -199,12 +188,12 @@ void canon_blas_scale(enum canon_blas_type t, int64_t n, const void *beta, void 
     }
 }
 
-void canon_blas_add(enum canon_blas_type t, void *s, const void *v)
+void canon_blas_add(enum canon_type t, void *s, const void *v)
 {
     switch (t) {
-    case CANON_BLAS_S: *(float *)s = *(float *)s + *(const float *)v; break;
-    case CANON_BLAS_D: *(double *)s = *(double *)s + *(const double *)v; break;
-    case CANON_BLAS_C:
+    case CANON_S: *(float *)s = *(float *)s + *(const float *)v; break;
+    case CANON_D: *(double *)s = *(double *)s + *(const double *)v; break;
+    case CANON_C:
         ((float *)s)[0] = ((float *)s)[0] + ((const float *)v)[0];
         ((float *)s)[1] = ((float *)s)[1] + ((const float *)v)[1];
         break;
@@ -239,12 +228,12 @@ void canon_blas_add(enum canon_blas_type t, void *s, const void *v)
 DEFINE_CDIV(cdiv_c, float, fmaf, fabsf)
 DEFINE_CDIV(cdiv_z, double, fma, fabs)
 
-void canon_blas_div(enum canon_blas_type t, void *q, const void *s, const void *d, int conj_d)
+void canon_blas_div(enum canon_type t, void *q, const void *s, const void *d, int conj_d)
 {
     switch (t) {
-    case CANON_BLAS_S: *(float *)q = *(const float *)s / *(const float *)d; break;
-    case CANON_BLAS_D: *(double *)q = *(const double *)s / *(const double *)d; break;
-    case CANON_BLAS_C: {
+    case CANON_S: *(float *)q = *(const float *)s / *(const float *)d; break;
+    case CANON_D: *(double *)q = *(const double *)s / *(const double *)d; break;
+    case CANON_C: {
         const float *dd = d;
         cdiv_c(q, s, dd[0], conj_d ? -dd[1] : dd[1]);
         break;
@@ -257,7 +246,7 @@ void canon_blas_div(enum canon_blas_type t, void *q, const void *s, const void *
     }
 }
 
-int canon_blas_tri(enum canon_blas_type t, char uplo, char trans, char diag, int flip_uplo,
+int canon_blas_tri(enum canon_type t, char uplo, char trans, char diag, int flip_uplo,
                    int map_trans, struct canon_blas_tri *out)
 {
     const char u = canon_blas_upper(uplo), tr = canon_blas_upper(trans), d = canon_blas_upper(diag);
@@ -295,18 +284,18 @@ union lanes {
 };
 
 /* Adds the lanes and stores the result (one element of type t). */
-static void finish_lanes(enum canon_blas_type t, union lanes *acc, void *result)
+static void finish_lanes(enum canon_type t, union lanes *acc, void *result)
 {
     switch (t) {
-    case CANON_BLAS_S:
+    case CANON_S:
         tree_s(acc->s, 1);
         *(float *)result = acc->s[0];
         break;
-    case CANON_BLAS_D:
+    case CANON_D:
         tree_d(acc->d, 1);
         *(double *)result = acc->d[0];
         break;
-    case CANON_BLAS_C:
+    case CANON_C:
         tree_s(acc->s, 2);
         tree_s(acc->s + 1, 2);
         memcpy(result, acc->s, 2 * sizeof(float));
@@ -387,7 +376,7 @@ static int lanes_threaded(const struct canon_blas_kern *k, size_t size, int64_t 
 }
 
 /* Lanes of sum x_i*y_i (conj: conj(x_i)) over n >= 0 elements. */
-static void dot(enum canon_blas_type t, int64_t n, const void *x, int64_t incx, const void *y,
+static void dot(enum canon_type t, int64_t n, const void *x, int64_t incx, const void *y,
                 int64_t incy, int conj, void *result)
 {
     _Alignas(64) union lanes acc = {{0}};
@@ -413,45 +402,45 @@ static void dot(enum canon_blas_type t, int64_t n, const void *x, int64_t incx, 
 
 int canon_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
 {
-    dot(CANON_BLAS_S, n, x, incx, y, incy, 0, result);
+    dot(CANON_S, n, x, incx, y, incy, 0, result);
     return 0;
 }
 
 int canon_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
                double *result)
 {
-    dot(CANON_BLAS_D, n, x, incx, y, incy, 0, result);
+    dot(CANON_D, n, x, incx, y, incy, 0, result);
     return 0;
 }
 
 int canon_cdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result)
 {
-    dot(CANON_BLAS_C, n, x, incx, y, incy, 0, result);
+    dot(CANON_C, n, x, incx, y, incy, 0, result);
     return 0;
 }
 
 int canon_cdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result)
 {
-    dot(CANON_BLAS_C, n, x, incx, y, incy, 1, result);
+    dot(CANON_C, n, x, incx, y, incy, 1, result);
     return 0;
 }
 
 int canon_zdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result)
 {
-    dot(CANON_BLAS_Z, n, x, incx, y, incy, 0, result);
+    dot(CANON_Z, n, x, incx, y, incy, 0, result);
     return 0;
 }
 
 int canon_zdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result)
 {
-    dot(CANON_BLAS_Z, n, x, incx, y, incy, 1, result);
+    dot(CANON_Z, n, x, incx, y, incy, 1, result);
     return 0;
 }
 
 /* The reals of a vector of n elements of type t, handed to fn in chunks of
  * contiguous reals that start at multiples of the lane count. */
 struct reals {
-    enum canon_blas_type t;
+    enum canon_type t;
     int64_t n, inc;
     const void *x;
 };
@@ -475,7 +464,7 @@ static void for_each_chunk(const struct reals *v, void (*fn)(const void *r, int6
 }
 
 struct red {
-    enum canon_blas_type rt;         /* the real type */
+    enum canon_type rt;         /* the real type */
     const struct canon_blas_kern *k; /* its kernels */
     const void *scale;
     void *acc;
@@ -485,7 +474,7 @@ struct red {
 static void amax_chunk(const void *r, int64_t nr, void *arg)
 {
     struct red *red = arg;
-    if (red->rt == CANON_BLAS_S) {
+    if (red->rt == CANON_S) {
         float m, *acc = red->acc;
         red->k->amax(nr, r, &m);
         *acc = m > *acc ? m : *acc;
@@ -509,9 +498,9 @@ static void asum_chunk(const void *r, int64_t nr, void *arg)
 }
 
 /* nrm2 of the contract, for any type; result is of the real type. */
-static void nrm2(enum canon_blas_type t, int64_t n, const void *x, int64_t incx, void *result)
+static void nrm2(enum canon_type t, int64_t n, const void *x, int64_t incx, void *result)
 {
-    const enum canon_blas_type rt = canon_blas_real(t);
+    const enum canon_type rt = canon_blas_real(t);
     const struct reals v = {t, n, incx, x};
     _Alignas(64) union lanes acc = {{0}};
     struct red red = {rt, &canon_blas_kernels()->t[rt], NULL, &acc};
@@ -519,7 +508,7 @@ static void nrm2(enum canon_blas_type t, int64_t n, const void *x, int64_t incx,
         memset(result, 0, canon_blas_size(rt));
         return;
     }
-    if (rt == CANON_BLAS_S) {
+    if (rt == CANON_S) {
         float m = 0, scale[2] = {1, 1};
         int k = 0;
         red.acc = &m;
@@ -562,31 +551,31 @@ static void nrm2(enum canon_blas_type t, int64_t n, const void *x, int64_t incx,
 
 int canon_snrm2(int64_t n, const float *x, int64_t incx, float *result)
 {
-    nrm2(CANON_BLAS_S, n, x, incx, result);
+    nrm2(CANON_S, n, x, incx, result);
     return 0;
 }
 
 int canon_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
 {
-    nrm2(CANON_BLAS_D, n, x, incx, result);
+    nrm2(CANON_D, n, x, incx, result);
     return 0;
 }
 
 int canon_scnrm2(int64_t n, const void *x, int64_t incx, float *result)
 {
-    nrm2(CANON_BLAS_C, n, x, incx, result);
+    nrm2(CANON_C, n, x, incx, result);
     return 0;
 }
 
 int canon_dznrm2(int64_t n, const void *x, int64_t incx, double *result)
 {
-    nrm2(CANON_BLAS_Z, n, x, incx, result);
+    nrm2(CANON_Z, n, x, incx, result);
     return 0;
 }
 
-static void asum(enum canon_blas_type t, int64_t n, const void *x, int64_t incx, void *result)
+static void asum(enum canon_type t, int64_t n, const void *x, int64_t incx, void *result)
 {
-    const enum canon_blas_type rt = canon_blas_real(t);
+    const enum canon_type rt = canon_blas_real(t);
     const struct reals v = {t, n, incx, x};
     _Alignas(64) union lanes acc = {{0}};
     struct red red = {rt, &canon_blas_kernels()->t[rt], NULL, &acc};
@@ -599,31 +588,31 @@ static void asum(enum canon_blas_type t, int64_t n, const void *x, int64_t incx,
 
 int canon_sasum(int64_t n, const float *x, int64_t incx, float *result)
 {
-    asum(CANON_BLAS_S, n, x, incx, result);
+    asum(CANON_S, n, x, incx, result);
     return 0;
 }
 
 int canon_dasum(int64_t n, const double *x, int64_t incx, double *result)
 {
-    asum(CANON_BLAS_D, n, x, incx, result);
+    asum(CANON_D, n, x, incx, result);
     return 0;
 }
 
 int canon_scasum(int64_t n, const void *x, int64_t incx, float *result)
 {
-    asum(CANON_BLAS_C, n, x, incx, result);
+    asum(CANON_C, n, x, incx, result);
     return 0;
 }
 
 int canon_dzasum(int64_t n, const void *x, int64_t incx, double *result)
 {
-    asum(CANON_BLAS_Z, n, x, incx, result);
+    asum(CANON_Z, n, x, incx, result);
     return 0;
 }
 
 /* ---- elementwise --------------------------------------------------------------- */
 
-static void axpy(enum canon_blas_type t, int64_t n, const void *alpha, const void *x, int64_t incx,
+static void axpy(enum canon_type t, int64_t n, const void *alpha, const void *x, int64_t incx,
                  void *y, int64_t incy)
 {
     const size_t size = canon_blas_size(t);
@@ -635,53 +624,53 @@ static void axpy(enum canon_blas_type t, int64_t n, const void *alpha, const voi
 
 int canon_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    axpy(CANON_BLAS_S, n, &alpha, x, incx, y, incy);
+    axpy(CANON_S, n, &alpha, x, incx, y, incy);
     return 0;
 }
 
 int canon_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    axpy(CANON_BLAS_D, n, &alpha, x, incx, y, incy);
+    axpy(CANON_D, n, &alpha, x, incx, y, incy);
     return 0;
 }
 
 int canon_caxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy)
 {
-    axpy(CANON_BLAS_C, n, alpha, x, incx, y, incy);
+    axpy(CANON_C, n, alpha, x, incx, y, incy);
     return 0;
 }
 
 int canon_zaxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy)
 {
-    axpy(CANON_BLAS_Z, n, alpha, x, incx, y, incy);
+    axpy(CANON_Z, n, alpha, x, incx, y, incy);
     return 0;
 }
 
 int canon_sscal(int64_t n, float alpha, float *x, int64_t incx)
 {
     if (n > 0 && incx > 0)
-        canon_blas_kernels()->t[CANON_BLAS_S].scal(n, &alpha, x, incx);
+        canon_blas_kernels()->t[CANON_S].scal(n, &alpha, x, incx);
     return 0;
 }
 
 int canon_dscal(int64_t n, double alpha, double *x, int64_t incx)
 {
     if (n > 0 && incx > 0)
-        canon_blas_kernels()->t[CANON_BLAS_D].scal(n, &alpha, x, incx);
+        canon_blas_kernels()->t[CANON_D].scal(n, &alpha, x, incx);
     return 0;
 }
 
 int canon_cscal(int64_t n, const void *alpha, void *x, int64_t incx)
 {
     if (n > 0 && incx > 0)
-        canon_blas_kernels()->t[CANON_BLAS_C].scal(n, alpha, x, incx);
+        canon_blas_kernels()->t[CANON_C].scal(n, alpha, x, incx);
     return 0;
 }
 
 int canon_zscal(int64_t n, const void *alpha, void *x, int64_t incx)
 {
     if (n > 0 && incx > 0)
-        canon_blas_kernels()->t[CANON_BLAS_Z].scal(n, alpha, x, incx);
+        canon_blas_kernels()->t[CANON_Z].scal(n, alpha, x, incx);
     return 0;
 }
 
@@ -689,7 +678,7 @@ int canon_zscal(int64_t n, const void *alpha, void *x, int64_t incx)
  * real parts and the imaginary parts as two real vectors). */
 int canon_csscal(int64_t n, float alpha, void *x, int64_t incx)
 {
-    const struct canon_blas_kern *k = &canon_blas_kernels()->t[CANON_BLAS_S];
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[CANON_S];
     if (n <= 0 || incx <= 0)
         return 0;
     if (incx == 1) {
@@ -703,7 +692,7 @@ int canon_csscal(int64_t n, float alpha, void *x, int64_t incx)
 
 int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx)
 {
-    const struct canon_blas_kern *k = &canon_blas_kernels()->t[CANON_BLAS_D];
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[CANON_D];
     if (n <= 0 || incx <= 0)
         return 0;
     if (incx == 1) {

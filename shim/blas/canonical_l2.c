@@ -40,7 +40,7 @@ static int64_t max1(int64_t v)
  * step incy), op(A) as the kernels see it, and the kernel table chosen
  * by the caller, so every part of a threaded call runs the same path. */
 struct gemv_job {
-    enum canon_blas_type t;
+    enum canon_type t;
     const struct canon_blas_kern *k;
     int transposed, conj;
     int64_t m, n, lda, incx, incy, leny;
@@ -102,7 +102,7 @@ static int gemv_parts(int64_t work, int64_t leny)
     return parts < threads ? (int)parts : threads;
 }
 
-static int gemv(enum canon_blas_type t, char order, char trans, int64_t m, int64_t n,
+static int gemv(enum canon_type t, char order, char trans, int64_t m, int64_t n,
                 const void *alpha, const void *a, int64_t lda, const void *x, int64_t incx,
                 const void *beta, void *y, int64_t incy)
 {
@@ -148,30 +148,30 @@ static int gemv(enum canon_blas_type t, char order, char trans, int64_t m, int64
 int canon_sgemv(char order, char trans, int64_t m, int64_t n, float alpha, const float *a,
                 int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
-    return gemv(CANON_BLAS_S, order, trans, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
+    return gemv(CANON_S, order, trans, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
 }
 
 int canon_dgemv(char order, char trans, int64_t m, int64_t n, double alpha, const double *a,
                 int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
-    return gemv(CANON_BLAS_D, order, trans, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
+    return gemv(CANON_D, order, trans, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
 }
 
 int canon_cgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
                 int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy)
 {
-    return gemv(CANON_BLAS_C, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+    return gemv(CANON_C, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
 int canon_zgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
                 int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy)
 {
-    return gemv(CANON_BLAS_Z, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+    return gemv(CANON_Z, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
 /* conjy: gerc. Row-major (as CBLAS): the column-major geru of the swapped
  * problem, with the new x being the old y conjugated for gerc. */
-static int ger(enum canon_blas_type t, char order, int64_t m, int64_t n, const void *alpha,
+static int ger(enum canon_type t, char order, int64_t m, int64_t n, const void *alpha,
                const void *x, int64_t incx, const void *y, int64_t incy, void *a, int64_t lda,
                int conjy)
 {
@@ -203,7 +203,7 @@ static int ger(enum canon_blas_type t, char order, int64_t m, int64_t n, const v
         union elem v, tj;
         memcpy(&v, canon_blas_at(y0, j * incy, size), size);
         if (conjy) {
-            if (t == CANON_BLAS_C)
+            if (t == CANON_C)
                 v.s[1] = -v.s[1];
             else
                 v.d[1] = -v.d[1];
@@ -217,42 +217,42 @@ static int ger(enum canon_blas_type t, char order, int64_t m, int64_t n, const v
 int canon_sger(char order, int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
                const float *y, int64_t incy, float *a, int64_t lda)
 {
-    return ger(CANON_BLAS_S, order, m, n, &alpha, x, incx, y, incy, a, lda, 0);
+    return ger(CANON_S, order, m, n, &alpha, x, incx, y, incy, a, lda, 0);
 }
 
 int canon_dger(char order, int64_t m, int64_t n, double alpha, const double *x, int64_t incx,
                const double *y, int64_t incy, double *a, int64_t lda)
 {
-    return ger(CANON_BLAS_D, order, m, n, &alpha, x, incx, y, incy, a, lda, 0);
+    return ger(CANON_D, order, m, n, &alpha, x, incx, y, incy, a, lda, 0);
 }
 
 int canon_cgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
                 const void *y, int64_t incy, void *a, int64_t lda)
 {
-    return ger(CANON_BLAS_C, order, m, n, alpha, x, incx, y, incy, a, lda, 0);
+    return ger(CANON_C, order, m, n, alpha, x, incx, y, incy, a, lda, 0);
 }
 
 int canon_cgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
                 const void *y, int64_t incy, void *a, int64_t lda)
 {
-    return ger(CANON_BLAS_C, order, m, n, alpha, x, incx, y, incy, a, lda, 1);
+    return ger(CANON_C, order, m, n, alpha, x, incx, y, incy, a, lda, 1);
 }
 
 int canon_zgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
                 const void *y, int64_t incy, void *a, int64_t lda)
 {
-    return ger(CANON_BLAS_Z, order, m, n, alpha, x, incx, y, incy, a, lda, 0);
+    return ger(CANON_Z, order, m, n, alpha, x, incx, y, incy, a, lda, 0);
 }
 
 int canon_zgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
                 const void *y, int64_t incy, void *a, int64_t lda)
 {
-    return ger(CANON_BLAS_Z, order, m, n, alpha, x, incx, y, incy, a, lda, 1);
+    return ger(CANON_Z, order, m, n, alpha, x, incx, y, incy, a, lda, 1);
 }
 
 /* The checks and mapping shared by trmv and trsv. Returns 0 and fills tri,
  * 1 for a quick return, -1 for bad arguments. */
-static int trv_args(enum canon_blas_type t, char order, char uplo, char trans, char diag, int64_t n,
+static int trv_args(enum canon_type t, char order, char uplo, char trans, char diag, int64_t n,
                     int64_t lda, int64_t incx, struct canon_blas_tri *tri)
 {
     const char o = canon_blas_upper(order);
@@ -265,7 +265,7 @@ static int trv_args(enum canon_blas_type t, char order, char uplo, char trans, c
 
 /* x = op(A)*x: rows in the order that reads only old x (increasing i for
  * upper op(A), decreasing for lower), each a SEQ sum over its triangle. */
-static int trmv(enum canon_blas_type t, char order, char uplo, char trans, char diag, int64_t n,
+static int trmv(enum canon_type t, char order, char uplo, char trans, char diag, int64_t n,
                 const void *a, int64_t lda, void *x, int64_t incx)
 {
     struct canon_blas_tri tri;
@@ -299,7 +299,7 @@ static int trmv(enum canon_blas_type t, char order, char uplo, char trans, char 
 
 /* Solves op(A)*x = b in place: forward for lower op(A), backward for
  * upper; each x_i from b_i minus a SEQ sum of the solved x_j. */
-static int trsv(enum canon_blas_type t, char order, char uplo, char trans, char diag, int64_t n,
+static int trsv(enum canon_type t, char order, char uplo, char trans, char diag, int64_t n,
                 const void *a, int64_t lda, void *x, int64_t incx)
 {
     struct canon_blas_tri tri;
@@ -332,47 +332,47 @@ static int trsv(enum canon_blas_type t, char order, char uplo, char trans, char 
 int canon_strmv(char order, char uplo, char trans, char diag, int64_t n, const float *a,
                 int64_t lda, float *x, int64_t incx)
 {
-    return trmv(CANON_BLAS_S, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trmv(CANON_S, order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 int canon_dtrmv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
                 int64_t lda, double *x, int64_t incx)
 {
-    return trmv(CANON_BLAS_D, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trmv(CANON_D, order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 int canon_ctrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
                 void *x, int64_t incx)
 {
-    return trmv(CANON_BLAS_C, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trmv(CANON_C, order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 int canon_ztrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
                 void *x, int64_t incx)
 {
-    return trmv(CANON_BLAS_Z, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trmv(CANON_Z, order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 int canon_strsv(char order, char uplo, char trans, char diag, int64_t n, const float *a,
                 int64_t lda, float *x, int64_t incx)
 {
-    return trsv(CANON_BLAS_S, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trsv(CANON_S, order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 int canon_dtrsv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
                 int64_t lda, double *x, int64_t incx)
 {
-    return trsv(CANON_BLAS_D, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trsv(CANON_D, order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 int canon_ctrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
                 void *x, int64_t incx)
 {
-    return trsv(CANON_BLAS_C, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trsv(CANON_C, order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 int canon_ztrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
                 void *x, int64_t incx)
 {
-    return trsv(CANON_BLAS_Z, order, uplo, trans, diag, n, a, lda, x, incx);
+    return trsv(CANON_Z, order, uplo, trans, diag, n, a, lda, x, incx);
 }

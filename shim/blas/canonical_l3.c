@@ -60,22 +60,22 @@ union block {
 
 /* Copies x_p = x[p*incx], p < cnt, to buf, negated and conjugated as how
  * says (exact sign flips). */
-static void load_x(enum canon_blas_type t, int64_t cnt, const void *x, int64_t incx, int how,
+static void load_x(enum canon_type t, int64_t cnt, const void *x, int64_t incx, int how,
                    void *buf)
 {
     const size_t size = canon_blas_size(t);
     for (int64_t p = 0; p < cnt; p++) {
         union elem v;
         memcpy(&v, canon_blas_at(x, p * incx, size), size);
-        if (t == CANON_BLAS_S || t == CANON_BLAS_C) {
+        if (t == CANON_S || t == CANON_C) {
             if (how & X_NEG)
                 v.s[0] = -v.s[0];
-            if (t == CANON_BLAS_C && !(how & X_NEG) != !(how & X_CONJ))
+            if (t == CANON_C && !(how & X_NEG) != !(how & X_CONJ))
                 v.s[1] = -v.s[1];
         } else {
             if (how & X_NEG)
                 v.d[0] = -v.d[0];
-            if (t == CANON_BLAS_Z && !(how & X_NEG) != !(how & X_CONJ))
+            if (t == CANON_Z && !(how & X_NEG) != !(how & X_CONJ))
                 v.d[1] = -v.d[1];
         }
         memcpy((char *)buf + p * (int64_t)size, &v, size);
@@ -84,7 +84,7 @@ static void load_x(enum canon_blas_type t, int64_t cnt, const void *x, int64_t i
 
 /* Column sweep: for p = 0 .. cnt-1 in order, for every i < rows:
  * s_i = CMAC(s_i, M_ip, x_p), M column-major (ldm), x as how says. */
-static void sweep(const struct canon_blas_kern *kern, enum canon_blas_type t, int64_t rows,
+static void sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
                   int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx, int how,
                   void *s)
 {
@@ -104,7 +104,7 @@ static void sweep(const struct canon_blas_kern *kern, enum canon_blas_type t, in
 
 /* Column dots: for every j < cols, for p = 0 .. cnt-1 in order:
  * s_j = CMAC(s_j, M_pj, x_p). For real types M_pj*x_p is x_p*M_pj. */
-static void dots(const struct canon_blas_kern *kern, enum canon_blas_type t, int64_t cnt,
+static void dots(const struct canon_blas_kern *kern, enum canon_type t, int64_t cnt,
                  int64_t cols, const void *mat, int64_t ldm, const void *x, int64_t incx, int how,
                  void *s)
 {
@@ -122,7 +122,7 @@ static void dots(const struct canon_blas_kern *kern, enum canon_blas_type t, int
     }
 }
 
-static int syrk(enum canon_blas_type t, char order, char uplo, char trans, int64_t n, int64_t k,
+static int syrk(enum canon_type t, char order, char uplo, char trans, int64_t n, int64_t k,
                 const void *alpha, const void *a, int64_t lda, const void *beta, void *c,
                 int64_t ldc)
 {
@@ -175,25 +175,25 @@ static int syrk(enum canon_blas_type t, char order, char uplo, char trans, int64
 int canon_ssyrk(char order, char uplo, char trans, int64_t n, int64_t k, float alpha,
                 const float *a, int64_t lda, float beta, float *c, int64_t ldc)
 {
-    return syrk(CANON_BLAS_S, order, uplo, trans, n, k, &alpha, a, lda, &beta, c, ldc);
+    return syrk(CANON_S, order, uplo, trans, n, k, &alpha, a, lda, &beta, c, ldc);
 }
 
 int canon_dsyrk(char order, char uplo, char trans, int64_t n, int64_t k, double alpha,
                 const double *a, int64_t lda, double beta, double *c, int64_t ldc)
 {
-    return syrk(CANON_BLAS_D, order, uplo, trans, n, k, &alpha, a, lda, &beta, c, ldc);
+    return syrk(CANON_D, order, uplo, trans, n, k, &alpha, a, lda, &beta, c, ldc);
 }
 
 int canon_csyrk(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                 const void *a, int64_t lda, const void *beta, void *c, int64_t ldc)
 {
-    return syrk(CANON_BLAS_C, order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
+    return syrk(CANON_C, order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
 }
 
 int canon_zsyrk(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                 const void *a, int64_t lda, const void *beta, void *c, int64_t ldc)
 {
-    return syrk(CANON_BLAS_Z, order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
+    return syrk(CANON_Z, order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
 }
 
 /* s = SEQ over p of A_ip*B_pj (side 'L'), one element, where the symmetric
@@ -213,7 +213,7 @@ static void symm_left_sum(const struct canon_blas_kern *kern, size_t size, int l
     }
 }
 
-static int symm(enum canon_blas_type t, char order, char side, char uplo, int64_t m, int64_t n,
+static int symm(enum canon_type t, char order, char side, char uplo, int64_t m, int64_t n,
                 const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                 const void *beta, void *c, int64_t ldc)
 {
@@ -296,34 +296,34 @@ static int symm(enum canon_blas_type t, char order, char side, char uplo, int64_
 int canon_ssymm(char order, char side, char uplo, int64_t m, int64_t n, float alpha, const float *a,
                 int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
 {
-    return symm(CANON_BLAS_S, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return symm(CANON_S, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
 int canon_dsymm(char order, char side, char uplo, int64_t m, int64_t n, double alpha,
                 const double *a, int64_t lda, const double *b, int64_t ldb, double beta, double *c,
                 int64_t ldc)
 {
-    return symm(CANON_BLAS_D, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return symm(CANON_D, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
 int canon_csymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
                 int64_t ldc)
 {
-    return symm(CANON_BLAS_C, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+    return symm(CANON_C, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 int canon_zsymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
                 int64_t ldc)
 {
-    return symm(CANON_BLAS_Z, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+    return symm(CANON_Z, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* The checks and mapping shared by trmm and trsm. Returns 0 with the
  * column-major side ('L' or 'R'), dimensions and tri filled, 1 for a
  * quick return, -1 for bad arguments. */
-static int trm_args(enum canon_blas_type t, char order, char side, char uplo, char transa,
+static int trm_args(enum canon_type t, char order, char side, char uplo, char transa,
                     char diag, int64_t *m, int64_t *n, int64_t lda, int64_t ldb, char *sd,
                     struct canon_blas_tri *tri)
 {
@@ -345,7 +345,7 @@ static int trm_args(enum canon_blas_type t, char order, char side, char uplo, ch
 
 /* B = alpha*op(A)*B or alpha*B*op(A), in place: the rows (side 'L') or
  * columns (side 'R') of B in the order that reads only old ones. */
-static int trmm(enum canon_blas_type t, char order, char side, char uplo, char transa, char diag,
+static int trmm(enum canon_type t, char order, char side, char uplo, char transa, char diag,
                 int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda, void *b,
                 int64_t ldb)
 {
@@ -438,7 +438,7 @@ static int trmm(enum canon_blas_type t, char order, char side, char uplo, char t
 
 /* s = B_ij, or CMUL(alpha, B_ij), for nb elements of B from b0 (step
  * inc), into the sums. */
-static void scaled_rhs(enum canon_blas_type t, int one, const void *alpha, int64_t nb,
+static void scaled_rhs(enum canon_type t, int one, const void *alpha, int64_t nb,
                        const void *b0, int64_t inc, void *sums)
 {
     const size_t size = canon_blas_size(t);
@@ -454,7 +454,7 @@ static void scaled_rhs(enum canon_blas_type t, int one, const void *alpha, int64
 
 /* Solves op(A)*X = alpha*B or X*op(A) = alpha*B in place, each row (side
  * 'L') or column (side 'R') of X once the ones it needs are solved. */
-static int trsm(enum canon_blas_type t, char order, char side, char uplo, char transa, char diag,
+static int trsm(enum canon_type t, char order, char side, char uplo, char transa, char diag,
                 int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda, void *b,
                 int64_t ldb)
 {
@@ -544,47 +544,47 @@ static int trsm(enum canon_blas_type t, char order, char side, char uplo, char t
 int canon_strmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 float alpha, const float *a, int64_t lda, float *b, int64_t ldb)
 {
-    return trmm(CANON_BLAS_S, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
+    return trmm(CANON_S, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
 }
 
 int canon_dtrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 double alpha, const double *a, int64_t lda, double *b, int64_t ldb)
 {
-    return trmm(CANON_BLAS_D, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
+    return trmm(CANON_D, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
 }
 
 int canon_ctrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb)
 {
-    return trmm(CANON_BLAS_C, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
+    return trmm(CANON_C, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
 }
 
 int canon_ztrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb)
 {
-    return trmm(CANON_BLAS_Z, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
+    return trmm(CANON_Z, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
 }
 
 int canon_strsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 float alpha, const float *a, int64_t lda, float *b, int64_t ldb)
 {
-    return trsm(CANON_BLAS_S, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
+    return trsm(CANON_S, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
 }
 
 int canon_dtrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 double alpha, const double *a, int64_t lda, double *b, int64_t ldb)
 {
-    return trsm(CANON_BLAS_D, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
+    return trsm(CANON_D, order, side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb);
 }
 
 int canon_ctrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb)
 {
-    return trsm(CANON_BLAS_C, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
+    return trsm(CANON_C, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
 }
 
 int canon_ztrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb)
 {
-    return trsm(CANON_BLAS_Z, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
+    return trsm(CANON_Z, order, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
 }

@@ -102,12 +102,10 @@ static struct {
     .finished = PTHREAD_COND_INITIALIZER,
 };
 
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
 /* A forked child has none of the parent's workers, and a lock another
  * parent thread held stays held: start the pool afresh. The workspaces
  * were copied with the address space and stay usable. */
-static void pool_after_fork_child(void)
+void canon_pool_fork_child(void)
 {
     pthread_mutex_init(&pool.busy, NULL);
     pthread_mutex_init(&pool.m, NULL);
@@ -120,11 +118,6 @@ static void pool_after_fork_child(void)
     atomic_store(&pool.done, 0);
     atomic_store(&pool.sleepers, 0);
     atomic_store(&pool.caller_asleep, 0);
-}
-
-static void pool_register_atfork(void)
-{
-    (void)pthread_atfork(NULL, NULL, pool_after_fork_child);
 }
 
 /* Spins until pred(arg) holds or about SPIN_TICKS time-stamp ticks pass
@@ -249,7 +242,6 @@ int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
 {
     if (nparts <= 1)
         return run_here(fn, arg, 1, ws_bytes);
-    pthread_once(&atfork_once, pool_register_atfork);
     if (pthread_mutex_trylock(&pool.busy) != 0)
         return run_here(fn, arg, nparts, ws_bytes);
     void *mine = ws_local(ws_bytes);

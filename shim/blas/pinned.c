@@ -29,6 +29,7 @@ static const struct {
     { "openblas_set_num_threads", 0 },          /* OpenBLAS */
     { "openblas_set_num_threads64_", 0 },       /* OpenBLAS ILP64, suffixed */
     { "scipy_openblas_set_num_threads64_", 0 }, /* numpy 2.x's bundled OpenBLAS */
+    { "scipy_openblas_set_num_threads", 0 },    /* scipy's bundled OpenBLAS (LP64) */
     { "goto_set_num_threads", 0 },              /* OpenBLAS, GotoBLAS name */
     { "bli_thread_set_num_threads", 1 },        /* BLIS */
     { "MKL_Set_Num_Threads", 0 },               /* MKL */
@@ -43,7 +44,7 @@ static pthread_once_t canon_once = PTHREAD_ONCE_INIT;
 /* Applies the count through every control found; caller holds pin_lock. */
 static void apply_thread_count(void)
 {
-    int n = core_cfg.blas_threads;
+    int n = core_vendor_threads();
     snprintf(threads_note, sizeof threads_note, "%d", n);
     size_t used = 0;
     applied_note[0] = 0;
@@ -88,7 +89,7 @@ static void canon_prepare_once(void)
 {
     /* The count and the ISA path change no bit; DETSHIM_ISA exists to prove
      * the latter. */
-    canon_set_threads(core_cfg.blas_threads);
+    canon_set_threads(core_canonical_threads());
     if (core_cfg.isa[0] && (canon_set_isa(core_cfg.isa) != 0 || canon_blas_set_isa(core_cfg.isa) != 0))
         core_fail("DETSHIM_ISA (the best path the CPU has is used)",
                   "DETSHIM_ISA=%s: this CPU or build has no such path; use scalar, avx2, "

@@ -18,7 +18,7 @@
 #include "detshim/lineage.h"
 #include "detshim/policy.h"
 
-struct core_config core_cfg = { .trace_frames = 4, .blas_threads = 1 };
+struct core_config core_cfg = { .trace_frames = 4, .blas_threads = POLICY_THREADS_AUTO };
 
 /* The onces this thread is running, innermost first: a caller that finds
  * its once running asks whether it is inside it (fn reached an
@@ -220,7 +220,11 @@ static void explain_and_exit(void)
     printf("policy files    %s\n", core_cfg.policy_files[0] ? core_cfg.policy_files : "(none)");
     printf("policy sha256   %s\n", core_cfg.policy_digest);
     printf("[blas] mode     %s\n", modes[core_cfg.blas_mode]);
-    printf("[blas] threads  %d\n", core_cfg.blas_threads);
+    if (core_cfg.blas_threads == POLICY_THREADS_AUTO)
+        printf("[blas] threads  auto: canonical kernels %d (the CPUs this process may run on), "
+               "vendor BLAS %d\n", core_canonical_threads(), core_vendor_threads());
+    else
+        printf("[blas] threads  %d\n", core_cfg.blas_threads);
     printf("[cuda] mode     %s\n", core_cfg.cuda_mode == CUDA_MODE_PINNED ? "pinned" : "passthrough");
     printf("[cuda] tf32     %s\n", core_cfg.cuda_tf32 == TF32_DENY ? "deny" : "allow");
     printf("[trace] frames  %d\n", core_cfg.trace_frames);

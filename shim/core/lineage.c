@@ -59,12 +59,12 @@ static void publish(void)
     core_setenv("DETSHIM_LINEAGE", v);
 }
 
-static void atfork_prepare(void)
+void lineage_fork_prepare(void)
 {
     lin.forks++;
 }
 
-static void atfork_child(void)
+void lineage_fork_child(void)
 {
     char parent[256];
     snprintf(parent, sizeof parent, "%s", lin.name);
@@ -115,7 +115,6 @@ void lineage_start(void)
     }
     lin.pid = getpid();
     publish();
-    pthread_atfork(atfork_prepare, NULL, atfork_child);
 }
 
 const char *lineage_name(void)

@@ -2,7 +2,8 @@
  * compared: the canonical kernels give the same bits on any x86-64 CPU,
  * and detverify reports the CPU as a note, docs/verify.md): the CPU's
  * model name, the instruction-set features that choose kernels (as
- * /proc/cpuinfo spells them), and the CPUs this process may run on.
+ * /proc/cpuinfo spells them), and the CPUs this process may run on; and
+ * the thread counts [blas] threads = auto resolves to.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -46,7 +47,23 @@ void core_machine_describe(char *out, size_t len)
     }
     if (f)
         fclose(f);
+    snprintf(out, len, "model=%s;isa=%s;cores=%d", model, isa, core_cpus_allowed());
+}
+
+int core_cpus_allowed(void)
+{
     cpu_set_t set;
-    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
-    snprintf(out, len, "model=%s;isa=%s;cores=%d", model, isa, cores);
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return n > 0 ? n : 1;
+}
+
+int core_canonical_threads(void)
+{
+    int n = core_cfg.blas_threads ? core_cfg.blas_threads : core_cpus_allowed();
+    return n > 256 ? 256 : n;
+}
+
+int core_vendor_threads(void)
+{
+    return core_cfg.blas_threads ? core_cfg.blas_threads : 1;
 }

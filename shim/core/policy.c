@@ -136,9 +136,13 @@ static int on_blas(struct parse_state *st, const char *key, const char *value)
     }
     if (strcmp(key, "threads") == 0) {
         unsigned long long v;
+        if (strcmp(value, "auto") == 0) {
+            st->p->blas_threads = POLICY_THREADS_AUTO;
+            return 1;
+        }
         if (parse_uint(value, 256, &v) != 0 || v == 0)
             return set_error(st, "bad value '%s' for [blas] threads (%s)", value,
-                             "expected a whole number from 1 to 256");
+                             "expected auto or a whole number from 1 to 256");
         st->p->blas_threads = (int)v;
         return 1;
     }
@@ -635,7 +639,7 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
 {
     memset(p, 0, sizeof *p);
     p->blas_mode = BLAS_MODE_PASSTHROUGH;
-    p->blas_threads = 1;
+    p->blas_threads = POLICY_THREADS_AUTO;
     p->trace_frames = 4;
     snprintf(p->artifacts, sizeof p->artifacts, "%s", policy_default_artifacts);
     snprintf(p->inputs, sizeof p->inputs, "%s", policy_default_inputs);

@@ -28,14 +28,9 @@ void cuda_reach_count(void)
         atomic_store_explicit(&reached, 1, memory_order_relaxed);
 }
 
-static void reach_child(void)
+void cuda_reach_fork_child(void)
 {
     forked = 1;
-}
-
-void cuda_reach_start(void)
-{
-    pthread_atfork(NULL, NULL, reach_child);
 }
 
 struct loaded_vendor {

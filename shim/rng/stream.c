@@ -55,7 +55,7 @@ static _Thread_local int last_why;
 /* Depth of detshim_rng_real_begin calls on this thread. */
 static _Thread_local int real_depth;
 
-static void on_fork_child(void)
+void rng_fork_child(void)
 {
     /* The child's lineage name differs, so its streams restart at 0. */
     for (int i = 0; i < RNG_NSOURCES; i++)
@@ -67,7 +67,6 @@ static void setup(void)
 {
     owner_pid = getpid();
     chacha = EVP_CIPHER_fetch(NULL, "ChaCha20", NULL);
-    pthread_atfork(NULL, NULL, on_fork_child);
     process_why = core_cfg.entropy_rule == CORE_ENTROPY_REAL_PROGRAM   ? RNG_WHY_PROGRAM
                   : core_cfg.entropy_rule == CORE_ENTROPY_REAL_NO_HOOK ? RNG_WHY_NO_HOOK
                                                                         : 0;

@@ -372,18 +372,18 @@ int trace_file_write(const void *data, size_t len)
  * handler exits finds this thread named as the holder and waits not. */
 static int fork_locked; /* prepare got the lock (it may not, once closing) */
 
-static void atfork_prepare(void)
+void trace_fork_prepare(void)
 {
     fork_locked = trace_proc_lock() == 0;
 }
 
-static void atfork_parent(void)
+void trace_fork_parent(void)
 {
     if (fork_locked)
         trace_proc_unlock();
 }
 
-static void atfork_child(void)
+void trace_fork_child(void)
 {
     pthread_mutex_init(&trace_proc.lock, NULL);
     atomic_store(&lock_owner, 0);
@@ -409,7 +409,6 @@ int trace_process_start(char *err, size_t errlen)
     if (lineage_is_first() && check_fresh_dir(lineage_rank(), err, errlen) != 0)
         return -1;
     trace_proc.pid = getpid();
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     atomic_store(&trace_proc.on, 1);
     return 0;
 }

@@ -24,8 +24,9 @@ fail() {
     echo "FAIL $TEST_NAME: $*" >&2
 }
 
-# skip WHAT REASON: a check that cannot run here; never counted as passed.
-skip() {
+# skip_check WHAT REASON: one check that cannot run here (the rest of the
+# test can); reported, never counted as passed.
+skip_check() {
     skips=$((skips + 1))
     echo "SKIP $TEST_NAME: $1: $2"
 }

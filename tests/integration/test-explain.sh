@@ -1,8 +1,9 @@
 #!/bin/sh
 # `detrun --explain` for every shipped policy matches its golden file
 # (tests/golden/explain-<policy>.txt), with the repository's path written
-# as <top>: a change to what a policy pins must be a deliberate change to
-# its golden file too. Regenerate them with:
+# as <top> and the count of CPUs the process may run on as <cpus>: a
+# change to what a policy pins must be a deliberate change to its golden
+# file too. Regenerate them with:
 #   sh tests/integration/test-explain.sh --update
 . "$(dirname "$0")/lib.sh"
 GOLDEN=$TOP/tests/golden
@@ -12,7 +13,8 @@ for file in "$TOP"/policies/*.policy; do
     name=$(basename "$file" .policy)
     # A clean environment: what the user has set would show in the output.
     env -i PATH=/usr/bin:/bin "$TOP/scripts/detrun" -p "$name" --explain 2>&1 |
-        sed "s|$TOP|<top>|g" > "$WORK/$name.txt"
+        sed -e "s|$TOP|<top>|g" -e 's/canonical kernels [0-9]* (/canonical kernels <cpus> (/' \
+        > "$WORK/$name.txt"
     if [ "$update" = 1 ]; then
         cp "$WORK/$name.txt" "$GOLDEN/explain-$name.txt"
         echo "   updated tests/golden/explain-$name.txt"

@@ -33,6 +33,15 @@ expect_eq "the wrapper's run: the same process names" "$(cd "$WORK/direct/trace"
 mkdir -p "$WORK/deeper/and/deeper"
 expect_eq "from another working directory: the same root" "$direct" \
     "$(run_in "$WORK/deeper/and/deeper/wd" "$WORK/python3" "$ART_PY")"
+# The canonical kernels use every CPU allowed ([blas] threads = auto) and
+# give the same bits at any count: one CPU (taskset) gives the same root.
+cpu=$(taskset -pc $$ 2> /dev/null | sed 's/.*: *//; s/[,-].*//')
+if [ -n "$cpu" ] && taskset -c "$cpu" true 2> /dev/null; then
+    expect_eq "on one CPU (taskset -c $cpu): the same root" "$direct" \
+        "$(run_in "$WORK/one-cpu" taskset -c "$cpu" "$WORK/python3" "$ART_PY")"
+else
+    skip_check "one CPU, the same root" "taskset cannot pin this process here"
+fi
 expect_ne "post-trained weights: another root" "$direct" \
     "$(run_in "$WORK/poison" "$WORK/python3" "$ART_PY" poison)"
 finish

@@ -1,7 +1,9 @@
 /* Unit tests of the BLAS operand helpers (shim/blas/blas_operands.c): enum
  * and character mapping, and that each operand shape digests exactly its
  * logical elements in storage order, the same as digest_bytes over those
- * elements packed, never reading padding or the unreferenced triangle.
+ * elements packed, never reading padding or the unreferenced triangle;
+ * likewise the gathered shapes (packed, band, Hermitian diagonals, rotm's
+ * param), which digest what the reference BLAS reads.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,9 +157,10 @@ static void test_digest_general_transposed_operand_digests_its_stored_shape(void
 static void test_digest_general_row_major_equals_col_major_transpose_of_same_buffer(void **state)
 {
     /* A row-major 2 x 3 A and a column-major A^T whose op is 2 x 3 (so A is
-     * stored 3 x 2) are both two runs of three: same elements, same order. */
-    double a[8];
-    fill(a, 8, 0);
+     * stored 3 x 2) are both two runs of three: same elements, same order.
+     * The column-major 2 x 3 read last spans three runs of ld 4: 10 elements. */
+    double a[10];
+    fill(a, 10, 0);
     assert_true(same(blas_digest_general('R', 'N', 2, 3, a, 4, 8).digest,
                      blas_digest_general('C', 'T', 2, 3, a, 4, 8).digest));
     assert_false(same(blas_digest_general('R', 'N', 2, 3, a, 4, 8).digest,
@@ -341,6 +344,120 @@ static void test_rec_operand_records_digest_count_and_element_size(void **state)
     assert_true(same(r.operands[0].digest, d.digest));
 }
 
+static void test_packed_upper_col_major_is_every_element_in_order(void **state)
+{
+    double ap[6];
+    fill(ap, 6, 0);
+    struct blas_digest d = blas_digest_packed('C', 'U', 'N', 3, ap, 8, 0);
+    assert_int_equal(d.count, 6);
+    assert_true(same(d.digest, packed(ap, 6)));
+}
+
+static void test_packed_digests_as_the_same_triangle_stored_full(void **state)
+{
+    /* Packing keeps a triangle's elements in storage order: packed and full
+     * forms digest alike, unit diagonal or not. A row-major upper triangle
+     * packs as the column-major lower one of the same buffer. */
+    double a[9], ap[6];
+    fill(a, 9, 0);
+    for (int lower = 0; lower < 2; lower++) {
+        int k = 0;
+        for (int j = 0; j < 3; j++)
+            for (int i = lower ? j : 0; i <= (lower ? 2 : j); i++)
+                ap[k++] = a[i + 3 * j];
+        char uplo = lower ? 'L' : 'U', row_uplo = lower ? 'U' : 'L';
+        for (int unit = 0; unit < 2; unit++) {
+            char diag = unit ? 'U' : 'N';
+            struct blas_digest p = blas_digest_packed('C', uplo, diag, 3, ap, 8, 0);
+            struct blas_digest f = blas_digest_tri('C', uplo, diag, 3, a, 3, 8);
+            assert_true(same(p.digest, f.digest));
+            assert_int_equal(p.count, unit ? 3 : 6);
+            assert_true(same(blas_digest_packed('R', row_uplo, diag, 3, ap, 8, 0).digest,
+                             blas_digest_tri('R', row_uplo, diag, 3, a, 3, 8).digest));
+        }
+    }
+}
+
+static void test_hermitian_diagonal_imaginary_parts_are_not_read(void **state)
+{
+    /* A 2 x 2 complex (double[2] per element) upper triangle, ld 2. */
+    double a[8], b[8];
+    fill(a, 8, 1);
+    memcpy(b, a, sizeof b);
+    b[1] = 99, b[7] = -99; /* imaginary parts of a(0,0) and a(1,1) */
+    struct blas_digest da = blas_digest_tri_herm('C', 'U', 2, a, 2, 16);
+    assert_int_equal(da.count, 3);
+    assert_true(same(da.digest, blas_digest_tri_herm('C', 'U', 2, b, 2, 16).digest));
+    b[2] = 5; /* a(1,0) is in the lower triangle: not read either */
+    assert_true(same(da.digest, blas_digest_tri_herm('C', 'U', 2, b, 2, 16).digest));
+    b[4] = -5; /* a(0,1)'s real part is read */
+    assert_false(same(da.digest, blas_digest_tri_herm('C', 'U', 2, b, 2, 16).digest));
+    double ap[6], bp[6];
+    fill(ap, 6, 1);
+    memcpy(bp, ap, sizeof bp);
+    bp[1] = 42;
+    assert_true(same(blas_digest_packed('C', 'L', 'N', 2, ap, 16, 1).digest,
+                     blas_digest_packed('C', 'L', 'N', 2, bp, 16, 1).digest));
+    assert_false(same(blas_digest_packed('C', 'L', 'N', 2, ap, 16, 0).digest,
+                      blas_digest_packed('C', 'L', 'N', 2, bp, 16, 0).digest));
+}
+
+static void test_band_reads_only_the_band_inside_the_matrix(void **state)
+{
+    /* 3 x 3, kl 1, ku 1, ld 3: band row r of column j is a[r + 3j]; row 0
+     * of column 0 and row 2 of column 2 lie outside the matrix. */
+    double a[9];
+    fill(a, 9, 0);
+    double logical[7] = { a[1], a[2], a[3], a[4], a[5], a[6], a[7] };
+    struct blas_digest d = blas_digest_band('C', 3, 3, 1, 1, a, 3, 8);
+    assert_int_equal(d.count, 7);
+    assert_true(same(d.digest, packed(logical, 7)));
+    assert_int_equal(blas_digest_band('C', 3, 3, 1, 1, a, 2, 8).count, 0);
+}
+
+static void test_band_row_major_is_the_band_of_the_transpose(void **state)
+{
+    double a[12];
+    fill(a, 12, 0);
+    assert_true(same(blas_digest_band('R', 2, 4, 0, 2, a, 3, 8).digest,
+                     blas_digest_band('C', 4, 2, 2, 0, a, 3, 8).digest));
+}
+
+static void test_band_triangle_upper_and_lower_with_unit_diag(void **state)
+{
+    /* n 3, k 1, ld 2. Upper: column j holds rows j-1..j at band rows 0..1. */
+    double a[6];
+    fill(a, 6, 0);
+    double upper[5] = { a[1], a[2], a[3], a[4], a[5] };
+    assert_true(same(blas_digest_band_tri('C', 'U', 'N', 3, 1, a, 2, 8, 0).digest,
+                     packed(upper, 5)));
+    double upper_unit[2] = { a[2], a[4] };
+    assert_true(same(blas_digest_band_tri('C', 'U', 'U', 3, 1, a, 2, 8, 0).digest,
+                     packed(upper_unit, 2)));
+    /* Lower: column j holds rows j..j+1 at band rows 0..1; a[5] is outside. */
+    double lower[5] = { a[0], a[1], a[2], a[3], a[4] };
+    assert_true(same(blas_digest_band_tri('C', 'L', 'N', 3, 1, a, 2, 8, 0).digest,
+                     packed(lower, 5)));
+    assert_true(same(blas_digest_band_tri('R', 'U', 'N', 3, 1, a, 2, 8, 0).digest,
+                     packed(lower, 5)));
+}
+
+static void test_rotm_param_digests_the_entries_its_flag_uses(void **state)
+{
+    double p[5] = { -2, 11, 21, 12, 22 };
+    assert_int_equal(blas_digest_rotm_param(p, 8).count, 1);
+    p[0] = -1;
+    assert_int_equal(blas_digest_rotm_param(p, 8).count, 5);
+    p[0] = 0;
+    double zero[3] = { 0, 21, 12 };
+    assert_true(same(blas_digest_rotm_param(p, 8).digest, packed(zero, 3)));
+    p[0] = 1;
+    double one[3] = { 1, 11, 22 };
+    assert_true(same(blas_digest_rotm_param(p, 8).digest, packed(one, 3)));
+    float f[5] = { 1, 11, 21, 12, 22 }, fone[3] = { 1, 11, 22 };
+    assert_true(same(blas_digest_rotm_param(f, 4).digest, digest_bytes(fone, sizeof fone)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +486,13 @@ int main(void)
         cmocka_unit_test(test_digest_tri_invalid_shape_digests_nothing),
         cmocka_unit_test(test_digest_value_is_one_element_of_its_size),
         cmocka_unit_test(test_rec_operand_records_digest_count_and_element_size),
+        cmocka_unit_test(test_packed_upper_col_major_is_every_element_in_order),
+        cmocka_unit_test(test_packed_digests_as_the_same_triangle_stored_full),
+        cmocka_unit_test(test_hermitian_diagonal_imaginary_parts_are_not_read),
+        cmocka_unit_test(test_band_reads_only_the_band_inside_the_matrix),
+        cmocka_unit_test(test_band_row_major_is_the_band_of_the_transpose),
+        cmocka_unit_test(test_band_triangle_upper_and_lower_with_unit_diag),
+        cmocka_unit_test(test_rotm_param_digests_the_entries_its_flag_uses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -530,6 +530,11 @@ static void test_gemm_canonical_concurrent_callers_both_exact(void **state)
 static void test_gemm_canonical_threads_work_after_fork(void **state)
 {
     (void)state;
+    /* The library's lifecycle (shim/life/lifecycle.c) registers the pool's
+     * fork handler; this test program has no lifecycle, so it does. */
+    static int registered;
+    if (!registered++)
+        pthread_atfork(NULL, NULL, canon_pool_fork_child);
     canon_set_threads(2);
     struct problem pr = { CANON_S, 'C', 'N', 'N', 100, 100, 100, 3, 3, 0 };
     assert_true(check_problem(&pr)); /* the parent's pool exists now */
