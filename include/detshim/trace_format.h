@@ -95,6 +95,8 @@ enum trace_field_key {
                                     * is real throughout, and why (a
                                     * never-pin program, a Python without
                                     * its start-up hook: docs/security.md) */
+    TRACE_FIELD_CPU = 17,          /* informational: "model=<name>;isa=<flags,
+                                    * comma-separated>;cores=<n>" */
 };
 
 #define TRACE_INTERPOSITION_AUDIT \
