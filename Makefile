@@ -49,7 +49,7 @@ PROG_SRC := $(wildcard tests/programs/*.c)
 PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 
 .PHONY: all test unit integration demo bench install deps clean
-all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff
+all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff $(B)/detverify
 
 $(B)/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.inc)
 	@mkdir -p $(dir $@)
@@ -93,6 +93,13 @@ $(B)/libdetshim-audit.so: $(call obj,shim/audit/audit.c)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libdetshim-audit.so -o $@ $^
 
 $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(READER_OBJ)
+	$(CC) -o $@ $^ -lcrypto
+
+# detverify reuses detdiff's comparison: every detdiff object but its main.
+DETVERIFY_SRC := $(wildcard shim/detverify/*.c)
+$(call obj,$(DETVERIFY_SRC)): $(wildcard shim/detverify/*.h)
+$(B)/detverify: $(call obj,$(DETVERIFY_SRC)) \
+    $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) $(READER_OBJ)
 	$(CC) -o $@ $^ -lcrypto
 
 # Unit tests link the shim's objects directly (not the .so), so internal
@@ -206,7 +213,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/detshim/policies $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/detshim
 	install -m 755 $(B)/libdetshim.so $(B)/libdetshim-audit.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/detdiff scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/detdiff $(B)/detverify scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
 	install -m 644 policies/python/sitecustomize.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
@@ -219,4 +226,4 @@ install: all
 
 clean:
 	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/fakes $(B)/programs $(B)/bench \
-	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff $(B)/work
+	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/detdiff $(B)/detverify $(B)/work
