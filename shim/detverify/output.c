@@ -116,6 +116,8 @@ static void text_outcome(FILE *f, const char *indent, const char *published,
                          const struct verify_outcome *out, int status)
 {
     char why[4200];
+    if (status == VERIFY_TROUBLE && out->report.n == 0)
+        return; /* nothing was compared: the error line on stderr says why */
     fprintf(f, "%spublished: ", indent);
     put_text(f, published);
     if (out->pub_root[0])
