@@ -432,6 +432,18 @@ static const char *pname(const detshim_process *p)
     return p && p->name ? p->name : "(unnamed)";
 }
 
+/* The path, name or package a record names, or NULL. */
+static const char *record_path(const detshim_record *r)
+{
+    static const char *const keys[] = {"path", "name", "package"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        for (int i = 0; i < diff_nparams(r); i++)
+            if (r->params[i].type == TRACE_PARAM_STR && r->params[i].name &&
+                !strcmp(r->params[i].name, keys[k]))
+                return r->params[i].v.s;
+    return NULL;
+}
+
 /* One sentence for detdiff's first divergence, published run as A. */
 static void describe_item(const struct diff_item *it, char *buf, size_t len)
 {
@@ -473,9 +485,18 @@ static void describe_item(const struct diff_item *it, char *buf, size_t len)
         return;
     default: {
         const detshim_record *ra = it->ra;
-        snprintf(buf, len, "process %s, thread %" PRIu32 ", record %zu (%s): %s", proc,
-                 it->ta ? it->ta->index & ~TRACE_THREAD_ENTROPY : 0, it->index,
-                 ra && ra->api ? ra->api : "?", diff_kind_text(it->kind));
+        const char *api = ra && ra->api ? ra->api : "?";
+        const char *path = ra ? record_path(ra) : NULL;
+        size_t n = (size_t)snprintf(buf, len, "process %s, thread %" PRIu32 ", record %zu (%s",
+                                    proc, it->ta ? it->ta->index & ~TRACE_THREAD_ENTROPY : 0,
+                                    it->index, api);
+        /* An artifact or environment record differs in what it names, not
+         * in how the program ran: say which file or library. */
+        if (n < len && (!strncmp(api, "artifact.", 9) || !strncmp(api, "env.", 4)))
+            snprintf(buf + n, len - n, " %s): the %s differs", path ? path : "?",
+                     api[0] == 'a' ? "file's digest or path" : "identity or version");
+        else if (n < len)
+            snprintf(buf + n, len - n, "): %s", diff_kind_text(it->kind));
     }
     }
 }

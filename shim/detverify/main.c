@@ -233,6 +233,7 @@ static int cmd_segments(const char *const *pubs, int n, const struct verify_opts
         struct verify_opts o = *base;
         struct verify_outcome out;
         o.segment = k + 1;
+        o.skip_files = k + 1 < n; /* the files on disk are the last segment's */
         status = verify_run(&o, pubs[k], json, &out);
         output_segment(stdout, k + 1, pubs[k], &out, status, json);
         if (status == VERIFY_TROUBLE)

@@ -323,7 +323,8 @@ int verify_run(const struct verify_opts *o, const char *published, int quiet,
         write_rerun_attestation(&re, &pub.att, out->rerun_dir, &out->report);
     verify_compare_env(&pub.att, &re, &out->report);
     verify_compare_inputs(&pub.att, &re, &out->report);
-    int outside = verify_compare_outputs(&pub.att, &re, pub.files_dir, &out->report);
+    int outside = verify_compare_outputs(&pub.att, &re, o->skip_files ? NULL : pub.files_dir,
+                                         &out->report);
     if (verify_compare_trace(pub.run, &pub.att, run, &re, outside, &out->report) != 0 ||
         out->report.nomem) {
         snprintf(out->trouble, sizeof out->trouble, "out of memory while comparing");

@@ -14,6 +14,8 @@ struct verify_opts {
     const char *rerun_trace; /* --rerun-trace: compare with this trace, run nothing */
     char *const *cmd;        /* the command to re-run (NULL-terminated), or NULL */
     int segment;             /* 0, or the 1-based segment (exported as DETVERIFY_SEGMENT) */
+    int skip_files;          /* do not compare the published files on disk: they are
+                              * the last segment's, not this one's */
 };
 
 struct verify_outcome {
