@@ -334,6 +334,44 @@ EOF
     expect_verdict "trainer: other data, named" "^not verified: input data/train.csv differs"
 }
 
+# A run resumed twice from its checkpoint: three segments, each verified by
+# re-running it in order; and a lab whose second segment started from a
+# checkpoint the first did not write.
+test_real_segments_verify_in_order_and_a_broken_chain_is_named() {
+    mkdir -p "$WORK/seglab/data" "$WORK/segver/data"
+    cat > "$WORK/seglab/seg.py" <<'EOF'
+import hashlib, os
+state = open("ckpt.pt", "rb").read() if os.path.exists("ckpt.pt") else b"start"
+data = open("data/train.csv", "rb").read()
+open("ckpt.pt", "wb").write(hashlib.sha256(state + data).digest() * 32)
+EOF
+    printf 'x,y\n1,2\n' > "$WORK/seglab/data/train.csv"
+    cp "$WORK/seglab/seg.py" "$WORK/segver/"
+    cp "$WORK/seglab/data/train.csv" "$WORK/segver/data/"
+    for k in 1 2 3; do
+        (cd "$WORK/seglab" && "$DETRUN" -p default -t "t$k" -- "$PY" seg.py) >/dev/null 2>&1 ||
+            { fail "segments: the lab's run $k"; return; }
+    done
+    if ! "$DETDIFF" --show "$WORK/seglab/t2" 2>/dev/null | grep -q ' artifact\.read .*ckpt\.pt'; then
+        skip "segments: real re-runs" "writer has no artifact records yet (or none for reading ckpt.pt)"
+        return
+    fi
+    for k in 1 2 3; do
+        (cd "$WORK/seglab" && "$DV" --attest "t$k" >/dev/null) || fail "segments: attest $k"
+    done
+    (cd "$WORK/segver" && "$DV" --segment "$WORK/seglab/t1" --segment "$WORK/seglab/t2" \
+        --segment "$WORK/seglab/t3" -- "$PY" seg.py) >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_eq "segments: three re-run in order" 0 "$rc"
+    expect_verdict "segments: verdict" "^verified: all 3 segments"
+    printf 'another checkpoint' > "$WORK/seglab/ckpt.pt"
+    (cd "$WORK/seglab" && "$DETRUN" -p default -t t2b -- "$PY" seg.py && "$DV" --attest t2b) \
+        >/dev/null 2>&1 || fail "segments: the lab's other run"
+    dv --chain "$WORK/seglab/t1" "$WORK/seglab/t2b"
+    expect_verdict "segments: a broken chain, named" \
+        "^not verified: segment 2 started from ckpt.pt sha [0-9a-f]{64}, which segment 1 did not write"
+}
+
 test_identical_runs_verify
 test_honest_trace_with_other_weights_is_not_verified_naming_the_file
 test_a_run_that_wrote_other_weights_is_not_verified
@@ -352,4 +390,5 @@ test_a_custom_policy_is_shown_before_it_runs_and_a_refused_one_runs_nothing
 test_usage
 test_real_run_verifies_from_another_directory
 test_real_trainer_catches_swapped_weights_and_other_data
+test_real_segments_verify_in_order_and_a_broken_chain_is_named
 finish
