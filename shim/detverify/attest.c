@@ -14,6 +14,7 @@
 #include "detshim/trace_format.h"
 #include "json.h"
 
+/* A malloc'd copy of s, or NULL when s is NULL (or out of memory). */
 static char *dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
@@ -39,6 +40,7 @@ static int grow(void **items, size_t n, size_t size)
     return 0;
 }
 
+/* The parameter `name` of type `type` of r (pointing into the run), or NULL. */
 static const detshim_param *param(const detshim_record *r, const char *name, uint8_t type)
 {
     for (int i = 0; i < diff_nparams(r); i++)
@@ -48,6 +50,7 @@ static const detshim_param *param(const detshim_record *r, const char *name, uin
     return NULL;
 }
 
+/* The string parameter `name` of r (owned by the run), or NULL. */
 static const char *param_str(const detshim_record *r, const char *name)
 {
     const detshim_param *p = param(r, name, TRACE_PARAM_STR);
@@ -73,6 +76,9 @@ static char *block_value(const char *block, const char *name, size_t nlen, char 
     return NULL;
 }
 
+/* Adds p's pinned and watched settings (field 11) with their origins
+ * (field 12) to a, skipping name=value pairs already there. Returns 0, or
+ * -1 out of memory. */
 static int add_settings(struct attest *a, const detshim_process *p)
 {
     const char *block = detshim_field_get(p, TRACE_FIELD_SETTINGS);
@@ -107,6 +113,8 @@ static int add_settings(struct attest *a, const detshim_process *p)
     return 0;
 }
 
+/* Adds (name, id) to the list unless it is there. Returns 0, or -1 out
+ * of memory (the list stays valid). */
 static int add_ident(struct attest_ident **list, size_t *n, const char *name, const char *id)
 {
     for (size_t i = 0; i < *n; i++)
@@ -114,10 +122,10 @@ static int add_ident(struct attest_ident **list, size_t *n, const char *name, co
             return 0;
     if (grow((void **)list, *n, sizeof **list) != 0)
         return -1;
-    (*list)[*n].name = strdup(name);
-    (*list)[*n].id = strdup(id);
-    (*n)++;
-    return 0;
+    struct attest_ident *x = &(*list)[(*n)++];
+    x->name = strdup(name);
+    x->id = strdup(id);
+    return x->name && x->id ? 0 : -1;
 }
 
 /* Adds an artifact; a write of the same path later in the same process
@@ -142,7 +150,7 @@ static int add_artifact(struct attest_artifact **list, size_t *n, const char *pa
     x->process = strdup(process);
     x->size = size;
     x->last = output;
-    return 0;
+    return x->path && x->sha256 && x->process ? 0 : -1;
 }
 
 /* One env.* or artifact.* record; other records are not the attestation's
@@ -179,6 +187,8 @@ bad:
     return -1;
 }
 
+/* Fills c from header field 17 ("model=...;isa=...;cores=N"); raw may
+ * be NULL (no CPU recorded). Fields it cannot find stay NULL / -1. */
 static void parse_cpu(struct attest_cpu *c, const char *raw)
 {
     c->cores = -1;
@@ -198,6 +208,7 @@ static void parse_cpu(struct attest_cpu *c, const char *raw)
     }
 }
 
+/* 1 if p's file is whole and every end frame agrees with its records. */
 static int process_complete(const detshim_process *p)
 {
     if (p->truncated)
@@ -208,6 +219,8 @@ static int process_complete(const detshim_process *p)
     return 1;
 }
 
+/* qsort orders: by name, then value (settings and identities), by path,
+ * process, then digest (artifacts). */
 static int cmp_setting(const void *x, const void *y)
 {
     const struct attest_setting *a = x, *b = y;
@@ -231,6 +244,7 @@ static int cmp_artifact(const void *x, const void *y)
     return c ? c : strcmp(a->sha256, b->sha256);
 }
 
+/* Sorts every list of a into the documented order. */
 static void sort_lists(struct attest *a)
 {
     qsort(a->settings, a->nsettings, sizeof *a->settings, cmp_setting);
@@ -297,6 +311,7 @@ nomem:
 
 /* ---- JSON out ------------------------------------------------------ */
 
+/* Writes `"key": value` (null for NULL) and a comma when `comma`. */
 static void put_kv(FILE *f, const char *indent, const char *key, const char *value, int comma)
 {
     fprintf(f, "%s\"%s\": ", indent, key);
@@ -304,6 +319,8 @@ static void put_kv(FILE *f, const char *indent, const char *key, const char *val
     fputs(comma ? ",\n" : "\n", f);
 }
 
+/* Writes the array `key` of artifacts, one per line; `output` adds
+ * "last". */
 static void put_artifacts(FILE *f, const char *key, const struct attest_artifact *v, size_t n,
                           int output)
 {
@@ -321,6 +338,7 @@ static void put_artifacts(FILE *f, const char *key, const struct attest_artifact
     fputs(n ? "\n  ],\n" : "],\n", f);
 }
 
+/* Writes the array `key` of identities as {k1: name, k2: id}. */
 static void put_idents(FILE *f, const char *key, const char *k1, const char *k2,
                        const struct attest_ident *v, size_t n)
 {
@@ -434,6 +452,7 @@ static int get_str(struct reader *rd, const struct json *o, const char *where, c
     return 0;
 }
 
+/* As get_str, and the string must be a SHA-256 in hex. Returns 0 or -1. */
 static int get_sha(struct reader *rd, const struct json *o, const char *where, const char *key,
                    char **out)
 {
@@ -445,6 +464,7 @@ static int get_sha(struct reader *rd, const struct json *o, const char *where, c
     return -1;
 }
 
+/* Sets *out from boolean member `key`. Returns 0, or -1 with err set. */
 static int get_bool(struct reader *rd, const struct json *o, const char *where, const char *key,
                     int *out)
 {
@@ -458,6 +478,7 @@ static int get_bool(struct reader *rd, const struct json *o, const char *where, 
     return -1;
 }
 
+/* Sets *out from integer member `key`. Returns 0, or -1 with err set. */
 static int get_int(struct reader *rd, const struct json *o, const char *where, const char *key,
                    int64_t *out)
 {
@@ -480,6 +501,8 @@ static const struct json *get_array(struct reader *rd, const struct json *o, con
     return NULL;
 }
 
+/* Reads the artifact array `key` into a new *out (owned by the
+ * attestation). Returns 0, or -1 with err naming the entry. */
 static int read_artifacts(struct reader *rd, const struct json *root, const char *key,
                           struct attest_artifact **out, size_t *n, int output)
 {
@@ -500,6 +523,8 @@ static int read_artifacts(struct reader *rd, const struct json *root, const char
     return 0;
 }
 
+/* Reads the identity array `key` ({k1, k2} objects) into a new *out.
+ * Returns 0, or -1 with err naming the entry. */
 static int read_idents(struct reader *rd, const struct json *root, const char *key,
                        const char *k1, const char *k2, struct attest_ident **out, size_t *n)
 {
@@ -517,6 +542,7 @@ static int read_idents(struct reader *rd, const struct json *root, const char *k
     return 0;
 }
 
+/* Reads "policy" into a. Returns 0, or -1 with err set. */
 static int read_policy(struct reader *rd, const struct json *root, struct attest *a)
 {
     const struct json *pol = json_get(root, "policy"), *files;
@@ -545,6 +571,7 @@ static int read_policy(struct reader *rd, const struct json *root, struct attest
     return 0;
 }
 
+/* Reads "settings" into a. Returns 0, or -1 with err set. */
 static int read_settings(struct reader *rd, const struct json *root, struct attest *a)
 {
     const struct json *arr = get_array(rd, root, "attestation", "settings");
@@ -562,6 +589,7 @@ static int read_settings(struct reader *rd, const struct json *root, struct atte
     return 0;
 }
 
+/* Reads "processes" into a. Returns 0, or -1 with err set. */
 static int read_processes(struct reader *rd, const struct json *root, struct attest *a)
 {
     const struct json *arr = get_array(rd, root, "attestation", "processes");
@@ -590,6 +618,7 @@ static int read_processes(struct reader *rd, const struct json *root, struct att
     return 0;
 }
 
+/* Reads "cpu" (an object or null) into a. Returns 0, or -1 with err set. */
 static int read_cpu(struct reader *rd, const struct json *root, struct attest *a)
 {
     const struct json *cpu = json_get(root, "cpu");

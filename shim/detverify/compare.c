@@ -67,11 +67,13 @@ const char *verify_step_name(enum verify_step s)
     return s < VERIFY_STEP_COUNT ? names[s] : "?";
 }
 
+/* s, or "(none)" for NULL, for messages. */
 static const char *or_none(const char *s)
 {
     return s ? s : "(none)";
 }
 
+/* 1 if both are NULL or both equal strings. */
 static int str_eq(const char *a, const char *b)
 {
     return a && b ? strcmp(a, b) == 0 : a == b;
@@ -153,6 +155,8 @@ static void compare_named(const struct named *a, size_t na, const struct named *
     }
 }
 
+/* The lists as `named` arrays (malloc'd, pointing into v), or NULL out
+ * of memory. */
 static struct named *idents_named(const struct attest_ident *v, size_t n)
 {
     struct named *out = calloc(n + 1, sizeof *out);
@@ -169,6 +173,7 @@ static struct named *settings_named(const struct attest_setting *v, size_t n)
     return out;
 }
 
+/* compare_named over two identity lists; out of memory sets r->nomem. */
 static void compare_idents(const struct attest_ident *a, size_t na, const struct attest_ident *b,
                            size_t nb, const char *what, const char *kind, struct verify_report *r)
 {
@@ -202,6 +207,8 @@ static int same_flags(const char *a, const char *b)
     return 1;
 }
 
+/* Per process present in both runs: seed and entropy rule (failures),
+ * command line (a note). */
 static void compare_processes_env(const struct attest *pub, const struct attest *re,
                                   struct verify_report *r)
 {
@@ -227,6 +234,8 @@ static void compare_processes_env(const struct attest *pub, const struct attest 
         }
 }
 
+/* A note when both a and b are known and differ; `why` says why it
+ * cannot change bits. */
 static void note_if_differs(struct verify_report *r, const char *kind, const char *what,
                             const char *a, const char *b, const char *why)
 {
@@ -301,6 +310,7 @@ static int path_has_sha(const struct attest_artifact *v, size_t n, const char *p
     return 0;
 }
 
+/* The first entry of v with this path / this digest, or NULL. */
 static const struct attest_artifact *by_path(const struct attest_artifact *v, size_t n,
                                              const char *path)
 {
@@ -427,6 +437,7 @@ int verify_compare_outputs(const struct attest *pub, const struct attest *re,
 
 /* ---- the trace ----------------------------------------------------- */
 
+/* A process's name for messages, never NULL. */
 static const char *pname(const detshim_process *p)
 {
     return p && p->name ? p->name : "(unnamed)";
@@ -516,6 +527,10 @@ int verify_compare_trace(const detshim_run *pub_run, const struct attest *pub,
                          const detshim_run *re_run, const struct attest *re, int outside,
                          struct verify_report *r)
 {
+    if (!pub->complete)
+        verify_add(r, VERIFY_STEP_TRACE, 1, "published_incomplete",
+                   "the published run is incomplete (a trace file was cut short or damaged), so "
+                   "its root commits to part of the run only");
     if (!pub_run) {
         if (strcmp(pub->root, re->root) == 0)
             verify_add(r, VERIFY_STEP_TRACE, 0, "root_matches",

@@ -47,6 +47,7 @@ void json_free(struct json *j)
     free(j);
 }
 
+/* Advances past JSON whitespace. */
 static void skip_ws(struct parser *p)
 {
     while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
@@ -54,6 +55,7 @@ static void skip_ws(struct parser *p)
         p->pos++;
 }
 
+/* A zeroed node of type t, or NULL with the error set. */
 static struct json *new_node(struct parser *p, enum json_type t)
 {
     struct json *j = calloc(1, sizeof *j);
@@ -96,6 +98,8 @@ int json_utf8_len(const unsigned char *s, size_t left)
     return n;
 }
 
+/* Reads four hex digits at p->pos into *out. Returns 0, or -1 when they
+ * are not there (never reads past p->len). */
 static int hex4(struct parser *p, unsigned *out)
 {
     unsigned v = 0;
@@ -117,6 +121,8 @@ static int hex4(struct parser *p, unsigned *out)
     return 0;
 }
 
+/* Writes code point cp (at most U+10FFFF) as UTF-8 at o; returns its
+ * length, 1 to 4. */
 static size_t put_utf8(char *o, unsigned cp)
 {
     if (cp < 0x80) {
@@ -203,6 +209,8 @@ static char *parse_string(struct parser *p, size_t *len)
     return out;
 }
 
+/* A number at p->pos, kept as written (RFC 8259 grammar), or NULL with
+ * the error set. */
 static struct json *parse_number(struct parser *p)
 {
     size_t start = p->pos;
@@ -265,6 +273,8 @@ static int add_member(struct parser *p, struct json *j, char *key, struct json *
     return 0;
 }
 
+/* An object or array at p->pos (its opening bracket). Returns the node
+ * (owned by the caller), or NULL with the error set and nothing leaked. */
 static struct json *parse_container(struct parser *p, int depth, int object)
 {
     struct json *j = new_node(p, object ? JSON_OBJECT : JSON_ARRAY);
@@ -323,6 +333,7 @@ static struct json *parse_container(struct parser *p, int depth, int object)
     return NULL;
 }
 
+/* true, false or null at p->pos, or NULL with the error set. */
 static struct json *parse_literal(struct parser *p, const char *word, enum json_type t)
 {
     size_t n = strlen(word);
@@ -332,6 +343,8 @@ static struct json *parse_literal(struct parser *p, const char *word, enum json_
     return new_node(p, t);
 }
 
+/* Any value at p->pos, `depth` levels deep. Returns the node, or NULL
+ * with the error set. */
 static struct json *parse_value(struct parser *p, int depth)
 {
     if (depth > JSON_MAX_DEPTH)
@@ -391,12 +404,6 @@ const struct json *json_get(const struct json *j, const char *key)
         if (strcmp(j->keys[i], key) == 0)
             return j->items[i];
     return NULL;
-}
-
-const char *json_get_str(const struct json *j, const char *key)
-{
-    const struct json *v = json_get(j, key);
-    return v && v->type == JSON_STRING ? v->str : NULL;
 }
 
 int json_get_int(const struct json *j, const char *key, int64_t *out)

@@ -33,8 +33,6 @@ void json_free(struct json *j);
 
 /* The member `key` of an object, or NULL (also when j is not an object). */
 const struct json *json_get(const struct json *j, const char *key);
-/* The string of `key`, or NULL when absent or not a string. */
-const char *json_get_str(const struct json *j, const char *key);
 /* Returns 0 and sets *out when `key` holds an integer that fits int64,
  * else -1. */
 int json_get_int(const struct json *j, const char *key, int64_t *out);

@@ -201,6 +201,8 @@ static int check_chain(const char *const *pubs, int n, const char *pubkey,
     return rc;
 }
 
+/* --chain: checks n published segments and prints the verdict. Returns
+ * the exit status. */
 static int cmd_chain(const char *const *pubs, int n, const char *pubkey, int json)
 {
     struct verify_report r = {0};
@@ -218,6 +220,8 @@ static int cmd_chain(const char *const *pubs, int n, const char *pubkey, int jso
     return status;
 }
 
+/* --segment: the chain, then each segment verified in order until one
+ * is not. Returns the exit status. */
 static int cmd_segments(const char *const *pubs, int n, const struct verify_opts *base, int json)
 {
     struct verify_report chain = {0};

@@ -28,6 +28,7 @@ static void put_text(FILE *f, const char *s)
     }
 }
 
+/* The verdict's JSON id for an exit status. */
 static const char *verdict_id(int status)
 {
     return status == VERIFY_OK ? "verified" : status == VERIFY_NOT ? "not_verified" : "cannot_tell";
@@ -63,6 +64,7 @@ static void text_findings(FILE *f, const struct verify_report *r, int ran, const
     }
 }
 
+/* The findings as a JSON array. */
 static void json_findings(FILE *f, const struct verify_report *r)
 {
     fputc('[', f);
@@ -89,6 +91,7 @@ static void reason(const struct verify_outcome *out, int status, char *buf, size
                  "the published run (root %s) and its outputs", out->re_root);
 }
 
+/* One verification as a JSON object (no newline). */
 static void json_outcome(FILE *f, const char *published, const struct verify_outcome *out,
                          int status)
 {
@@ -112,6 +115,8 @@ static void json_outcome(FILE *f, const char *published, const struct verify_out
     fputc('}', f);
 }
 
+/* One verification as text, each line prefixed by indent; nothing when
+ * nothing was compared (the error is on stderr). */
 static void text_outcome(FILE *f, const char *indent, const char *published,
                          const struct verify_outcome *out, int status)
 {

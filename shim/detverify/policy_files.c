@@ -62,6 +62,7 @@ static int include_of(const char *text, size_t skip_count, char *out, size_t out
     return 0;
 }
 
+/* The part of p after its last slash (points into p). */
 static const char *base_name(const char *p)
 {
     const char *s = strrchr(p, '/');

@@ -193,6 +193,7 @@ static int prepare_policy(const char *detrun, const struct published *pub, const
     return 0;
 }
 
+/* Seconds on the monotonic clock. */
 static double now(void)
 {
     struct timespec ts;

@@ -93,6 +93,7 @@ int verify_write_file(const char *path, const void *data, size_t len, char *err,
     return 0;
 }
 
+/* Writes a 32-byte digest as 64 hex digits and a NUL. */
 static void hex(const unsigned char *md, char out[65])
 {
     for (int i = 0; i < 32; i++)

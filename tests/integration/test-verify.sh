@@ -233,6 +233,49 @@ test_hostile_attestations_give_one_line_and_exit_2() {
     expect_one_error "a digest that is not hex" "not 64 lowercase hex digits"
 }
 
+# Damaged copies of a good attestation (cut, bytes replaced by JSON's own
+# punctuation and by non-UTF-8 bytes): never a crash, and a refusal is
+# always one line.
+test_damaged_attestations_never_crash() {
+    attest "$V/identical/pub/trace"
+    mkdir -p "$WORK/fz"
+    got=$("$PY" - "$DV" "$V/identical/pub/trace/attestation.json" "$V/identical/rerun" "$WORK/fz" <<'EOF'
+import random, subprocess, sys
+dv, good, rerun, d = sys.argv[1:]
+src = open(good, "rb").read()
+rng = random.Random(14)
+cases = [src[:rng.randrange(len(src) - 1)] for _ in range(40)]
+for _ in range(80):
+    b = bytearray(src)
+    for _ in range(rng.randrange(1, 4)):
+        b[rng.randrange(len(b))] = rng.choice(b'{}[]",:\\0u9 \x80\xff')
+    cases.append(bytes(b))
+bad = 0
+for i, c in enumerate(cases):
+    path = "%s/a%d.json" % (d, i)
+    open(path, "wb").write(c)
+    r = subprocess.run([dv, path, "--rerun-trace", rerun], capture_output=True)
+    if r.returncode not in (0, 1, 2) or (r.returncode == 2 and r.stderr.count(b"\n") != 1):
+        bad += 1
+        print("case %d: exit %d: %r" % (i, r.returncode, r.stderr[-200:]), file=sys.stderr)
+print(len(cases), bad)
+EOF
+)
+    expect_eq "damaged attestations: cases tried, cases that crashed or said more than one line" \
+        "120 0" "$got"
+}
+
+test_an_attestation_that_disagrees_with_its_trace_is_not_verified() {
+    cp -r "$V/identical" "$WORK/edited"
+    attest "$WORK/edited/pub/trace"
+    sed 's/"root": "[0-9a-f]*",/"root": "'"$(printf '%064d' 0)"'",/' \
+        "$WORK/edited/pub/trace/attestation.json" > "$WORK/edited.json"
+    mv "$WORK/edited.json" "$WORK/edited/pub/trace/attestation.json"
+    dv "$WORK/edited/pub/trace" --rerun-trace "$WORK/edited/rerun"
+    expect_eq "edited root: exit status" 1 "$rc"
+    expect_verdict "edited root: named" "^not verified: the published trace .* has root [0-9a-f]{64}, but its attestation says 0{64}"
+}
+
 test_attest_needs_the_files_of_a_custom_policy() {
     dv --attest "$V/custom_policy/pub/trace"
     expect_one_error "custom policy without its files" "pass each of its files with --policy-file"
@@ -385,6 +428,8 @@ test_attestation_is_stable
 test_signatures
 test_segments_chain_and_a_broken_chain_is_named
 test_hostile_attestations_give_one_line_and_exit_2
+test_damaged_attestations_never_crash
+test_an_attestation_that_disagrees_with_its_trace_is_not_verified
 test_attest_needs_the_files_of_a_custom_policy
 test_a_custom_policy_is_shown_before_it_runs_and_a_refused_one_runs_nothing
 test_usage
