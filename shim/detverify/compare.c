@@ -373,40 +373,79 @@ static int safe_relative(const char *path)
            !(strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/.."));
 }
 
-/* Compares the published file at pub_files/path with the re-run's record
- * (or, if the re-run did not write it, the published record). Returns 1 if
- * the file differs from the published record. */
-static int compare_published_file(const char *pub_files, const struct attest_artifact *p,
+int verify_hash_published(const struct attest *pub, const char *dir, struct verify_files *out)
+{
+    out->n = 0;
+    out->v = calloc(pub->noutputs + 1, sizeof *out->v);
+    if (!out->v)
+        return -1;
+    for (size_t i = 0; i < pub->noutputs; i++) {
+        const struct attest_artifact *p = &pub->outputs[i];
+        char err[512];
+        int64_t size;
+        if (!p->last || attest_output(pub, p->path) != p || !safe_relative(p->path))
+            continue;
+        struct verify_file *f = &out->v[out->n++];
+        size_t len = strlen(dir) + strlen(p->path) + 2;
+        f->path = strdup(p->path);
+        if (!f->path || !(f->where = malloc(len)))
+            return -1;
+        snprintf(f->where, len, "%s/%s", dir, p->path);
+        if (verify_is_file(f->where) &&
+            verify_sha256_file(f->where, f->sha256, &size, err, sizeof err) != 0 &&
+            !(f->error = strdup(err)))
+            return -1;
+    }
+    return 0;
+}
+
+void verify_files_free(struct verify_files *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->v[i].path);
+        free(f->v[i].where);
+        free(f->v[i].error);
+    }
+    free(f->v);
+    memset(f, 0, sizeof *f);
+}
+
+/* Compares the published file for p (hashed before the re-run) with the
+ * re-run's record q (or, if the re-run did not write it, the published
+ * record). Returns 1 if the file differs from the published record. */
+static int compare_published_file(const struct verify_files *files,
+                                  const struct attest_artifact *p,
                                   const struct attest_artifact *q, struct verify_report *r)
 {
-    char path[4096], sha[65], err[512];
-    int64_t size;
-    if (!safe_relative(p->path))
-        return 0;
-    snprintf(path, sizeof path, "%s/%s", pub_files, p->path);
-    if (!verify_is_file(path)) {
-        verify_add(r, VERIFY_STEP_OUTPUTS, 0, "no_published_file",
-                   "no published file at %s; %s compared with the published record only", path,
-                   p->path);
+    const struct verify_file *f = NULL;
+    for (size_t i = 0; i < files->n && !f; i++)
+        if (!strcmp(files->v[i].path, p->path))
+            f = &files->v[i];
+    if (!f)
+        return 0; /* not a path that may be looked up */
+    if (f->error) {
+        verify_add(r, VERIFY_STEP_OUTPUTS, 1, "unreadable", "%s", f->error);
         return 0;
     }
-    if (verify_sha256_file(path, sha, &size, err, sizeof err) != 0) {
-        verify_add(r, VERIFY_STEP_OUTPUTS, 1, "unreadable", "%s", err);
+    if (!f->sha256[0]) {
+        verify_add(r, VERIFY_STEP_OUTPUTS, 0, "no_published_file",
+                   "no published file at %s; %s compared with the published record only",
+                   f->where, p->path);
         return 0;
     }
     const char *want = q ? q->sha256 : p->sha256;
-    if (strcmp(sha, want) != 0)
+    if (strcmp(f->sha256, want) != 0)
         verify_add(r, VERIFY_STEP_OUTPUTS, 1, "published_file_differs",
                    "the published %s (sha %s) is not what the published workflow produces "
-                   "(%s: sha %s)", p->path, sha, q ? "re-run" : "published record", want);
+                   "(%s: sha %s)", p->path, f->sha256, q ? "re-run" : "published record", want);
     else
         verify_add(r, VERIFY_STEP_OUTPUTS, 0, "published_file_matches",
-                   "the published file %s matches (sha %s)", path, sha);
-    return strcmp(sha, p->sha256) != 0;
+                   "the published file %s matches (sha %s)", f->where, f->sha256);
+    return strcmp(f->sha256, p->sha256) != 0;
 }
 
 int verify_compare_outputs(const struct attest *pub, const struct attest *re,
-                           const char *pub_files, struct verify_report *r)
+                           const struct verify_files *files, struct verify_report *r)
 {
     int outside = 0;
     for (size_t i = 0; i < pub->noutputs; i++) {
@@ -422,8 +461,8 @@ int verify_compare_outputs(const struct attest *pub, const struct attest *re,
             verify_add(r, VERIFY_STEP_OUTPUTS, 1, "output_differs",
                        "the published %s (sha %s) is not what the published workflow produces "
                        "(re-run: sha %s)", p->path, p->sha256, q->sha256);
-        if (pub_files)
-            outside |= compare_published_file(pub_files, p, q, r);
+        if (files)
+            outside |= compare_published_file(files, p, q, r);
     }
     for (size_t i = 0; i < re->noutputs; i++) {
         const struct attest_artifact *q = &re->outputs[i];

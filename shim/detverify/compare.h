@@ -51,12 +51,32 @@ void verify_compare_env(const struct attest *pub, const struct attest *re,
 void verify_compare_inputs(const struct attest *pub, const struct attest *re,
                            struct verify_report *r);
 
+/* The published files at the published outputs' recorded paths, hashed
+ * before the re-run: a verifier working in the published folder itself
+ * has them overwritten by the re-run's outputs. */
+struct verify_file {
+    char *path;      /* as recorded */
+    char *where;     /* where it was looked for */
+    char sha256[65]; /* "" if absent */
+    char *error;     /* why it could not be read, or NULL */
+};
+struct verify_files {
+    size_t n;
+    struct verify_file *v;
+};
+
+/* Hashes dir/PATH for the last write of each relative output path of pub
+ * (absolute paths and paths with ".." are not looked up). Returns 0, or -1
+ * out of memory. Free with verify_files_free. */
+int verify_hash_published(const struct attest *pub, const char *dir, struct verify_files *out);
+void verify_files_free(struct verify_files *f);
+
 /* Outputs by recorded path, against the published attestation and, where
- * pub_files is not NULL, against the published files lying at those paths
- * under pub_files. Returns 1 if a published file on disk differs from what
- * the published record says (so it was made outside the published run). */
+ * files is not NULL, against the published files (verify_hash_published).
+ * Returns 1 if a published file on disk differs from what the published
+ * record says (so it was made outside the published run). */
 int verify_compare_outputs(const struct attest *pub, const struct attest *re,
-                           const char *pub_files, struct verify_report *r);
+                           const struct verify_files *files, struct verify_report *r);
 
 /* The trace: detdiff's comparison of the two runs, first divergence named;
  * without a published trace (pub_run NULL), the roots alone. `outside`:

@@ -268,6 +268,7 @@ int verify_run(const struct verify_opts *o, const char *published, int quiet,
 {
     struct published pub;
     struct attest re = {0};
+    struct verify_files files = {0};
     detshim_run *run = NULL;
     char err[1024], cwd[4096];
     char *detrun = NULL, *shipped = NULL, *workdir = NULL;
@@ -281,6 +282,11 @@ int verify_run(const struct verify_opts *o, const char *published, int quiet,
     memcpy(out->pub_root, pub.att.root, sizeof out->pub_root);
     if (verify_first_failure(&out->report)) {
         status = VERIFY_NOT; /* a bad signature or edited files: run nothing */
+        goto done;
+    }
+    if (!o->skip_files && verify_hash_published(&pub.att, pub.files_dir, &files) != 0) {
+        snprintf(out->trouble, sizeof out->trouble, "out of memory while hashing the published "
+                 "files");
         goto done;
     }
     if (o->rerun_trace) {
@@ -324,7 +330,7 @@ int verify_run(const struct verify_opts *o, const char *published, int quiet,
         write_rerun_attestation(&re, &pub.att, out->rerun_dir, &out->report);
     verify_compare_env(&pub.att, &re, &out->report);
     verify_compare_inputs(&pub.att, &re, &out->report);
-    int outside = verify_compare_outputs(&pub.att, &re, o->skip_files ? NULL : pub.files_dir,
+    int outside = verify_compare_outputs(&pub.att, &re, o->skip_files ? NULL : &files,
                                          &out->report);
     if (verify_compare_trace(pub.run, &pub.att, run, &re, outside, &out->report) != 0 ||
         out->report.nomem) {
@@ -338,6 +344,7 @@ done:
     if (run)
         detshim_run_free(run);
     published_free(&pub);
+    verify_files_free(&files);
     free(detrun);
     free(shipped);
     free(workdir);

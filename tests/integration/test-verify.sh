@@ -131,6 +131,23 @@ test_a_trace_divergence_is_named() {
         "^not verified: the re-run departs from the published trace: process main, thread 0, record 2 \(dgemm_\): nondeterministic operation"
 }
 
+# A verifier working in the published folder: the re-run writes
+# weights.pt there (here: the honest bytes), so the published file must
+# be hashed before it runs.
+test_published_files_are_hashed_before_the_rerun_overwrites_them() {
+    if [ ! -x "$PROGS/blas_prog" ]; then
+        skip "hashed before the re-run" "build/programs/blas_prog is not built"
+        return
+    fi
+    cp -r "$V/weights_swapped" "$WORK/inplace"
+    attest "$WORK/inplace/pub/trace"
+    (cd "$WORK/inplace/pub" && "$DV" trace -- /bin/sh -c "printf W1 > weights.pt; exec $PROGS/blas_prog") \
+        >"$OUT" 2>"$ERR"
+    expect_eq "in place: the re-run did overwrite the file" "W1" "$(cat "$WORK/inplace/pub/weights.pt")"
+    expect_grep "in place: the published bytes were compared" \
+        "differs: the published weights.pt \(sha a296620f" "$OUT"
+}
+
 test_json_verdict_is_one_object() {
     attest "$V/weights_swapped/pub/trace"
     dv --json "$V/weights_swapped/pub/trace" --rerun-trace "$V/weights_swapped/rerun"
@@ -367,6 +384,10 @@ EOF
     expect_eq "trainer: swapped weights are not verified" 1 "$rc"
     expect_verdict "trainer: swapped weights, named" "^not verified: the published weights.pt "
     expect_grep "trainer: made outside the run" "produced outside the published run" "$OUT"
+    # Verifying inside the published folder itself: the re-run overwrites
+    # weights.pt, so the published one must have been hashed before.
+    (cd "$WORK/trainer" && "$DV" trace -- "$PY" train.py) >"$OUT" 2>"$ERR"
+    expect_verdict "trainer: swapped weights, verified in place" "^not verified: the published weights.pt "
     if ! "$DETDIFF" --show "$WORK/trainer/trace" | grep -q ' artifact\.read .*data/train.csv'; then
         skip "trainer: other data" "the policy's [trace] inputs globs do not cover data/train.csv"
         return
@@ -423,6 +444,7 @@ test_environment_is_named_before_outputs
 test_each_bit_changing_environment_fact_fails
 test_facts_that_cannot_change_bits_are_notes
 test_a_trace_divergence_is_named
+test_published_files_are_hashed_before_the_rerun_overwrites_them
 test_json_verdict_is_one_object
 test_attestation_is_stable
 test_signatures
