@@ -315,7 +315,7 @@ nomem:
 static void put_kv(FILE *f, const char *indent, const char *key, const char *value, int comma)
 {
     fprintf(f, "%s\"%s\": ", indent, key);
-    json_put(f, value);
+    verify_json_put(f, value);
     fputs(comma ? ",\n" : "\n", f);
 }
 
@@ -327,10 +327,10 @@ static void put_artifacts(FILE *f, const char *key, const struct attest_artifact
     fprintf(f, "  \"%s\": [", key);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n    {\"path\": " : "\n    {\"path\": ", f);
-        json_put(f, v[i].path);
+        verify_json_put(f, v[i].path);
         fprintf(f, ", \"size\": %" PRId64 ", \"sha256\": \"%s\", \"process\": ", v[i].size,
                 v[i].sha256);
-        json_put(f, v[i].process);
+        verify_json_put(f, v[i].process);
         if (output)
             fprintf(f, ", \"last\": %s", v[i].last ? "true" : "false");
         fputc('}', f);
@@ -345,9 +345,9 @@ static void put_idents(FILE *f, const char *key, const char *k1, const char *k2,
     fprintf(f, "  \"%s\": [", key);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%s    {\"%s\": ", i ? ",\n" : "\n", k1);
-        json_put(f, v[i].name);
+        verify_json_put(f, v[i].name);
         fprintf(f, ", \"%s\": ", k2);
-        json_put(f, v[i].id);
+        verify_json_put(f, v[i].id);
         fputc('}', f);
     }
     fputs(n ? "\n  ],\n" : "],\n", f);
@@ -366,9 +366,9 @@ int attest_write(FILE *f, const struct attest *a)
     for (int i = 0; i < a->npolicy_files; i++) {
         const struct attest_policy_file *pf = &a->policy_files[i];
         fputs(i ? ",\n      {\"name\": " : "\n      {\"name\": ", f);
-        json_put(f, pf->name);
+        verify_json_put(f, pf->name);
         fprintf(f, ", \"sha256\": \"%s\", \"text\": ", pf->sha256);
-        json_put_n(f, pf->text, pf->len);
+        verify_json_put_n(f, pf->text, pf->len);
         fputc('}', f);
     }
     fputs(a->npolicy_files ? "\n    ]\n  },\n" : "]\n  },\n", f);
@@ -376,13 +376,13 @@ int attest_write(FILE *f, const struct attest *a)
     for (size_t i = 0; i < a->nsettings; i++) {
         const struct attest_setting *s = &a->settings[i];
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        json_put(f, s->name);
+        verify_json_put(f, s->name);
         fputs(", \"value\": ", f);
-        json_put(f, s->value);
+        verify_json_put(f, s->value);
         fputs(", \"origin\": ", f);
-        json_put(f, s->origin);
+        verify_json_put(f, s->origin);
         fputs(", \"process\": ", f);
-        json_put(f, s->process);
+        verify_json_put(f, s->process);
         fputc('}', f);
     }
     fputs(a->nsettings ? "\n  ],\n" : "],\n", f);
@@ -391,11 +391,11 @@ int attest_write(FILE *f, const struct attest *a)
     put_kv(f, "  ", "cwd", a->cwd, 1);
     if (a->cpu.raw) {
         fputs("  \"cpu\": {\"model\": ", f);
-        json_put(f, a->cpu.model);
+        verify_json_put(f, a->cpu.model);
         fputs(", \"isa\": ", f);
-        json_put(f, a->cpu.isa);
+        verify_json_put(f, a->cpu.isa);
         fprintf(f, ", \"cores\": %" PRId64 ", \"raw\": ", a->cpu.cores);
-        json_put(f, a->cpu.raw);
+        verify_json_put(f, a->cpu.raw);
         fputs("},\n", f);
     } else {
         fputs("  \"cpu\": null,\n", f);
@@ -408,16 +408,16 @@ int attest_write(FILE *f, const struct attest *a)
     for (size_t i = 0; i < a->nprocesses; i++) {
         const struct attest_process *p = &a->processes[i];
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        json_put(f, p->name);
+        verify_json_put(f, p->name);
         fputs(", \"program\": ", f);
-        json_put(f, p->program);
+        verify_json_put(f, p->program);
         fputs(", \"args\": ", f);
-        json_put(f, p->args);
+        verify_json_put(f, p->args);
         fprintf(f, ", \"root\": \"%s\", \"records\": %" PRIu64 ", \"complete\": %s, \"seed\": ",
                 p->root, p->records, p->complete ? "true" : "false");
-        json_put(f, p->seed);
+        verify_json_put(f, p->seed);
         fputs(", \"entropy_rule\": ", f);
-        json_put(f, p->entropy_rule);
+        verify_json_put(f, p->entropy_rule);
         fputc('}', f);
     }
     fputs(a->nprocesses ? "\n  ]\n}\n" : "]\n}\n", f);
@@ -433,14 +433,14 @@ struct reader {
 
 /* Copies member `key` of `o` into *out: a string, or null / absent where
  * `optional`. Returns 0, or -1 with err naming `where` and the key. */
-static int get_str(struct reader *rd, const struct json *o, const char *where, const char *key,
-                   int optional, char **out)
+static int get_str(struct reader *rd, const struct verify_json *o, const char *where,
+                   const char *key, int optional, char **out)
 {
-    const struct json *v = json_get(o, key);
+    const struct verify_json *v = verify_json_get(o, key);
     *out = NULL;
-    if ((!v || v->type == JSON_NULL) && optional)
+    if ((!v || v->type == VERIFY_JSON_NULL) && optional)
         return 0;
-    if (!v || v->type != JSON_STRING) {
+    if (!v || v->type != VERIFY_JSON_STRING) {
         snprintf(rd->err, rd->errlen, "%s: \"%s\" is %s; expected a string", where, key,
                  v ? "not a string" : "missing");
         return -1;
@@ -453,8 +453,8 @@ static int get_str(struct reader *rd, const struct json *o, const char *where, c
 }
 
 /* As get_str, and the string must be a SHA-256 in hex. Returns 0 or -1. */
-static int get_sha(struct reader *rd, const struct json *o, const char *where, const char *key,
-                   char **out)
+static int get_sha(struct reader *rd, const struct verify_json *o, const char *where,
+                   const char *key, char **out)
 {
     if (get_str(rd, o, where, key, 0, out) != 0)
         return -1;
@@ -465,12 +465,12 @@ static int get_sha(struct reader *rd, const struct json *o, const char *where, c
 }
 
 /* Sets *out from boolean member `key`. Returns 0, or -1 with err set. */
-static int get_bool(struct reader *rd, const struct json *o, const char *where, const char *key,
-                    int *out)
+static int get_bool(struct reader *rd, const struct verify_json *o, const char *where,
+                    const char *key, int *out)
 {
-    const struct json *v = json_get(o, key);
-    if (v && (v->type == JSON_TRUE || v->type == JSON_FALSE)) {
-        *out = v->type == JSON_TRUE;
+    const struct verify_json *v = verify_json_get(o, key);
+    if (v && (v->type == VERIFY_JSON_TRUE || v->type == VERIFY_JSON_FALSE)) {
+        *out = v->type == VERIFY_JSON_TRUE;
         return 0;
     }
     snprintf(rd->err, rd->errlen, "%s: \"%s\" is %s; expected true or false", where, key,
@@ -479,22 +479,22 @@ static int get_bool(struct reader *rd, const struct json *o, const char *where, 
 }
 
 /* Sets *out from integer member `key`. Returns 0, or -1 with err set. */
-static int get_int(struct reader *rd, const struct json *o, const char *where, const char *key,
-                   int64_t *out)
+static int get_int(struct reader *rd, const struct verify_json *o, const char *where,
+                   const char *key, int64_t *out)
 {
-    if (json_get_int(o, key, out) == 0)
+    if (verify_json_get_int(o, key, out) == 0)
         return 0;
     snprintf(rd->err, rd->errlen, "%s: \"%s\" is %s; expected an integer", where, key,
-             json_get(o, key) ? "not an integer" : "missing");
+             verify_json_get(o, key) ? "not an integer" : "missing");
     return -1;
 }
 
 /* The array `key` of `o`: returns it, or NULL with err set. */
-static const struct json *get_array(struct reader *rd, const struct json *o, const char *where,
-                                    const char *key)
+static const struct verify_json *get_array(struct reader *rd, const struct verify_json *o,
+                                           const char *where, const char *key)
 {
-    const struct json *v = json_get(o, key);
-    if (v && v->type == JSON_ARRAY)
+    const struct verify_json *v = verify_json_get(o, key);
+    if (v && v->type == VERIFY_JSON_ARRAY)
         return v;
     snprintf(rd->err, rd->errlen, "%s: \"%s\" is %s; expected an array", where, key,
              v ? "not an array" : "missing");
@@ -503,18 +503,19 @@ static const struct json *get_array(struct reader *rd, const struct json *o, con
 
 /* Reads the artifact array `key` into a new *out (owned by the
  * attestation). Returns 0, or -1 with err naming the entry. */
-static int read_artifacts(struct reader *rd, const struct json *root, const char *key,
+static int read_artifacts(struct reader *rd, const struct verify_json *root, const char *key,
                           struct attest_artifact **out, size_t *n, int output)
 {
-    const struct json *arr = get_array(rd, root, "attestation", key);
+    const struct verify_json *arr = get_array(rd, root, "attestation", key);
     if (!arr || !(*out = calloc(arr->n + 1, sizeof **out)))
         return -1;
     for (size_t i = 0; i < arr->n; i++) {
-        const struct json *o = arr->items[i];
+        const struct verify_json *o = arr->items[i];
         struct attest_artifact *x = &(*out)[(*n)++];
         char where[40];
         snprintf(where, sizeof where, "%s[%zu]", key, i);
-        if (get_str(rd, o, where, "path", 0, &x->path) || get_sha(rd, o, where, "sha256", &x->sha256) ||
+        if (get_str(rd, o, where, "path", 0, &x->path) ||
+            get_sha(rd, o, where, "sha256", &x->sha256) ||
             get_str(rd, o, where, "process", 0, &x->process) ||
             get_int(rd, o, where, "size", &x->size) ||
             (output && get_bool(rd, o, where, "last", &x->last)))
@@ -525,10 +526,10 @@ static int read_artifacts(struct reader *rd, const struct json *root, const char
 
 /* Reads the identity array `key` ({k1, k2} objects) into a new *out.
  * Returns 0, or -1 with err naming the entry. */
-static int read_idents(struct reader *rd, const struct json *root, const char *key,
+static int read_idents(struct reader *rd, const struct verify_json *root, const char *key,
                        const char *k1, const char *k2, struct attest_ident **out, size_t *n)
 {
-    const struct json *arr = get_array(rd, root, "attestation", key);
+    const struct verify_json *arr = get_array(rd, root, "attestation", key);
     if (!arr || !(*out = calloc(arr->n + 1, sizeof **out)))
         return -1;
     for (size_t i = 0; i < arr->n; i++) {
@@ -543,10 +544,10 @@ static int read_idents(struct reader *rd, const struct json *root, const char *k
 }
 
 /* Reads "policy" into a. Returns 0, or -1 with err set. */
-static int read_policy(struct reader *rd, const struct json *root, struct attest *a)
+static int read_policy(struct reader *rd, const struct verify_json *root, struct attest *a)
 {
-    const struct json *pol = json_get(root, "policy"), *files;
-    if (!pol || pol->type != JSON_OBJECT) {
+    const struct verify_json *pol = verify_json_get(root, "policy"), *files;
+    if (!pol || pol->type != VERIFY_JSON_OBJECT) {
         snprintf(rd->err, rd->errlen, "attestation: \"policy\" is missing or not an object");
         return -1;
     }
@@ -561,7 +562,7 @@ static int read_policy(struct reader *rd, const struct json *root, struct attest
     }
     for (size_t i = 0; i < files->n; i++) {
         struct attest_policy_file *pf = &a->policy_files[a->npolicy_files++];
-        const struct json *t = json_get(files->items[i], "text");
+        const struct verify_json *t = verify_json_get(files->items[i], "text");
         if (get_str(rd, files->items[i], "policy.files", "name", 0, &pf->name) ||
             get_sha(rd, files->items[i], "policy.files", "sha256", &pf->sha256) ||
             get_str(rd, files->items[i], "policy.files", "text", 0, &pf->text))
@@ -572,14 +573,14 @@ static int read_policy(struct reader *rd, const struct json *root, struct attest
 }
 
 /* Reads "settings" into a. Returns 0, or -1 with err set. */
-static int read_settings(struct reader *rd, const struct json *root, struct attest *a)
+static int read_settings(struct reader *rd, const struct verify_json *root, struct attest *a)
 {
-    const struct json *arr = get_array(rd, root, "attestation", "settings");
+    const struct verify_json *arr = get_array(rd, root, "attestation", "settings");
     if (!arr || !(a->settings = calloc(arr->n + 1, sizeof *a->settings)))
         return -1;
     for (size_t i = 0; i < arr->n; i++) {
         struct attest_setting *s = &a->settings[a->nsettings++];
-        const struct json *o = arr->items[i];
+        const struct verify_json *o = arr->items[i];
         if (get_str(rd, o, "settings", "name", 0, &s->name) ||
             get_str(rd, o, "settings", "value", 0, &s->value) ||
             get_str(rd, o, "settings", "origin", 0, &s->origin) ||
@@ -590,14 +591,14 @@ static int read_settings(struct reader *rd, const struct json *root, struct atte
 }
 
 /* Reads "processes" into a. Returns 0, or -1 with err set. */
-static int read_processes(struct reader *rd, const struct json *root, struct attest *a)
+static int read_processes(struct reader *rd, const struct verify_json *root, struct attest *a)
 {
-    const struct json *arr = get_array(rd, root, "attestation", "processes");
+    const struct verify_json *arr = get_array(rd, root, "attestation", "processes");
     if (!arr || !(a->processes = calloc(arr->n + 1, sizeof *a->processes)))
         return -1;
     for (size_t i = 0; i < arr->n; i++) {
         struct attest_process *p = &a->processes[a->nprocesses++];
-        const struct json *o = arr->items[i];
+        const struct verify_json *o = arr->items[i];
         char *root_hex = NULL;
         int64_t records = 0;
         int rc = get_str(rd, o, "processes", "name", 0, &p->name) ||
@@ -619,11 +620,11 @@ static int read_processes(struct reader *rd, const struct json *root, struct att
 }
 
 /* Reads "cpu" (an object or null) into a. Returns 0, or -1 with err set. */
-static int read_cpu(struct reader *rd, const struct json *root, struct attest *a)
+static int read_cpu(struct reader *rd, const struct verify_json *root, struct attest *a)
 {
-    const struct json *cpu = json_get(root, "cpu");
+    const struct verify_json *cpu = verify_json_get(root, "cpu");
     a->cpu.cores = -1;
-    if (!cpu || cpu->type == JSON_NULL)
+    if (!cpu || cpu->type == VERIFY_JSON_NULL)
         return 0;
     return get_str(rd, cpu, "cpu", "model", 1, &a->cpu.model) ||
                    get_str(rd, cpu, "cpu", "isa", 1, &a->cpu.isa) ||
@@ -638,11 +639,11 @@ int attest_read(const char *text, size_t len, struct attest *a, char *err, size_
     struct reader rd = {err, errlen};
     char *schema = NULL, *root_hex = NULL;
     memset(a, 0, sizeof *a);
-    struct json *root = json_parse(text, len, err, errlen);
+    struct verify_json *root = verify_json_parse(text, len, err, errlen);
     if (!root)
         return -1;
     int rc = -1;
-    if (root->type != JSON_OBJECT) {
+    if (root->type != VERIFY_JSON_OBJECT) {
         snprintf(err, errlen, "not a JSON object");
         goto out;
     }
@@ -677,7 +678,7 @@ out:
         snprintf(err, errlen, "out of memory");
     free(schema);
     free(root_hex);
-    json_free(root);
+    verify_json_free(root);
     return rc;
 }
 

@@ -559,7 +559,8 @@ static int policy_path_only(const struct diff_item *it)
         return 0;
     const detshim_field *a = diff_compared_field(it->pa, TRACE_FIELD_POLICY_DIGEST);
     const detshim_field *b = diff_compared_field(it->pb, TRACE_FIELD_POLICY_DIGEST);
-    return a && b && a->len == b->len && a->value && b->value && !memcmp(a->value, b->value, a->len);
+    return a && b && a->len == b->len && a->value && b->value &&
+           !memcmp(a->value, b->value, a->len);
 }
 
 int verify_compare_trace(const detshim_run *pub_run, const struct attest *pub,

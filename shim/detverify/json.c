@@ -19,7 +19,7 @@ struct parser {
 
 /* Records the first error at the current offset; returns NULL so callers
  * can `return perr(...)`. */
-static struct json *perr(struct parser *p, const char *fmt, ...)
+static struct verify_json *perr(struct parser *p, const char *fmt, ...)
 {
     char msg[200];
     va_list ap;
@@ -32,14 +32,14 @@ static struct json *perr(struct parser *p, const char *fmt, ...)
     return NULL;
 }
 
-void json_free(struct json *j)
+void verify_json_free(struct verify_json *j)
 {
     if (!j)
         return;
     for (size_t i = 0; i < j->n; i++) {
         if (j->keys)
             free(j->keys[i]);
-        json_free(j->items[i]);
+        verify_json_free(j->items[i]);
     }
     free(j->keys);
     free(j->items);
@@ -56,16 +56,16 @@ static void skip_ws(struct parser *p)
 }
 
 /* A zeroed node of type t, or NULL with the error set. */
-static struct json *new_node(struct parser *p, enum json_type t)
+static struct verify_json *new_node(struct parser *p, enum verify_json_type t)
 {
-    struct json *j = calloc(1, sizeof *j);
+    struct verify_json *j = calloc(1, sizeof *j);
     if (!j)
         return perr(p, "out of memory");
     j->type = t;
     return j;
 }
 
-int json_utf8_len(const unsigned char *s, size_t left)
+int verify_utf8_len(const unsigned char *s, size_t left)
 {
     unsigned char c = s[0];
     int n;
@@ -167,7 +167,7 @@ static char *parse_string(struct parser *p, size_t *len)
             return (char *)perr(p, "control character 0x%02x in a string", c);
         }
         if (c != '\\') {
-            int n = json_utf8_len((const unsigned char *)p->s + p->pos, end - p->pos);
+            int n = verify_utf8_len((const unsigned char *)p->s + p->pos, end - p->pos);
             if (n == 0) {
                 free(out);
                 return (char *)perr(p, "invalid UTF-8 in a string");
@@ -211,7 +211,7 @@ static char *parse_string(struct parser *p, size_t *len)
 
 /* A number at p->pos, kept as written (RFC 8259 grammar), or NULL with
  * the error set. */
-static struct json *parse_number(struct parser *p)
+static struct verify_json *parse_number(struct parser *p)
 {
     size_t start = p->pos;
     const char *s = p->s;
@@ -241,7 +241,7 @@ static struct json *parse_number(struct parser *p)
         if (p->pos == d)
             return perr(p, "bad number");
     }
-    struct json *j = new_node(p, JSON_NUMBER);
+    struct verify_json *j = new_node(p, VERIFY_JSON_NUMBER);
     if (j && !(j->str = strndup(s + start, p->pos - start))) {
         free(j);
         return perr(p, "out of memory");
@@ -249,14 +249,14 @@ static struct json *parse_number(struct parser *p)
     return j;
 }
 
-static struct json *parse_value(struct parser *p, int depth);
+static struct verify_json *parse_value(struct parser *p, int depth);
 
 /* Appends a member; key NULL for arrays. Returns 0, or -1 (error set). */
-static int add_member(struct parser *p, struct json *j, char *key, struct json *v)
+static int add_member(struct parser *p, struct verify_json *j, char *key, struct verify_json *v)
 {
     if ((j->n & (j->n - 1)) == 0) { /* grow at powers of two */
         size_t cap = j->n ? j->n * 2 : 1;
-        struct json **items = realloc(j->items, cap * sizeof *items);
+        struct verify_json **items = realloc(j->items, cap * sizeof *items);
         if (items)
             j->items = items;
         char **keys = key && items ? realloc(j->keys, cap * sizeof *keys) : NULL;
@@ -275,9 +275,9 @@ static int add_member(struct parser *p, struct json *j, char *key, struct json *
 
 /* An object or array at p->pos (its opening bracket). Returns the node
  * (owned by the caller), or NULL with the error set and nothing leaked. */
-static struct json *parse_container(struct parser *p, int depth, int object)
+static struct verify_json *parse_container(struct parser *p, int depth, int object)
 {
-    struct json *j = new_node(p, object ? JSON_OBJECT : JSON_ARRAY);
+    struct verify_json *j = new_node(p, object ? VERIFY_JSON_OBJECT : VERIFY_JSON_ARRAY);
     char close = object ? '}' : ']';
     if (!j)
         return NULL;
@@ -298,7 +298,7 @@ static struct json *parse_container(struct parser *p, int depth, int object)
             }
             if (!(key = parse_string(p, &klen)))
                 break;
-            if (json_get(j, key)) {
+            if (verify_json_get(j, key)) {
                 perr(p, "duplicate key \"%.40s\"", key);
                 free(key);
                 break;
@@ -311,10 +311,10 @@ static struct json *parse_container(struct parser *p, int depth, int object)
             }
             p->pos++;
         }
-        struct json *v = parse_value(p, depth + 1);
+        struct verify_json *v = parse_value(p, depth + 1);
         if (!v || add_member(p, j, key, v) != 0) {
             free(key);
-            json_free(v);
+            verify_json_free(v);
             break;
         }
         skip_ws(p);
@@ -329,12 +329,13 @@ static struct json *parse_container(struct parser *p, int depth, int object)
         perr(p, "expected ',' or '%c'", close);
         break;
     }
-    json_free(j);
+    verify_json_free(j);
     return NULL;
 }
 
 /* true, false or null at p->pos, or NULL with the error set. */
-static struct json *parse_literal(struct parser *p, const char *word, enum json_type t)
+static struct verify_json *parse_literal(struct parser *p, const char *word,
+                                         enum verify_json_type t)
 {
     size_t n = strlen(word);
     if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n) != 0)
@@ -345,10 +346,10 @@ static struct json *parse_literal(struct parser *p, const char *word, enum json_
 
 /* Any value at p->pos, `depth` levels deep. Returns the node, or NULL
  * with the error set. */
-static struct json *parse_value(struct parser *p, int depth)
+static struct verify_json *parse_value(struct parser *p, int depth)
 {
-    if (depth > JSON_MAX_DEPTH)
-        return perr(p, "nested deeper than %d levels", JSON_MAX_DEPTH);
+    if (depth > VERIFY_JSON_MAX_DEPTH)
+        return perr(p, "nested deeper than %d levels", VERIFY_JSON_MAX_DEPTH);
     skip_ws(p);
     if (p->pos >= p->len)
         return perr(p, "unexpected end of input");
@@ -358,7 +359,7 @@ static struct json *parse_value(struct parser *p, int depth)
     case '[':
         return parse_container(p, depth, 0);
     case '"': {
-        struct json *j = new_node(p, JSON_STRING);
+        struct verify_json *j = new_node(p, VERIFY_JSON_STRING);
         if (j && !(j->str = parse_string(p, &j->len))) {
             free(j);
             return NULL;
@@ -366,39 +367,39 @@ static struct json *parse_value(struct parser *p, int depth)
         return j;
     }
     case 't':
-        return parse_literal(p, "true", JSON_TRUE);
+        return parse_literal(p, "true", VERIFY_JSON_TRUE);
     case 'f':
-        return parse_literal(p, "false", JSON_FALSE);
+        return parse_literal(p, "false", VERIFY_JSON_FALSE);
     case 'n':
-        return parse_literal(p, "null", JSON_NULL);
+        return parse_literal(p, "null", VERIFY_JSON_NULL);
     default:
         return parse_number(p);
     }
 }
 
-struct json *json_parse(const char *text, size_t len, char *err, size_t errlen)
+struct verify_json *verify_json_parse(const char *text, size_t len, char *err, size_t errlen)
 {
     struct parser p = {.s = text, .len = len, .err = err, .errlen = errlen};
     err[0] = 0;
-    if (len > JSON_MAX_BYTES) {
-        snprintf(err, errlen, "larger than %u MiB", JSON_MAX_BYTES >> 20);
+    if (len > VERIFY_JSON_MAX_BYTES) {
+        snprintf(err, errlen, "larger than %u MiB", VERIFY_JSON_MAX_BYTES >> 20);
         return NULL;
     }
-    struct json *j = parse_value(&p, 0);
+    struct verify_json *j = parse_value(&p, 0);
     if (!j)
         return NULL;
     skip_ws(&p);
     if (p.pos != len) {
         perr(&p, "text after the JSON value");
-        json_free(j);
+        verify_json_free(j);
         return NULL;
     }
     return j;
 }
 
-const struct json *json_get(const struct json *j, const char *key)
+const struct verify_json *verify_json_get(const struct verify_json *j, const char *key)
 {
-    if (!j || j->type != JSON_OBJECT)
+    if (!j || j->type != VERIFY_JSON_OBJECT)
         return NULL;
     for (size_t i = 0; i < j->n; i++)
         if (strcmp(j->keys[i], key) == 0)
@@ -406,11 +407,11 @@ const struct json *json_get(const struct json *j, const char *key)
     return NULL;
 }
 
-int json_get_int(const struct json *j, const char *key, int64_t *out)
+int verify_json_get_int(const struct verify_json *j, const char *key, int64_t *out)
 {
-    const struct json *v = json_get(j, key);
+    const struct verify_json *v = verify_json_get(j, key);
     char *end;
-    if (!v || v->type != JSON_NUMBER)
+    if (!v || v->type != VERIFY_JSON_NUMBER)
         return -1;
     errno = 0;
     long long x = strtoll(v->str, &end, 10);
@@ -420,7 +421,7 @@ int json_get_int(const struct json *j, const char *key, int64_t *out)
     return 0;
 }
 
-void json_put_n(FILE *f, const char *s, size_t len)
+void verify_json_put_n(FILE *f, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
     fputc('"', f);
@@ -437,7 +438,7 @@ void json_put_n(FILE *f, const char *s, size_t len)
             fprintf(f, "\\u%04x", c);
             i++;
         } else {
-            int n = json_utf8_len(u + i, len - i);
+            int n = verify_utf8_len(u + i, len - i);
             if (n == 0) {
                 fputs("\\ufffd", f);
                 i++;
@@ -450,10 +451,10 @@ void json_put_n(FILE *f, const char *s, size_t len)
     fputc('"', f);
 }
 
-void json_put(FILE *f, const char *s)
+void verify_json_put(FILE *f, const char *s)
 {
     if (!s)
         fputs("null", f);
     else
-        json_put_n(f, s, strlen(s));
+        verify_json_put_n(f, s, strlen(s));
 }

@@ -1,6 +1,6 @@
 /* The verdict as text or JSON (output.h). Finding texts may quote what a
  * stranger's trace or attestation holds, so text output passes them
- * through put_text (no terminal escapes) and JSON through json_put.
+ * through put_text (no terminal escapes) and JSON through verify_json_put.
  */
 #include <string.h>
 
@@ -14,7 +14,7 @@ static void put_text(FILE *f, const char *s)
     const unsigned char *u = (const unsigned char *)s;
     size_t len = strlen(s);
     for (size_t i = 0; i < len;) {
-        int n = u[i] >= 0x80 ? json_utf8_len(u + i, len - i) : 1;
+        int n = u[i] >= 0x80 ? verify_utf8_len(u + i, len - i) : 1;
         if (u[i] >= 0x80 && n > 0) {
             fwrite(u + i, 1, (size_t)n, f);
             i += (size_t)n;
@@ -72,7 +72,7 @@ static void json_findings(FILE *f, const struct verify_report *r)
         fprintf(f, "%s{\"step\":\"%s\",\"fails\":%s,\"kind\":\"%s\",\"text\":", i ? "," : "",
                 verify_step_name(r->items[i].step), r->items[i].fails ? "true" : "false",
                 r->items[i].kind);
-        json_put(f, r->items[i].text);
+        verify_json_put(f, r->items[i].text);
         fputc('}', f);
     }
     fputc(']', f);
@@ -98,17 +98,17 @@ static void json_outcome(FILE *f, const char *published, const struct verify_out
     char why[4200];
     reason(out, status, why, sizeof why);
     fprintf(f, "{\"verdict\":\"%s\",\"reason\":", verdict_id(status));
-    json_put(f, why);
+    verify_json_put(f, why);
     fputs(",\"published\":", f);
-    json_put(f, published);
+    verify_json_put(f, published);
     fputs(",\"root_published\":", f);
-    json_put(f, out->pub_root[0] ? out->pub_root : NULL);
+    verify_json_put(f, out->pub_root[0] ? out->pub_root : NULL);
     fputs(",\"root_rerun\":", f);
-    json_put(f, out->re_root[0] ? out->re_root : NULL);
+    verify_json_put(f, out->re_root[0] ? out->re_root : NULL);
     fputs(",\"rerun_trace\":", f);
-    json_put(f, out->rerun_dir);
+    verify_json_put(f, out->rerun_dir);
     fputs(",\"policy\":", f);
-    json_put(f, out->policy_arg);
+    verify_json_put(f, out->policy_arg);
     fprintf(f, ",\"rerun_exit\":%d,\"rerun_seconds\":%.3f,\"findings\":", out->rerun_status,
             out->rerun_seconds);
     json_findings(f, &out->report);
@@ -164,7 +164,8 @@ void output_chain(FILE *f, const struct verify_report *r, int n, int status, int
     const struct verify_finding *first = verify_first_failure(r);
     if (json) {
         fprintf(f, "{\"verdict\":\"%s\",\"reason\":", verdict_id(status));
-        json_put(f, first ? first->text : "every segment resumed from the previous one's output");
+        verify_json_put(f, first ? first->text
+                              : "every segment resumed from the previous one's output");
         fprintf(f, ",\"segments\":%d,\"findings\":", n);
         json_findings(f, r);
         fputs("}\n", f);

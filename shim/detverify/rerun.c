@@ -303,8 +303,9 @@ int verify_run(const struct verify_opts *o, const char *published, int quiet,
             goto done;
         }
         if (!mkdtemp(tmpl)) {
-            snprintf(out->trouble, sizeof out->trouble, "cannot create %.3000s: %s; set TMPDIR to a "
-                     "writable folder", tmpl, strerror(errno));
+            snprintf(out->trouble, sizeof out->trouble,
+                     "cannot create %.3000s: %s; set TMPDIR to a writable folder", tmpl,
+                     strerror(errno));
             goto done;
         }
         workdir = strdup(tmpl);

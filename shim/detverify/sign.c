@@ -16,7 +16,8 @@ static EVP_PKEY *load_key(const char *path, int priv, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open key %s: %s", path, strerror(errno));
         return NULL;
     }
-    EVP_PKEY *k = priv ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : PEM_read_PUBKEY(f, NULL, NULL, NULL);
+    EVP_PKEY *k = priv ? PEM_read_PrivateKey(f, NULL, NULL, NULL)
+                       : PEM_read_PUBKEY(f, NULL, NULL, NULL);
     fclose(f);
     if (!k) {
         snprintf(err, errlen, "%s is not a PEM %s key; make one with openssl genpkey -algorithm "

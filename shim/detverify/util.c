@@ -120,7 +120,8 @@ int verify_sha256_file(const char *path, char out[65], int64_t *size, char *err,
     int rc = -1;
     *size = 0;
     if (!f || !ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-        snprintf(err, errlen, "cannot hash %s: %s", path, f ? "OpenSSL has no SHA-256" : strerror(errno));
+        snprintf(err, errlen, "cannot hash %s: %s", path,
+                 f ? "OpenSSL has no SHA-256" : strerror(errno));
         goto out;
     }
     size_t got;
