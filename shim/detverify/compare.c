@@ -124,39 +124,39 @@ static int same_values(const struct named *a, size_t na, size_t ia, const struct
 }
 
 /* Merges two sorted lists by name and adds one failing finding per name
- * whose values differ or that one side lacks. `what` names the kind of
- * thing ("loaded object", "Python package", "setting"). */
+ * whose values differ or that one side lacks: first the names both have
+ * (another numpy, another libopenblas), then the ones in one run only,
+ * which are often their consequence. `what` names the kind of thing
+ * ("loaded object", "Python package", "setting"). */
 static void compare_named(const struct named *a, size_t na, const struct named *b, size_t nb,
                           const char *what, const char *kind, struct verify_report *r)
 {
-    size_t i = 0, j = 0;
     char va[1024], vb[1024];
-    while (i < na || j < nb) {
-        int c = i >= na ? 1 : j >= nb ? -1 : strcmp(a[i].name, b[j].name);
-        const char *name = c <= 0 ? a[i].name : b[j].name;
-        if (c == 0 && same_values(a, na, i, b, nb, j, name)) {
-            join_values(a, na, &i, name, va, sizeof va);
-            join_values(b, nb, &j, name, vb, sizeof vb);
-            continue;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t i = 0, j = 0;
+        while (i < na || j < nb) {
+            int c = i >= na ? 1 : j >= nb ? -1 : strcmp(a[i].name, b[j].name);
+            const char *name = c <= 0 ? a[i].name : b[j].name;
+            int same = c == 0 && same_values(a, na, i, b, nb, j, name);
+            if (c <= 0)
+                join_values(a, na, &i, name, va, sizeof va);
+            if (c >= 0)
+                join_values(b, nb, &j, name, vb, sizeof vb);
+            if (same || (c == 0) != (pass == 0))
+                continue;
+            if (c == 0)
+                verify_add(r, VERIFY_STEP_ENV, 1, kind, "%s %s differs: published %s, re-run %s",
+                           what, name, va, vb);
+            else if (c < 0)
+                verify_add(r, VERIFY_STEP_ENV, 1, kind, "%s %s %s is in the published run only",
+                           what, name, va);
+            else
+                verify_add(r, VERIFY_STEP_ENV, 1, kind, "%s %s %s is in the re-run only", what,
+                           name, vb);
         }
-        if (c <= 0)
-            join_values(a, na, &i, name, va, sizeof va);
-        if (c >= 0)
-            join_values(b, nb, &j, name, vb, sizeof vb);
-        if (c == 0)
-            verify_add(r, VERIFY_STEP_ENV, 1, kind, "%s %s differs: published %s, re-run %s",
-                       what, name, va, vb);
-        else if (c < 0)
-            verify_add(r, VERIFY_STEP_ENV, 1, kind, "%s %s %s is in the published run only",
-                       what, name, va);
-        else
-            verify_add(r, VERIFY_STEP_ENV, 1, kind, "%s %s %s is in the re-run only", what,
-                       name, vb);
     }
 }
 
-/* The lists as `named` arrays (malloc'd, pointing into v), or NULL out
- * of memory. */
 static struct named *idents_named(const struct attest_ident *v, size_t n)
 {
     struct named *out = calloc(n + 1, sizeof *out);
@@ -265,8 +265,8 @@ void verify_compare_env(const struct attest *pub, const struct attest *re,
                    "the policy was read from another path (its content, sha256 %s, is the "
                    "same): published %s, re-run %s", or_none(pub->policy_digest),
                    or_none(pub->policy_name), or_none(re->policy_name));
-    compare_idents(pub->objects, pub->nobjects, re->objects, re->nobjects, "loaded object",
-                   "object", r);
+    /* Packages before objects: another numpy is one line that explains the
+     * dozens of its extension modules that differ with it. */
     compare_idents(pub->python, pub->npython, re->python, re->npython, "Python package",
                    "python_package", r);
     struct named *x = settings_named(pub->settings, pub->nsettings);
@@ -286,6 +286,8 @@ void verify_compare_env(const struct attest *pub, const struct attest *re,
     else if (!pub->cpu.raw != !re->cpu.raw)
         verify_add(r, VERIFY_STEP_ENV, 0, "cpu", "only the %s run recorded its CPU",
                    pub->cpu.raw ? "published" : "re-");
+    compare_idents(pub->objects, pub->nobjects, re->objects, re->nobjects, "loaded object",
+                   "object", r);
     note_if_differs(r, "cpu_model", "the CPU model", pub->cpu.model, re->cpu.model,
                     "cannot change bits where the instruction sets agree");
     if (pub->cpu.cores != re->cpu.cores && pub->cpu.raw && re->cpu.raw)
@@ -434,6 +436,8 @@ static int compare_published_file(const struct verify_files *files,
         return 0;
     }
     const char *want = q ? q->sha256 : p->sha256;
+    if (!strcmp(f->sha256, p->sha256) && strcmp(p->sha256, want) != 0)
+        return 0; /* the file is the published record, whose difference is said */
     if (strcmp(f->sha256, want) != 0)
         verify_add(r, VERIFY_STEP_OUTPUTS, 1, "published_file_differs",
                    "the published %s (sha %s) is not what the published workflow produces "
@@ -494,6 +498,12 @@ static const char *record_path(const detshim_record *r)
     return NULL;
 }
 
+/* Bits 31 and 30 of a thread index mark the thread's entropy and identity
+ * streams (trace_format.h: TRACE_THREAD_ENTROPY and the writer's
+ * TRACE_THREAD_IDENTITY); the rest is the thread. */
+#define THREAD_IDENTITY_BIT 0x40000000u
+#define THREAD_STREAM_BITS (TRACE_THREAD_ENTROPY | THREAD_IDENTITY_BIT)
+
 /* One sentence for detdiff's first divergence, published run as A. */
 static void describe_item(const struct diff_item *it, char *buf, size_t len)
 {
@@ -537,8 +547,12 @@ static void describe_item(const struct diff_item *it, char *buf, size_t len)
         const detshim_record *ra = it->ra;
         const char *api = ra && ra->api ? ra->api : "?";
         const char *path = ra ? record_path(ra) : NULL;
-        size_t n = (size_t)snprintf(buf, len, "process %s, thread %" PRIu32 ", record %zu (%s",
-                                    proc, it->ta ? it->ta->index & ~TRACE_THREAD_ENTROPY : 0,
+        uint32_t t = it->ta ? it->ta->index : 0;
+        size_t n = (size_t)snprintf(buf, len, "process %s, thread %" PRIu32 "%s, record %zu (%s",
+                                    proc, t & ~THREAD_STREAM_BITS,
+                                    t & TRACE_THREAD_ENTROPY       ? " (entropy)"
+                                    : t & THREAD_IDENTITY_BIT ? " (identity)"
+                                                              : "",
                                     it->index, api);
         /* An artifact or environment record differs in what it names, not
          * in how the program ran: say which file or library. */

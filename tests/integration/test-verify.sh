@@ -436,6 +436,36 @@ EOF
         "^not verified: segment 2 started from ckpt.pt sha [0-9a-f]{64}, which segment 1 did not write"
 }
 
+# The lab trained with Debian's numpy, the verifier re-runs with the
+# venv's: the package is named first, not one of its extension modules.
+test_real_other_numpy_is_not_verified_naming_the_package() {
+    if [ ! -x "$VENV_PY" ] || ! "$VENV_PY" -c 'import numpy' 2>/dev/null ||
+        ! "$PY" -c 'import numpy' 2>/dev/null; then
+        skip "other numpy" "needs numpy in both $PY and the venv (make deps)"
+        return
+    fi
+    mkdir -p "$WORK/nplab"
+    cat > "$WORK/nplab/np.py" <<'EOF'
+import numpy as np
+a = np.arange(64, dtype=np.float64).reshape(8, 8) / 7.0
+np.save("weights.npy", a @ a)
+EOF
+    (cd "$WORK/nplab" && "$DETRUN" -p numpy -t trace -- "$PY" np.py) >/dev/null 2>&1 ||
+        { fail "other numpy: the lab's run"; return; }
+    if ! "$DETDIFF" --show "$WORK/nplab/trace" 2>/dev/null | grep -q ' env\.python package=numpy'; then
+        skip "other numpy" "writer has no env.python records yet"
+        return
+    fi
+    (cd "$WORK/nplab" && "$DV" --attest trace >/dev/null) || fail "other numpy: attest"
+    mkdir -p "$WORK/npver"
+    cp "$WORK/nplab/np.py" "$WORK/npver/"
+    (cd "$WORK/npver" && "$DV" "$WORK/nplab/trace" -- "$VENV_PY" np.py) >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_eq "other numpy: exit status" 1 "$rc"
+    expect_verdict "other numpy: the package is named first" \
+        '^not verified: Python package numpy differs: published "1\.[0-9.]+", re-run "2\.'
+}
+
 test_identical_runs_verify
 test_honest_trace_with_other_weights_is_not_verified_naming_the_file
 test_a_run_that_wrote_other_weights_is_not_verified
@@ -458,4 +488,5 @@ test_usage
 test_real_run_verifies_from_another_directory
 test_real_trainer_catches_swapped_weights_and_other_data
 test_real_segments_verify_in_order_and_a_broken_chain_is_named
+test_real_other_numpy_is_not_verified_naming_the_package
 finish
