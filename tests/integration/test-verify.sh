@@ -352,6 +352,22 @@ test_real_run_verifies_from_another_directory() {
     expect_grep "real run: the re-run's folder is printed" "^re-run: trace in .*/detverify\.[A-Za-z0-9]+/trace" "$OUT"
 }
 
+# lab_run WHAT DIR POLICY PATTERN REASON CMD...: the lab's run of CMD in
+# DIR under detrun into DIR/trace, attested. Returns 1, having failed or
+# skipped WHAT, when the run fails or its trace holds no record matching
+# PATTERN (the writer does not record that yet).
+lab_run() {
+    what=$1 dir=$2 policy=$3 pattern=$4 reason=$5
+    shift 5
+    (cd "$dir" && "$DETRUN" -p "$policy" -t trace -- "$@") >/dev/null 2>&1 ||
+        { fail "$what: the lab's run"; return 1; }
+    if ! "$DETDIFF" --show "$dir/trace" 2>/dev/null | grep -q -- "$pattern"; then
+        skip "$what" "$reason"
+        return 1
+    fi
+    (cd "$dir" && "$DV" --attest trace >/dev/null) || { fail "$what: attest"; return 1; }
+}
+
 # A small trainer that reads data/train.csv and writes weights.pt; the
 # artifact records come from the writer (the policy's [trace] globs).
 test_real_trainer_catches_swapped_weights_and_other_data() {
@@ -364,13 +380,8 @@ w = hashlib.sha256(data + bytes(random.getrandbits(8) for _ in range(32))).diges
 open("weights.pt", "wb").write(w * 64)
 EOF
     printf 'x,y\n1,2\n' > "$WORK/trainer/data/train.csv"
-    (cd "$WORK/trainer" && "$DETRUN" -p default -t trace -- "$PY" train.py) >/dev/null 2>&1 ||
-        { fail "trainer: the lab's run"; return; }
-    if ! "$DETDIFF" --show "$WORK/trainer/trace" 2>/dev/null | grep -q ' artifact\.write '; then
-        skip "trainer: weights and data" "writer has no artifact records yet"
-        return
-    fi
-    (cd "$WORK/trainer" && "$DV" --attest trace >/dev/null) || fail "trainer: attest"
+    lab_run "trainer: weights and data" "$WORK/trainer" default ' artifact\.write ' \
+        "writer has no artifact records yet" "$PY" train.py || return
     mkdir -p "$WORK/verify2/data"
     cp "$WORK/trainer/train.py" "$WORK/verify2/"
     cp "$WORK/trainer/data/train.csv" "$WORK/verify2/data/"
@@ -450,13 +461,8 @@ import numpy as np
 a = np.arange(64, dtype=np.float64).reshape(8, 8) / 7.0
 np.save("weights.npy", a @ a)
 EOF
-    (cd "$WORK/nplab" && "$DETRUN" -p numpy -t trace -- "$PY" np.py) >/dev/null 2>&1 ||
-        { fail "other numpy: the lab's run"; return; }
-    if ! "$DETDIFF" --show "$WORK/nplab/trace" 2>/dev/null | grep -q ' env\.python package=numpy'; then
-        skip "other numpy" "writer has no env.python records yet"
-        return
-    fi
-    (cd "$WORK/nplab" && "$DV" --attest trace >/dev/null) || fail "other numpy: attest"
+    lab_run "other numpy" "$WORK/nplab" numpy ' env\.python package=numpy' \
+        "writer has no env.python records yet" "$PY" np.py || return
     mkdir -p "$WORK/npver"
     cp "$WORK/nplab/np.py" "$WORK/npver/"
     (cd "$WORK/npver" && "$DV" "$WORK/nplab/trace" -- "$VENV_PY" np.py) >"$OUT" 2>"$ERR"
