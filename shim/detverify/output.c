@@ -55,12 +55,14 @@ static void text_findings(FILE *f, const struct verify_report *r, int ran, const
         if (notes)
             fprintf(f, ", %zu note%s", notes, notes == 1 ? "" : "s");
         fputc('\n', f);
-        for (size_t i = 0; i < r->n; i++)
-            if ((int)r->items[i].step == s) {
-                fprintf(f, "%s  %s: ", indent, r->items[i].fails ? "differs" : "note");
-                put_text(f, r->items[i].text);
-                fputc('\n', f);
-            }
+        /* What fails first, then the notes. */
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < r->n; i++)
+                if ((int)r->items[i].step == s && r->items[i].fails == !pass) {
+                    fprintf(f, "%s  %s: ", indent, pass ? "note" : "differs");
+                    put_text(f, r->items[i].text);
+                    fputc('\n', f);
+                }
     }
 }
 
