@@ -530,6 +530,11 @@ static void describe_item(const struct diff_item *it, char *buf, size_t len)
                  it->ta ? "published run" : "re-run");
         return;
     case DIFF_TRUNCATED:
+        if (!it->ta && !it->tb) {
+            snprintf(buf, len, "process %s: the %s's trace file is cut short", proc, shorter);
+            return;
+        }
+        __attribute__((fallthrough));
     case DIFF_EXTRA_CALLS:
         snprintf(buf, len, "process %s: the %s makes %zu more call%s after record %zu; the %s's "
                  "%s", proc, longer, it->extra, it->extra == 1 ? "" : "s", it->index, shorter,

@@ -293,6 +293,19 @@ test_an_attestation_that_disagrees_with_its_trace_is_not_verified() {
     expect_verdict "edited root: named" "^not verified: the published trace .* has root [0-9a-f]{64}, but its attestation says 0{64}"
 }
 
+test_a_damaged_published_trace_is_named() {
+    cp -r "$V/identical" "$WORK/cut"
+    attest "$WORK/cut/pub/trace"
+    truncate -s -40 "$WORK/cut/pub/trace/main.dtrace"
+    dv "$WORK/cut/pub/trace" --rerun-trace "$WORK/cut/rerun"
+    expect_eq "cut trace: exit status" 1 "$rc"
+    expect_verdict "cut trace: named" "^not verified: the published run is incomplete"
+    expect_grep "cut trace: the file is named" "the published run's trace file is cut short" "$OUT"
+    printf 'garbage' > "$WORK/cut/pub/trace/main.dtrace"
+    dv "$WORK/cut/pub/trace" --rerun-trace "$WORK/cut/rerun"
+    expect_one_error "not a trace" "the published trace .* cannot be read: .*main.dtrace"
+}
+
 test_attest_needs_the_files_of_a_custom_policy() {
     dv --attest "$V/custom_policy/pub/trace"
     expect_one_error "custom policy without its files" "pass each of its files with --policy-file"
@@ -488,6 +501,7 @@ test_segments_chain_and_a_broken_chain_is_named
 test_hostile_attestations_give_one_line_and_exit_2
 test_damaged_attestations_never_crash
 test_an_attestation_that_disagrees_with_its_trace_is_not_verified
+test_a_damaged_published_trace_is_named
 test_attest_needs_the_files_of_a_custom_policy
 test_a_custom_policy_is_shown_before_it_runs_and_a_refused_one_runs_nothing
 test_usage
