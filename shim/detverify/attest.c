@@ -244,14 +244,21 @@ static int cmp_artifact(const void *x, const void *y)
     return c ? c : strcmp(a->sha256, b->sha256);
 }
 
+/* qsort, but an empty list may be NULL (qsort's pointer must not be). */
+static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
+
 /* Sorts every list of a into the documented order. */
 static void sort_lists(struct attest *a)
 {
-    qsort(a->settings, a->nsettings, sizeof *a->settings, cmp_setting);
-    qsort(a->objects, a->nobjects, sizeof *a->objects, cmp_ident);
-    qsort(a->python, a->npython, sizeof *a->python, cmp_ident);
-    qsort(a->inputs, a->ninputs, sizeof *a->inputs, cmp_artifact);
-    qsort(a->outputs, a->noutputs, sizeof *a->outputs, cmp_artifact);
+    sort(a->settings, a->nsettings, sizeof *a->settings, cmp_setting);
+    sort(a->objects, a->nobjects, sizeof *a->objects, cmp_ident);
+    sort(a->python, a->npython, sizeof *a->python, cmp_ident);
+    sort(a->inputs, a->ninputs, sizeof *a->inputs, cmp_artifact);
+    sort(a->outputs, a->noutputs, sizeof *a->outputs, cmp_artifact);
 }
 
 int attest_from_run(const detshim_run *run, const char *cwd, struct attest *a, char *err,
