@@ -64,7 +64,8 @@ PROG_SRC := $(wildcard tests/programs/*.c)
 PROG_BIN := $(patsubst tests/programs/%.c,$(B)/programs/%,$(PROG_SRC))
 
 .PHONY: all test check unit integration demo bench install deps clean
-all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so $(B)/detdiff
+all: $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so $(B)/detdiff \
+    $(B)/detverify
 
 $(B)/obj/%.o: %.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
@@ -119,6 +120,13 @@ $(B)/libdetshim-reader.so: $(B)/$(READER_SONAME)
 # would; it finds it beside itself (build/) or in ../lib once installed.
 $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(B)/libdetshim-reader.so
 	$(CC) -o $@ $(filter %.o,$^) -L$(B) -ldetshim-reader -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
+
+# detverify reuses detdiff's comparison (diff.o) and nothing of its output,
+# and reads traces through the reader library as detdiff does.
+DETVERIFY_SRC := $(wildcard shim/detverify/*.c)
+$(call obj,$(DETVERIFY_SRC)): CPPFLAGS += -Ishim/detdiff
+$(B)/detverify: $(call obj,$(DETVERIFY_SRC)) $(B)/obj/shim/detdiff/diff.o $(B)/libdetshim-reader.so
+	$(CC) -o $@ $(filter %.o,$^) -L$(B) -ldetshim-reader -lcrypto -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
 # Unit tests link the shim's objects directly (not the .so), so internal
 # functions are reachable; wrappers and the constructor stay out.
@@ -255,7 +263,8 @@ install: all
 	install -m 755 $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/$(READER_SONAME) \
 	    $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(READER_SONAME) $(DESTDIR)$(PREFIX)/lib/libdetshim-reader.so
-	install -m 755 $(B)/detdiff scripts/detrun scripts/detcheck $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/detdiff $(B)/detverify scripts/detrun scripts/detcheck \
+	    $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
 	install -m 644 policies/python/sitecustomize.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
@@ -278,4 +287,4 @@ $(OBJ_DEPS):
 clean:
 	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/tsan $(B)/fakes $(B)/programs $(B)/bench \
 	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so* $(B)/detdiff \
-	    $(B)/work
+	    $(B)/detverify $(B)/work

@@ -1,15 +1,15 @@
 /* Artifacts (artifact.h): which files a run wrote and read, by name, size
  * and SHA-256, recorded in the trace so the root commits them.
  *
- * Written files are followed from open to close and through renames: a
- * file opened for writing is remembered (by descriptor while open, by
- * name after), hashed when it is closed under a name the artifact globs
- * match, or when a rename gives it one; the records are written at exit,
- * sorted by name, so a file rewritten every epoch is recorded once with
- * its last contents and a temporary name never reaches the trace. Read
- * files are recorded when first opened. Hashing reads the file through
- * /proc/self/fd (a new open file description): the program's own offset
- * and buffers are never touched.
+ * Written files are followed by name from open and through renames, and
+ * hashed at exit, by path, under their final names: what the run left is
+ * its output. Hashing at close would be wrong for programs that dup2 the
+ * file onto another descriptor and close the first (dd does), and a
+ * checkpoint rewritten every epoch is then hashed once. Records are
+ * written at exit, sorted by name; a temporary name never reaches the
+ * trace, and a file deleted before exit is no output. Read files are
+ * hashed and recorded when first opened. Hashing reads through a new open
+ * file description: the program's own offsets and buffers are untouched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,9 +38,6 @@ struct written {
     char *abs;   /* absolute, to hash it after a chdir */
     int fd;      /* -1 once closed */
     FILE *fp;    /* the stream over fd, if opened with fopen */
-    int hashed;  /* size and sha256 hold its contents under key */
-    uint64_t size;
-    char sha256[65];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -240,7 +237,7 @@ static int new_slot(void)
     if (nwritten < MAX_WRITTEN)
         return nwritten++;
     for (int i = 0; i < nwritten; i++) {
-        if (written[i].fd < 0 && !written[i].hashed) {
+        if (written[i].fd < 0 && !artifact_glob_match(core_cfg.artifacts, written[i].key)) {
             free(written[i].key);
             free(written[i].abs);
             memmove(written + i, written + i + 1, (size_t)(nwritten - 1 - i) * sizeof *written);
@@ -300,14 +297,6 @@ void artifact_fopened(const char *path, const char *mode, FILE *f)
     opened(AT_FDCWD, path, writes ? O_WRONLY : O_RDONLY, fileno(f), f);
 }
 
-/* Caller holds lock: hashes entry e if its name is an artifact's. */
-static void hash_if_artifact(struct written *e, const char *how)
-{
-    if (!artifact_glob_match(core_cfg.artifacts, e->key))
-        return;
-    e->hashed = hash_file(how, &e->size, e->sha256) == 0;
-}
-
 void artifact_closing(int fd)
 {
     if (fd < 0 || fd >= MAX_TRACKED_FD ||
@@ -316,14 +305,11 @@ void artifact_closing(int fd)
     if (!guard_enter())
         return;
     atomic_fetch_and(&fd_written[fd / 64], ~(1ull << (fd % 64)));
-    char fd_path[64];
-    snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nwritten; i++) {
         if (written[i].fd == fd) {
             written[i].fd = -1;
             written[i].fp = NULL;
-            hash_if_artifact(&written[i], fd_path);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -342,7 +328,7 @@ void artifact_fclosing(FILE *f)
 }
 
 /* Caller holds lock: e's name becomes new_key (new_abs) + the rest of it
- * after the old prefix of length old_len; closed, it is hashed anew. */
+ * after the old prefix of length old_len. */
 static void rename_entry(struct written *e, size_t old_key_len, size_t old_abs_len,
                          const char *new_key, const char *new_abs)
 {
@@ -353,9 +339,6 @@ static void rename_entry(struct written *e, size_t old_key_len, size_t old_abs_l
     free(e->abs);
     e->key = strdup(key);
     e->abs = strdup(abs);
-    e->hashed = 0;
-    if (e->key && e->abs && e->fd < 0)
-        hash_if_artifact(e, e->abs);
 }
 
 void artifact_renamed(int olddir, const char *old, int newdir, const char *new)
@@ -379,7 +362,6 @@ void artifact_renamed(int olddir, const char *old, int newdir, const char *new)
             free(e->key);
             free(e->abs);
             e->key = e->abs = NULL;
-            e->hashed = 0;
             continue;
         }
         if (strncmp(e->abs, oabs, ol) == 0 && (e->abs[ol] == 0 || e->abs[ol] == '/')) {
@@ -392,11 +374,8 @@ void artifact_renamed(int olddir, const char *old, int newdir, const char *new)
     if (!found && artifact_glob_match(core_cfg.artifacts, nkey) && stat(nabs, &sb) == 0 &&
         S_ISREG(sb.st_mode)) {
         int slot = new_slot();
-        if (slot >= 0) {
+        if (slot >= 0)
             written[slot] = (struct written){ .key = strdup(nkey), .abs = strdup(nabs), .fd = -1 };
-            if (written[slot].abs)
-                hash_if_artifact(&written[slot], written[slot].abs);
-        }
     }
     pthread_mutex_unlock(&lock);
     guard_leave();
@@ -413,21 +392,18 @@ void artifact_at_exit(void)
     if (!trace_active() || pthread_mutex_trylock(&lock) != 0)
         return; /* a signal handler exiting while this thread hashes: nothing to add */
     int owned = guard_enter();
-    char fd_path[64];
-    for (int i = 0; i < nwritten; i++) {
-        if (written[i].fd >= 0) {
-            /* exit flushes streams only after the destructors: flush first */
-            if (written[i].fp)
-                fflush(written[i].fp);
-            snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", written[i].fd);
-            hash_if_artifact(&written[i], fd_path);
-        }
-    }
     qsort(written, (size_t)nwritten, sizeof *written, by_key);
     for (int i = 0; i < nwritten; i++) {
         const struct written *e = &written[i];
-        if (e->hashed && e->key && e->key[0])
-            record("artifact.write", e->key, e->size, e->sha256);
+        if (!e->key || !e->abs || !artifact_glob_match(core_cfg.artifacts, e->key))
+            continue;
+        /* exit flushes streams only after the destructors: flush first */
+        if (e->fp)
+            fflush(e->fp);
+        uint64_t size;
+        char hex[65];
+        if (hash_file(e->abs, &size, hex) == 0) /* gone before exit: no output */
+            record("artifact.write", e->key, size, hex);
     }
     if (owned)
         guard_leave();

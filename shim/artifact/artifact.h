@@ -9,8 +9,9 @@
  *
  * Records (identity stream of the thread that recorded them, chained):
  *   artifact.read   path, size, sha256: when first opened for reading
- *   artifact.write  path, size, sha256: at process exit, one per file
- *                   written, under its final name (after renames), sorted
+ *   artifact.write  path, size, sha256: at process exit, hashed then, one
+ *                   per file written, under its final name (after
+ *                   renames), sorted
  * path is relative to the working directory when under it, else absolute.
  */
 #ifndef DETSHIM_ARTIFACT_H
@@ -22,7 +23,8 @@
 void artifact_opened(int dirfd, const char *path, int flags, int fd);
 /* After a successful fopen of path with mode as f. */
 void artifact_fopened(const char *path, const char *mode, FILE *f);
-/* Before the real close(fd) / fclose(f): a written file is hashed now. */
+/* Before the real close(fd) / fclose(f): the descriptor is forgotten (its
+ * file is hashed at exit, by name). */
 void artifact_closing(int fd);
 void artifact_fclosing(FILE *f);
 /* After a successful rename of old (relative to olddir) to new. */

@@ -6,6 +6,8 @@ the spec rather than the writer's habits. It crafts run directories for
 tests/integration/test-detdiff.sh: identical runs, each kind of divergence,
 cut-short files and hostile ones.
 
+    mktrace.py --verify OUTDIR  writes OUTDIR/verify/<case>/{pub,rerun}/ for
+                           test-verify.sh (artifact and env records)
     mktrace.py OUTDIR [N]  writes OUTDIR/<case>/{a,b}/... and, per case,
                            OUTDIR/<case>/root_{a,b} (run roots computed here);
                            OUTDIR/bad/ (files detdiff must refuse or flag)
@@ -535,7 +537,131 @@ def make_fuzz(out, count):
                         reseal(data) if kind == "sealed" else data)
 
 
+
+# ---- detverify: published runs and their re-runs ---------------------------
+# Traces as the writer records artifacts (artifact.write / artifact.read:
+# path, size, sha256), the environment at exit (env.object: name, id;
+# env.python: package, version) and the CPU (header field 17), for
+# tests/integration/test-verify.sh: OUTDIR/verify/<case>/{pub,rerun}.
+
+F_SETTINGS, F_SETTINGS_ORIGIN, F_SEED, F_ENTROPY_RULE, F_CPU = 11, 12, 13, 16, 17
+POLICY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "policies")
+
+
+def policy_digest(texts):
+    """The loader's digest: SHA-256 over each file as u64 length, bytes."""
+    m = hashlib.sha256()
+    for t in texts:
+        m.update(u64(len(t)) + t)
+    return m.hexdigest()
+
+
+def shipped_policy(name):
+    with open(os.path.join(POLICY_DIR, name + ".policy"), "rb") as f:
+        return f.read()
+
+
+def artifact(api, path, data):
+    return Record(api, [("path", STR, path), ("size", INT, len(data)),
+                        ("sha256", STR, hashlib.sha256(data).hexdigest())])
+
+
+def env_object(name, build_id):
+    return Record("env.object", [("name", STR, name), ("id", STR, "build-id:" + build_id)])
+
+
+def env_python(package, version):
+    return Record("env.python", [("package", STR, package), ("version", STR, version)])
+
+
+SETTINGS = b"PYTHONHASHSEED=0\nOMP_NUM_THREADS=1\nOPENBLAS_NUM_THREADS=1\n"
+ORIGINS = b"PYTHONHASHSEED: the policy\nOMP_NUM_THREADS: the policy\nOPENBLAS_NUM_THREADS: the policy\n"
+CPU = b"model=Test CPU 3000;isa=sse4_2,avx,avx2,fma;cores=2"
+
+
+def verify_run(pid=100, policy="default", digest=None, data=b"x,y\n1,2\n", weights=b"W1",
+               ckpt_in=None, ckpt_out=None, settings=SETTINGS, cpu=CPU, openblas="aa11",
+               numpy="1.24.2", entropy_rule=None, nondet=False):
+    """One training process: reads data/train.csv (and ckpt_in as ckpt.pt),
+    computes, writes weights.pt (and ckpt_out as ckpt.pt), records its
+    environment at exit. The first gemm's inputs follow the data, so other
+    data shows in the trace as well as in the inputs."""
+    extra = [(F_SETTINGS, 0, settings), (F_SETTINGS_ORIGIN, FIELD_INFO, ORIGINS),
+             (F_SEED, 0, b"0"), (F_CPU, FIELD_INFO, cpu)]
+    if entropy_rule:
+        extra.append((F_ENTROPY_RULE, 0, entropy_rule))
+    t = Trace("main", policy=policy, pid=pid, extra_fields=extra)
+    t.set_field(F_POLICY_DIGEST,
+                (digest or policy_digest([shipped_policy("default")])).encode())
+    t.add(0, artifact("artifact.read", "data/train.csv", data))
+    if ckpt_in is not None:
+        t.add(0, artifact("artifact.read", "ckpt.pt", ckpt_in))
+    t.add(0, gemm("data-%s" % hashlib.sha256(data).hexdigest()[:8]))
+    t.add(0, gemm("step1", out_tag="other" if nondet else None))
+    t.add(0, artifact("artifact.write", "weights.pt", weights))
+    if ckpt_out is not None:
+        t.add(0, artifact("artifact.write", "ckpt.pt", ckpt_out))
+    t.add(0, env_object("libopenblas.so.0", openblas))
+    t.add(0, env_object("libc.so.6", "cc22"))
+    t.add(0, env_python("numpy", numpy))
+    t.add(0, env_python("python", "3.11.2"))
+    return [t]
+
+
+def verify_case(out, name, pub, rerun, files=()):
+    """OUTDIR/verify/NAME/pub/trace, .../rerun, and published files
+    (path, bytes) beside pub/trace."""
+    d = os.path.join(out, "verify", name)
+    write_run(os.path.join(d, "pub", "trace"), pub)
+    write_run(os.path.join(d, "rerun"), rerun)
+    for path, data in files:
+        write_bytes(os.path.join(d, "pub", path), data)
+
+
+def make_verify(out):
+    vc = verify_case
+    vc(out, "identical", verify_run(), verify_run(pid=500), files=[("weights.pt", b"W1")])
+    # The lab's trace is honest, the weights it ships are not.
+    vc(out, "weights_swapped", verify_run(), verify_run(pid=500),
+       files=[("weights.pt", b"W1 post-trained")])
+    # The lab's run itself wrote other weights than the workflow gives.
+    vc(out, "output_differs", verify_run(weights=b"W2"), verify_run(pid=500))
+    vc(out, "input_differs", verify_run(), verify_run(pid=500, data=b"x,y\n1,3\n"))
+    # Another OpenBLAS build and, because of it, other weights: the
+    # environment is named first.
+    vc(out, "object_differs", verify_run(), verify_run(pid=500, openblas="bb22", weights=b"W3"))
+    vc(out, "python_differs", verify_run(), verify_run(pid=500, numpy="2.4.0"))
+    vc(out, "setting_differs", verify_run(),
+       verify_run(pid=500, settings=SETTINGS.replace(b"OMP_NUM_THREADS=1", b"OMP_NUM_THREADS=2")))
+    vc(out, "entropy_differs", verify_run(),
+       verify_run(pid=500, entropy_rule=b"a never-pin program"))
+    vc(out, "isa_differs", verify_run(), verify_run(pid=500, cpu=CPU.replace(b",avx2,fma", b"")))
+    # Facts that cannot change bits: another CPU model, core count, host.
+    vc(out, "notes_only", verify_run(),
+       verify_run(pid=500, cpu=b"model=Other CPU 2000;isa=fma,avx2,avx,sse4_2;cores=64"))
+    vc(out, "trace_differs", verify_run(), verify_run(pid=500, nondet=True))
+    # A custom policy, on top of the shipped default.
+    lab = b"include = default\n[blas]\nthreads = 2\n[env]\nunsafe = yes\nFOO_BAR = 1\n"
+    dig = policy_digest([lab, shipped_policy("default")])
+    vc(out, "custom_policy", verify_run(policy="/lab/lab.policy", digest=dig),
+       verify_run(pid=500, policy="/lab/lab.policy", digest=dig))
+    write_bytes(os.path.join(out, "verify", "custom_policy", "lab.policy"), lab)
+    bad = b"[env]\nFOO_BAR = 1\n"
+    vc(out, "refused_policy", verify_run(policy="/lab/bad.policy", digest=policy_digest([bad])),
+       verify_run(pid=500))
+    write_bytes(os.path.join(out, "verify", "refused_policy", "bad.policy"), bad)
+    # Three segments of a resumed run, and a chain broken at segment 2.
+    d = os.path.join(out, "verify", "segments")
+    write_run(os.path.join(d, "s1"), verify_run(ckpt_out=b"C1"))
+    write_run(os.path.join(d, "s2"), verify_run(ckpt_in=b"C1", ckpt_out=b"C2"))
+    write_run(os.path.join(d, "s3"), verify_run(ckpt_in=b"C2", ckpt_out=b"C3"))
+    write_run(os.path.join(d, "s2_other"), verify_run(ckpt_in=b"CX", ckpt_out=b"C2"))
+    write_run(os.path.join(d, "s2_fresh"), verify_run(ckpt_out=b"C2"))
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--verify":
+        make_verify(sys.argv[2])
+        sys.exit(0)
     if len(sys.argv) not in (2, 3):
         sys.exit("usage: mktrace.py OUTDIR [FUZZ_COUNT]")
     make_all(sys.argv[1])

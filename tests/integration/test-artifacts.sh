@@ -74,4 +74,10 @@ expect_grep "a stream never closed: recorded with its whole contents" \
     " artifact\.write path=stream\.npy size=31 sha256=$(sha256sum "$WORK/c/stream.npy" | cut -d' ' -f1) " "$WORK/c.show"
 expect_grep "open, write, close: recorded" \
     " artifact\.write path=raw\.bin size=3 sha256=$(sha256sum "$WORK/c/raw.bin" | cut -d' ' -f1) " "$WORK/c.show"
+# dd opens its output, dup2s it onto stdout and closes the first
+# descriptor before writing: the file is hashed at exit, whole.
+(cd "$WORK/c" && rm -rf dd-trace && $DETRUN -t dd-trace -- dd if=/dev/zero of=zeros.bin bs=1k count=3 status=none)
+expect_grep "a file written through a dup2'd descriptor: recorded whole" \
+    " artifact\.write path=zeros\.bin size=3072 sha256=$(sha256sum "$WORK/c/zeros.bin" | cut -d' ' -f1) " \
+    "$($DETDIFF --show "$WORK/c/dd-trace" > "$WORK/dd.show"; echo "$WORK/dd.show")"
 finish

@@ -21,7 +21,8 @@ expect_grep "--explain with an unknown policy: message" "^detshim: DETSHIM_POLIC
 
 $DETRUN -t "$WORK/t" -- $P > "$WORK/run.out"
 expect_eq "detrun -t: exit" 0 $?
-expect_eq "detrun -t: a trace was written" "main.dtrace" "$(cd "$WORK/t" && echo *)"
+expect_eq "detrun -t: a trace and its attestation were written" "attestation.json main.dtrace" \
+    "$(cd "$WORK/t" && echo *)"
 $DETRUN --frobnicate $P > /dev/null 2> "$WORK/opt.err"
 expect_eq "detrun with an unknown option: exit" 2 $?
 

@@ -12,7 +12,7 @@ elif command -v mandoc > /dev/null; then
 else
     skip "no man, groff or mandoc to render docs/man/*.1 with (apt-get install man-db)"
 fi
-for cmd in detdiff detrun detcheck; do
+for cmd in detdiff detrun detcheck detverify; do
     page=$TOP/docs/man/$cmd.1
     render "$page" > "$WORK/$cmd.raw" 2> "$WORK/$cmd.err"
     expect_eq "$cmd.1 renders" 0 $?
@@ -23,7 +23,7 @@ for cmd in detdiff detrun detcheck; do
     # Every option the command's --help names is in its page.
     if [ -f "$TOP/scripts/$cmd" ]; then help=$TOP/scripts/$cmd; else help=$TOP/build/$cmd; fi
     "$help" --help > "$WORK/$cmd.help"
-    for opt in $(grep -oE -- '(^| |\[)--?[a-z]+' "$WORK/$cmd.help" | tr -d ' [' | sort -u); do
+    for opt in $(grep -oE -- '(^| |\[)--?[a-z][a-z-]*' "$WORK/$cmd.help" | tr -d ' [' | sort -u); do
         expect_grep "$cmd.1 documents $opt" "(^|[[ ,])$opt([] ,]|$)" "$WORK/$cmd.txt"
     done
 done
