@@ -18,7 +18,8 @@
 #include "detshim/lineage.h"
 #include "detshim/policy.h"
 
-struct core_config core_cfg = { .trace_frames = 4, .blas_threads = POLICY_THREADS_AUTO };
+struct core_config core_cfg = { .trace_frames = 4, .blas_threads = POLICY_THREADS_AUTO,
+                                .trace_max_bytes = POLICY_DEFAULT_MAX_BYTES };
 
 /* The onces this thread is running, innermost first: a caller that finds
  * its once running asks whether it is inside it (fn reached an
@@ -104,6 +105,7 @@ static void read_policy(void)
     core_cfg.cuda_mode = p.cuda_mode;
     core_cfg.cuda_tf32 = p.cuda_tf32;
     core_cfg.trace_frames = p.trace_frames;
+    core_cfg.trace_max_bytes = p.trace_max_bytes;
     snprintf(core_cfg.artifacts, sizeof core_cfg.artifacts, "%s", p.artifacts);
     snprintf(core_cfg.inputs, sizeof core_cfg.inputs, "%s", p.inputs);
     core_cfg.seed = p.seed;
@@ -228,6 +230,10 @@ static void explain_and_exit(void)
     printf("[cuda] mode     %s\n", core_cfg.cuda_mode == CUDA_MODE_PINNED ? "pinned" : "passthrough");
     printf("[cuda] tf32     %s\n", core_cfg.cuda_tf32 == TF32_DENY ? "deny" : "allow");
     printf("[trace] frames  %d\n", core_cfg.trace_frames);
+    if (core_cfg.trace_max_bytes)
+        printf("[trace] max_bytes %llu per process file\n", core_cfg.trace_max_bytes);
+    else
+        printf("[trace] max_bytes unlimited\n");
     printf("[trace] artifacts %s\n", core_cfg.artifacts);
     printf("[trace] inputs  %s\n", core_cfg.inputs);
     printf("[rng] seed      %llu%s\n", core_cfg.seed, core_getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");
