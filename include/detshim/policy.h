@@ -55,6 +55,7 @@ struct policy {
                        * POLICY_THREADS_AUTO: see core_canonical_threads */
     int trace_frames;
     unsigned long long trace_max_bytes; /* [trace] max_bytes per trace file; 0: unlimited */
+    int trace_group_readable; /* [trace] readable_by = group: 0750/0640, else 0700/0600 */
     char artifacts[2048]; /* [trace] artifacts globs, comma-separated */
     char inputs[2048];    /* [trace] inputs globs */
     unsigned long long seed;

@@ -106,6 +106,7 @@ static void read_policy(void)
     core_cfg.cuda_tf32 = p.cuda_tf32;
     core_cfg.trace_frames = p.trace_frames;
     core_cfg.trace_max_bytes = p.trace_max_bytes;
+    core_cfg.trace_group_readable = p.trace_group_readable;
     snprintf(core_cfg.artifacts, sizeof core_cfg.artifacts, "%s", p.artifacts);
     snprintf(core_cfg.inputs, sizeof core_cfg.inputs, "%s", p.inputs);
     core_cfg.seed = p.seed;
@@ -145,8 +146,9 @@ static void read_seed(void)
 }
 
 /* Creates path and its missing parents. The trace directory itself is
- * made 0700: its files' headers hold the command line, and no one else may
- * add or replace a file in it (an existing one is checked in trace/dir.c). */
+ * made 0700 (0750 with [trace] readable_by = group): its files' headers
+ * hold the command line, and no one else may add or replace a file in it
+ * (an existing one is checked in trace/dir.c). */
 static int mkdir_p(char *path)
 {
     for (char *p = path + 1; *p; p++) {
@@ -158,7 +160,8 @@ static int mkdir_p(char *path)
         if (rc != 0 && errno != EEXIST)
             return -1;
     }
-    return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
+    return mkdir(path, core_cfg.trace_group_readable ? 0750 : 0700) != 0 && errno != EEXIST ? -1
+                                                                                         : 0;
 }
 
 static void read_trace_dir(void)

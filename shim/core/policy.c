@@ -181,6 +181,15 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
         return set_globs(st, key, value, st->p->artifacts, sizeof st->p->artifacts);
     if (strcmp(key, "inputs") == 0)
         return set_globs(st, key, value, st->p->inputs, sizeof st->p->inputs);
+    if (strcmp(key, "readable_by") == 0) {
+        static const char *const who[] = { "owner", "group", NULL };
+        int w = pick(value, who);
+        if (w < 0)
+            return set_error(st, "bad value '%s' for [trace] readable_by (expected: %s)", value,
+                             "owner or group");
+        st->p->trace_group_readable = w;
+        return 1;
+    }
     if (strcmp(key, "max_bytes") == 0) {
         /* a size with an optional K, M, G or T (powers of 1024), or unlimited */
         if (strcmp(value, "unlimited") == 0) {
@@ -204,7 +213,7 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
     }
     if (strcmp(key, "frames") != 0)
         return set_error(st, "unknown key '%s' in [trace] (known: %s)", key,
-                         "frames, artifacts, inputs, max_bytes");
+                         "frames, artifacts, inputs, max_bytes, readable_by");
     if (parse_uint(value, 16, &v) != 0)
         return set_error(st, "bad value '%s' for [trace] frames (%s)", value,
                          "expected a whole number from 0 to 16");
