@@ -44,8 +44,9 @@ $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' || {
 # 1. Build (or reuse).
 if make -j"$(nproc)" all > "$OUT/build.log" 2>&1; then
     say "build: ok"
-elif [ -f build/libdetshim.so ] && [ -f build/detdiff ]; then
-    say "build: failed (see build.log); using the libdetshim.so and detdiff already in build/"
+elif [ -f build/libdetshim.so ] && [ -f build/detdiff ] && [ -f build/libdetshim-reader.so.0 ]; then
+    # detdiff reads traces through the reader library beside it.
+    say "build: failed (see build.log); using the libdetshim.so, detdiff and reader library already in build/"
 else
     say "SKIP cannot build and nothing built: see $OUT/build.log"
     exit 2

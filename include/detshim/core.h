@@ -38,6 +38,8 @@ struct core_config {
     int cuda_tf32;           /* enum policy_tf32 */
     char isa[16];            /* DETSHIM_ISA, "" for the best the CPU has */
     int trace_frames;        /* call-site depth recorded */
+    unsigned long long trace_max_bytes; /* [trace] max_bytes per file; 0: unlimited */
+    int trace_group_readable; /* [trace] readable_by = group */
     char artifacts[2048];    /* [trace] artifacts: globs of written files recorded */
     char inputs[2048];       /* [trace] inputs: globs of read files recorded */
 };

@@ -11,6 +11,10 @@
 #include <stddef.h>
 
 enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0, BLAS_MODE_PINNED = 1, BLAS_MODE_CANONICAL = 2 };
+/* [trace] max_bytes when a policy says nothing: 8 GiB per process file,
+ * about 30 million records, so a runaway loop cannot fill the disk. */
+#define POLICY_DEFAULT_MAX_BYTES (8ULL << 30)
+
 /* [blas] threads = auto. */
 #define POLICY_THREADS_AUTO 0
 
@@ -50,6 +54,8 @@ struct policy {
     int blas_threads; /* pinned: the vendor's thread count; canonical: ours;
                        * POLICY_THREADS_AUTO: see core_canonical_threads */
     int trace_frames;
+    unsigned long long trace_max_bytes; /* [trace] max_bytes per trace file; 0: unlimited */
+    int trace_group_readable; /* [trace] readable_by = group: 0750/0640, else 0700/0600 */
     char artifacts[2048]; /* [trace] artifacts globs, comma-separated */
     char inputs[2048];    /* [trace] inputs globs */
     unsigned long long seed;

@@ -18,7 +18,8 @@
 #include "detshim/lineage.h"
 #include "detshim/policy.h"
 
-struct core_config core_cfg = { .trace_frames = 4, .blas_threads = POLICY_THREADS_AUTO };
+struct core_config core_cfg = { .trace_frames = 4, .blas_threads = POLICY_THREADS_AUTO,
+                                .trace_max_bytes = POLICY_DEFAULT_MAX_BYTES };
 
 /* The onces this thread is running, innermost first: a caller that finds
  * its once running asks whether it is inside it (fn reached an
@@ -104,6 +105,8 @@ static void read_policy(void)
     core_cfg.cuda_mode = p.cuda_mode;
     core_cfg.cuda_tf32 = p.cuda_tf32;
     core_cfg.trace_frames = p.trace_frames;
+    core_cfg.trace_max_bytes = p.trace_max_bytes;
+    core_cfg.trace_group_readable = p.trace_group_readable;
     snprintf(core_cfg.artifacts, sizeof core_cfg.artifacts, "%s", p.artifacts);
     snprintf(core_cfg.inputs, sizeof core_cfg.inputs, "%s", p.inputs);
     core_cfg.seed = p.seed;
@@ -143,8 +146,9 @@ static void read_seed(void)
 }
 
 /* Creates path and its missing parents. The trace directory itself is
- * made 0700: its files' headers hold the command line, and no one else may
- * add or replace a file in it (an existing one is checked in trace/dir.c). */
+ * made 0700 (0750 with [trace] readable_by = group): its files' headers
+ * hold the command line, and no one else may add or replace a file in it
+ * (an existing one is checked in trace/dir.c). */
 static int mkdir_p(char *path)
 {
     for (char *p = path + 1; *p; p++) {
@@ -156,7 +160,8 @@ static int mkdir_p(char *path)
         if (rc != 0 && errno != EEXIST)
             return -1;
     }
-    return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
+    return mkdir(path, core_cfg.trace_group_readable ? 0750 : 0700) != 0 && errno != EEXIST ? -1
+                                                                                         : 0;
 }
 
 static void read_trace_dir(void)
@@ -228,6 +233,10 @@ static void explain_and_exit(void)
     printf("[cuda] mode     %s\n", core_cfg.cuda_mode == CUDA_MODE_PINNED ? "pinned" : "passthrough");
     printf("[cuda] tf32     %s\n", core_cfg.cuda_tf32 == TF32_DENY ? "deny" : "allow");
     printf("[trace] frames  %d\n", core_cfg.trace_frames);
+    if (core_cfg.trace_max_bytes)
+        printf("[trace] max_bytes %llu per process file\n", core_cfg.trace_max_bytes);
+    else
+        printf("[trace] max_bytes unlimited\n");
     printf("[trace] artifacts %s\n", core_cfg.artifacts);
     printf("[trace] inputs  %s\n", core_cfg.inputs);
     printf("[rng] seed      %llu%s\n", core_cfg.seed, core_getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");

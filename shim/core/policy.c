@@ -181,9 +181,39 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
         return set_globs(st, key, value, st->p->artifacts, sizeof st->p->artifacts);
     if (strcmp(key, "inputs") == 0)
         return set_globs(st, key, value, st->p->inputs, sizeof st->p->inputs);
+    if (strcmp(key, "readable_by") == 0) {
+        static const char *const who[] = { "owner", "group", NULL };
+        int w = pick(value, who);
+        if (w < 0)
+            return set_error(st, "bad value '%s' for [trace] readable_by (expected: %s)", value,
+                             "owner or group");
+        st->p->trace_group_readable = w;
+        return 1;
+    }
+    if (strcmp(key, "max_bytes") == 0) {
+        /* a size with an optional K, M, G or T (powers of 1024), or unlimited */
+        if (strcmp(value, "unlimited") == 0) {
+            st->p->trace_max_bytes = 0;
+            return 1;
+        }
+        char num[32];
+        size_t n = strlen(value);
+        int shift = 0;
+        const char *units = "KMGT", *u = n ? strchr(units, value[n - 1]) : NULL;
+        if (u && value[n - 1]) {
+            shift = 10 * (int)(u - units + 1);
+            n--;
+        }
+        snprintf(num, sizeof num, "%.*s", (int)(n < sizeof num ? n : sizeof num - 1), value);
+        if (parse_uint(num, (1ULL << 50) >> shift, &v) != 0 || v == 0)
+            return set_error(st, "bad value '%s' for [trace] max_bytes (%s)", value,
+                             "expected a size such as 8G, 500M or 1048576, or unlimited");
+        st->p->trace_max_bytes = v << shift;
+        return 1;
+    }
     if (strcmp(key, "frames") != 0)
         return set_error(st, "unknown key '%s' in [trace] (known: %s)", key,
-                         "frames, artifacts, inputs");
+                         "frames, artifacts, inputs, max_bytes, readable_by");
     if (parse_uint(value, 16, &v) != 0)
         return set_error(st, "bad value '%s' for [trace] frames (%s)", value,
                          "expected a whole number from 0 to 16");
@@ -641,6 +671,7 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
     p->blas_mode = BLAS_MODE_PASSTHROUGH;
     p->blas_threads = POLICY_THREADS_AUTO;
     p->trace_frames = 4;
+    p->trace_max_bytes = POLICY_DEFAULT_MAX_BYTES;
     snprintf(p->artifacts, sizeof p->artifacts, "%s", policy_default_artifacts);
     snprintf(p->inputs, sizeof p->inputs, "%s", policy_default_inputs);
     snprintf(p->path, sizeof p->path, "%s", path);

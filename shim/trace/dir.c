@@ -92,9 +92,16 @@ int trace_write_all(int fd, const void *data, size_t len)
 }
 
 /* Creates name with O_EXCL|O_NOFOLLOW and writes head into it. */
+/* 0600, or 0640 with [trace] readable_by = group (the umask may take more). */
+static mode_t file_mode(void)
+{
+    return core_cfg.trace_group_readable ? 0640 : 0600;
+}
+
 static int create_by_name(int dir, const char *name, const void *head, size_t len)
 {
-    int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    file_mode());
     if (fd >= 0 && trace_write_all(fd, head, len) != 0) {
         int e = errno;
         close(fd);
@@ -112,7 +119,7 @@ int trace_dir_create(const char *name, const void *head, size_t len)
     /* Written unnamed, then linked under its name (which never replaces
      * anything, a link included): a process killed meanwhile leaves no
      * empty or half-headed file for detdiff to stumble on. */
-    int fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    int fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, file_mode());
     if (fd < 0)
         return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL
                    ? create_by_name(dir, name, head, len)

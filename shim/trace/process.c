@@ -336,10 +336,22 @@ static int open_file(void)
     return fd;
 }
 
+/* Bytes this process wrote to its trace file, against [trace] max_bytes. */
+static _Atomic unsigned long long written_bytes;
+
 int trace_file_write(const void *data, size_t len)
 {
     if (atomic_load(&stopped))
         return -1;
+    unsigned long long max = core_cfg.trace_max_bytes;
+    if (max && atomic_fetch_add(&written_bytes, len) + len > max) {
+        char why[300];
+        snprintf(why, sizeof why, "the trace reached [trace] max_bytes (%llu bytes); later "
+                 "calls are not in it: raise max_bytes in the policy, or trace a shorter run",
+                 max);
+        stop_tracing(why);
+        return -1;
+    }
     int fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
     if (fd < 0) {
         if (trace_proc_lock() != 0)
@@ -385,6 +397,7 @@ void trace_fork_parent(void)
 
 void trace_fork_child(void)
 {
+    atomic_store(&written_bytes, 0);
     pthread_mutex_init(&trace_proc.lock, NULL);
     atomic_store(&lock_owner, 0);
     /* The parent's file stays the parent's: nothing here may mark it. */

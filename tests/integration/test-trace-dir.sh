@@ -10,6 +10,11 @@ P=$PROGS/blas_prog
 shim "$WORK/new/run" $P > /dev/null
 expect_eq "a new trace directory is 0700" 700 "$(stat -c %a "$WORK/new/run")"
 expect_eq "its trace file is 0600" 600 "$(stat -c %a "$WORK/new/run/main.dtrace")"
+# A lab that shares traces with its group says so in the policy.
+printf 'include = default\n[trace]\nreadable_by = group\n' > "$WORK/group.policy"
+(umask 022 && DETSHIM_POLICY=$WORK/group.policy shim "$WORK/shared/run" $P > /dev/null)
+expect_eq "readable_by = group: the directory is 0750" 750 "$(stat -c %a "$WORK/shared/run")"
+expect_eq "readable_by = group: its trace file is 0640" 640 "$(stat -c %a "$WORK/shared/run/main.dtrace")"
 
 # refused WHAT PATTERN DIR: the program stops at start-up with one line.
 refused() {
