@@ -2,7 +2,7 @@
  * seed them from the clock and the pid (srand(time(NULL) ^ getpid())). The
  * seed passed in is replaced by one derived from the policy seed; the
  * clock itself is never touched, so a program that mixes the time into its
- * own generator stays out of reach (see the README). Used without any seed,
+ * own generator stays out of reach (docs/randomness.md). Used without any seed,
  * rand(), random() and drand48() already start from glibc's fixed state.
  */
 #include <stdint.h>
