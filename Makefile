@@ -84,9 +84,9 @@ $(GEN_OBJ): $(GEN_BLAS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 ifneq ($(NVCC),)
-$(B)/gen/digest.ptx: shim/cuda/digest.cu include/detshim/cuda_digest_kernel.h
+$(B)/gen/digest.ptx: shim/cuda/digest.cu shim/cuda/cuda_digest_kernel.h
 	@mkdir -p $(dir $@)
-	$(NVCC) --ptx -arch=compute_75 -Iinclude -o $@ $<
+	$(NVCC) --ptx -arch=compute_75 -Iinclude -Ishim -o $@ $<
 
 $(GEN_PTX): scripts/embed-ptx.py $(B)/gen/digest.ptx
 	$(PYTHON) $< $(B)/gen/digest.ptx > $@.tmp && mv $@.tmp $@
@@ -140,7 +140,7 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(READER_OBJ) $(call obj,$(DETDIFF_SRC))
 # detdiff's comparison is tested alone; its header lives beside it.
 $(B)/tests/test_diff: UNIT_EXTRA := -Ishim/detdiff
 
-# The CUDA ABI test compares include/detshim/cuda_api.h with the toolkit's
+# The CUDA ABI test compares shim/cuda/cuda_api.h with the toolkit's
 # headers where they are installed; elsewhere it reports itself skipped.
 CUDA_INC ?= /usr/local/cuda/include
 ifneq ($(wildcard $(CUDA_INC)/cublasLt.h $(CUDA_INC)/cudnn.h $(CUDA_INC)/curand.h),)
@@ -159,7 +159,7 @@ $(B)/tests/test_cuda_digest: UNIT_EXTRA := -Wl,--no-as-needed $(B)/fakes/libcuda
 # builds it and skips when no compiler here links -fsanitize=thread).
 TSAN_CC ?= $(firstword $(shell command -v clang 2>/dev/null) $(CC))
 TSAN_OBJ := $(patsubst %.c,$(B)/tsan/%.o,$(CORE_SRC) $(TRACE_SRC))
-$(B)/tsan/%.o: %.c $(wildcard include/*.h include/detshim/*.h)
+$(B)/tsan/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CPPFLAGS) -O1 -g -fsanitize=thread $(SHIM_CFLAGS) -c -o $@ $<
 $(B)/tsan/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
@@ -186,7 +186,7 @@ GPU_FAKE_ADV := $(B)/fakes/libcudnn_adv.so.9 $(B)/fakes/libtfstub.so
 $(B)/fakes/libcudnn_adv.so.9: tests/fakes/cuda/cudnn_adv.c
 $(B)/fakes/libtfstub.so: tests/fakes/cuda/tfstub.c
 $(B)/fakes/libtfstub.so: FAKE_LDFLAGS = -Wl,-rpath,$(abspath $(B)/fakes)
-$(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h include/detshim/cuda_api.h include/detshim/cuda_digest_kernel.h
+$(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h shim/cuda/cuda_api.h shim/cuda/cuda_digest_kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
 	    -o $@ $(filter %.c,$^) $(FAKE_LDFLAGS)

@@ -5,7 +5,7 @@ The generated code is thin: for each routine, a description (its parameters'
 kinds and names, its operands' shapes and when the routine references them)
 and an adapter to detshim's canonical kernel; for each exported symbol, its
 signature and one call of the protocol (BLAS_WRAPPER, BLAS_FUNCTION in
-include/detshim/blas.h). The protocol itself (validation, decision,
+shim/blas/blas.h). The protocol itself (validation, decision,
 digests, record, FP environment) is written once, by hand, in
 shim/blas/blas_call.c. The table ROUTINES is the source of truth:
 one row per routine, expanded over precisions, over the cblas and Fortran
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Prec:
-    enum: str       # enum canon_type (detshim/canonical.h)
+    enum: str       # enum canon_type (shim/blas/canonical.h)
     real: str       # C type of a real scalar (and of nrm2/asum results)
     value: str      # C type of one element returned by value (dot)
     size: int       # bytes per element
@@ -561,10 +561,10 @@ HEADER = '''\
 #include <stddef.h>
 #include <stdint.h>
 
-#include "detshim/blas.h"
-#include "detshim/canonical.h"
-#include "detshim/canonical_blas.h"
-#include "detshim/core.h"
+#include "blas/blas.h"
+#include "blas/canonical.h"
+#include "blas/canonical_blas.h"
+#include "core/core.h"
 '''
 
 

@@ -72,7 +72,7 @@ DETDIFF=$TOP/build/detdiff
 cat > "$OUT/hostdigest.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
-#include "detshim/digest.h"
+#include "trace/digest.h"
 int main(int argc, char **argv)
 {
     FILE *f = argc == 2 ? fopen(argv[1], "rb") : NULL;
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-cc -Iinclude -O2 -o "$OUT/hostdigest" "$OUT/hostdigest.c" build/obj/shim/trace/digest.o \
+cc -Iinclude -Ishim -O2 -o "$OUT/hostdigest" "$OUT/hostdigest.c" build/obj/shim/trace/digest.o \
     build/obj/shim/trace/xxh3_sse2.o build/obj/shim/trace/xxh3_avx2.o 2> "$OUT/hostdigest.log" ||
     say "note: cannot build the host digest helper (see hostdigest.log); step 4 skipped"
 

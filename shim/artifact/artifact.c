@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "artifact/artifact.h"
-#include "detshim/core.h"
-#include "detshim/digest.h"
-#include "detshim/trace.h"
+#include "core/core.h"
+#include "trace/digest.h"
+#include "trace/trace.h"
 
 #define MAX_TRACKED_FD 65536
 #define MAX_WRITTEN 4096 /* remembered written files; the oldest unmatched go first */

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "artifact/artifact.h"
-#include "detshim/core.h"
-#include "detshim/trace.h"
+#include "core/core.h"
+#include "trace/trace.h"
 
 #define MAX_OBJECTS 2048
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "detshim/cuda_libs.h"
+#include "cuda/cuda_libs.h"
 
 #define AUDIT_EXPORT __attribute__((visibility("default")))
 

@@ -1,7 +1,7 @@
 /* The BLAS call protocol: every generated interceptor (build/gen/
  * blas_wrappers.c, from scripts/gen-blas-wrappers.py) is one blas_enter /
  * blas_start / real call / blas_leave, and this file is all of it behind
- * the inline straight-through test (include/detshim/blas.h). In order:
+ * the inline straight-through test (shim/blas/blas.h). In order:
  * decode the parameters from the routine's description; validate them as the
  * reference BLAS's XERBLA checks do; decide how the call runs
  * (passthrough, pinned vendor, or canonical kernel); digest the operands
@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/blas.h"
-#include "detshim/core.h"
-#include "detshim/policy.h"
-#include "detshim/trace.h"
+#include "blas/blas.h"
+#include "core/core.h"
+#include "core/policy.h"
+#include "trace/trace.h"
 
 static const int elem_size[] = { [CANON_S] = 4, [CANON_D] = 8, [CANON_C] = 8, [CANON_Z] = 16 };
 

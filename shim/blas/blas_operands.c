@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/blas.h"
-#include "detshim/core.h"
-#include "detshim/digest.h"
+#include "blas/blas.h"
+#include "core/core.h"
+#include "trace/digest.h"
 
 char blas_order_char(int order)
 {

@@ -1,7 +1,7 @@
 /* The canonical GEMM driver: argument checks, the alpha == 0 / k == 0
  * cases, and the blocked loops around the per-ISA kernels
  * (canonical_gemm_scalar.c, canonical_gemm_avx2.c). It computes exactly the
- * order stated in detshim/canonical.h; see there for the contract. The
+ * order stated in shim/blas/canonical.h; see there for the contract. The
  * BLAS interceptors call it in canonical mode.
  *
  * Every problem is first turned into one shape: C row-major (columns
@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "detshim/canonical.h"
-#include "detshim/canonical_kernels.h"
+#include "blas/canonical.h"
+#include "blas/canonical_kernels.h"
 
 /* A panel of B is packed once for all of K when that takes at most this
  * many bytes; beyond it (a very long K), one kc slice at a time, again for

@@ -4,14 +4,14 @@
  * one element of A and multiply-adds it into a row of accumulators with
  * vfmadd (a*b + acc, rounded once, the same as fma() per lane), so every
  * output element sees its products in increasing p exactly as the
- * contract in detshim/canonical.h says. Functions carry target attributes
+ * contract in shim/blas/canonical.h says. Functions carry target attributes
  * (the file is built for baseline x86-64); the driver calls them only when
  * the CPU has AVX2 and FMA.
  */
 #include <immintrin.h>
 #include <string.h>
 
-#include "detshim/canonical_kernels.h"
+#include "blas/canonical_kernels.h"
 
 #define AVX2 __attribute__((target("avx2,fma")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2,fma")))

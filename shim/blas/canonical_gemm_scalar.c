@@ -3,12 +3,12 @@
  * software fma elsewhere), for any x86-64. It also holds the generic
  * packers every path uses. Its tiles are smaller than the vector paths'
  * on purpose: equal bits across paths then also show that the blocking
- * does not matter. The order is the contract of detshim/canonical.h.
+ * does not matter. The order is the contract of shim/blas/canonical.h.
  */
 #include <math.h>
 #include <string.h>
 
-#include "detshim/canonical_kernels.h"
+#include "blas/canonical_kernels.h"
 
 /* ---- packing --------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "detshim/canonical.h"
+#include "blas/canonical.h"
 
 static int cpu_has_avx2(void)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <xmmintrin.h>
 
-#include "detshim/canonical.h"
-#include "detshim/canonical_kernels.h"
+#include "blas/canonical.h"
+#include "blas/canonical_kernels.h"
 
 struct workspace {
     void *p;

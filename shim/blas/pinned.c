@@ -13,12 +13,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "detshim/blas.h"
-#include "detshim/canonical.h"
-#include "detshim/canonical_blas.h"
-#include "detshim/core.h"
-#include "detshim/policy.h"
-#include "detshim/trace.h"
+#include "blas/blas.h"
+#include "blas/canonical.h"
+#include "blas/canonical_blas.h"
+#include "core/core.h"
+#include "core/policy.h"
+#include "trace/trace.h"
 
 /* Thread-count setters by library; BLIS takes its 64-bit dim_t, the
  * others an int. */

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/policy.h"
+#include "core/core.h"
+#include "core/policy.h"
 
 const char core_never_pin_builtin[] =
     "ssh, ssh-keygen, ssh-agent, ssh-add, ssh-keyscan, sshd, scp, sftp, gpg, gpg2, "

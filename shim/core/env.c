@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/env.h"
+#include "core/core.h"
+#include "core/env.h"
 
 /* Variables that change the numbers a framework computes (thread counts,
  * CPU dispatch, TF32, determinism switches, XLA's flags), recorded when the

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "detshim/core.h"
+#include "core/core.h"
 
 extern char **environ;
 

@@ -3,7 +3,7 @@
  * interceptor forwards to, any intercepted call it makes passes straight
  * through: no recursion, no records of our own work.
  */
-#include "detshim/core.h"
+#include "core/core.h"
 
 static _Thread_local int guard_depth __attribute__((tls_model("initial-exec")));
 

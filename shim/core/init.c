@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/env.h"
-#include "detshim/lineage.h"
-#include "detshim/policy.h"
+#include "core/core.h"
+#include "core/env.h"
+#include "core/lineage.h"
+#include "core/policy.h"
 
 struct core_config core_cfg = { .trace_frames = 4, .blas_threads = POLICY_THREADS_AUTO,
                                 .trace_max_bytes = POLICY_DEFAULT_MAX_BYTES };

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/lineage.h"
+#include "core/core.h"
+#include "core/lineage.h"
 
 static struct {
     char name[256];

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
+#include "core/core.h"
 
 static void log_line(const char *suffix, const char *fmt, va_list ap)
 {

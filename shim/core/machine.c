@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/core.h"
+#include "core/core.h"
 
 /* 1 if the space-separated `flags` holds `name`. */
 static int has_flag(const char *flags, const char *name)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "detshim/policy.h"
+#include "core/policy.h"
 
 /* libinih reads a line into INI_MAX_LINE bytes, newline and NUL included;
  * a longer line would be split and misread. */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/policy.h"
+#include "core/policy.h"
 
 /* Determinism switches: thread counts, CPU dispatch, reproducibility
  * modes and algorithm choices of the libraries detshim pins. */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
+#include "core/core.h"
 
 /* Cached atomically: every recording thread asks, the first ones at once. */
 static void *self_base(void)

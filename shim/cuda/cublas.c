@@ -7,14 +7,14 @@
  * costs speed, and adds nothing to run-to-run determinism. Every GEMM of
  * the family is traced with its shape, scalars, operand digests (device
  * digests, devdigest.c) and the handle's decisions (atomics, math mode,
- * algorithm). No cuBLAS header: types come from detshim/cuda_api.h.
+ * algorithm). No cuBLAS header: types come from shim/cuda/cuda_api.h.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/policy.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "core/policy.h"
 
 static cublasStatus_t real_set_atomics(cublasHandle_t h, int mode)
 {

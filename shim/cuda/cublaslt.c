@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/digest.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "trace/digest.h"
 
 static cublasStatus_t set_no_reduction(cublasLtMatmulPreference_t pref)
 {

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/digest.h"
-#include "detshim/policy.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "trace/digest.h"
+#include "core/policy.h"
 
 int cuda_enter(struct cuda_call *c)
 {

@@ -21,9 +21,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/digest.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "trace/digest.h"
 
 /* Filters perf[0..*count) to the deterministic entries, in order. Writes
  * what it did to note (for cuda.filter) and returns the new count. */

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
 
 enum { LIST_MAX = 32 };
 

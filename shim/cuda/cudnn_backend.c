@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/digest.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "trace/digest.h"
 
 static cudnnStatus_t real_get(cudnnBackendDescriptor_t d, int attr, int type, int64_t requested,
                               int64_t *count, void *array)

@@ -15,10 +15,10 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/digest.h"
-#include "detshim/rng.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "trace/digest.h"
+#include "rng/rng.h"
 
 /* Generators we pinned, so a later seed call gets the same pinned seed
  * and generation knows host from device memory. */

@@ -1,7 +1,7 @@
 /* Device digests through the CUDA Driver API (libcuda.so.1, opened with
  * dlopen, never linked). Operands of 4 KiB or more are digested on the
  * device by the embedded PTX kernels (shim/cuda/digest.cu, the logic in
- * detshim/cuda_digest_kernel.h), launched on the call's stream, with
+ * shim/cuda/cuda_digest_kernel.h), launched on the call's stream, with
  * scratch memory of that stream's own; only the 16-byte result comes back.
  * Smaller operands, builds without nvcc, and contexts where the module
  * does not load are digested by copy-and-hash: the extent holding the
@@ -37,10 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/cuda_digest_kernel.h"
-#include "detshim/digest.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "cuda/cuda_digest_kernel.h"
+#include "trace/digest.h"
 
 static struct {
     cuMemcpyDtoH_v2_fn *memcpy_dtoh;

@@ -1,11 +1,11 @@
 /* The device digest kernels: thin CUDA entry points over the shared logic
- * in include/detshim/cuda_digest_kernel.h. Compiled by nvcc to PTX at
+ * in shim/cuda/cuda_digest_kernel.h. Compiled by nvcc to PTX at
  * build time (when nvcc exists) and embedded in libdetshim as a string
  * (build/gen/digest_ptx.c); shim/cuda/devdigest.c loads it with
  * cuModuleLoadData and launches these on the call's stream. extern "C"
  * keeps the entry names unmangled for cuModuleGetFunction.
  */
-#include "detshim/cuda_digest_kernel.h"
+#include "cuda/cuda_digest_kernel.h"
 
 extern "C" __global__ void detshim_dk_block_sums(struct dk_layout l, dk_u64 first, dk_u64 n,
                                                  dk_u64 *sums)

@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/cuda_libs.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "cuda/cuda_libs.h"
 
 static atomic_int reached;
 static int forked;

@@ -12,8 +12,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/rng.h"
+#include "core/core.h"
+#include "rng/rng.h"
 
 typedef ssize_t (*getrandom_fn)(void *, size_t, unsigned int);
 typedef int (*getentropy_fn)(void *, size_t);

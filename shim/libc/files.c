@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "artifact/artifact.h"
-#include "detshim/core.h"
-#include "detshim/rng.h"
+#include "core/core.h"
+#include "rng/rng.h"
 
 static mode_t mode_arg(int flags, va_list ap)
 {

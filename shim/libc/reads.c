@@ -7,8 +7,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/rng.h"
+#include "core/core.h"
+#include "rng/rng.h"
 
 
 typedef ssize_t (*read_fn)(int, void *, size_t);

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "detshim/core.h"
-#include "detshim/rng.h"
+#include "core/core.h"
+#include "rng/rng.h"
 
 typedef void (*srand_fn)(unsigned int);
 typedef char *(*initstate_fn)(unsigned int, char *, size_t);

@@ -37,12 +37,12 @@
 #include <pthread.h>
 
 #include "artifact/artifact.h"
-#include "detshim/canonical_kernels.h"
-#include "detshim/core.h"
-#include "detshim/cuda.h"
-#include "detshim/lineage.h"
-#include "detshim/rng.h"
-#include "detshim/trace.h"
+#include "blas/canonical_kernels.h"
+#include "core/core.h"
+#include "cuda/cuda.h"
+#include "core/lineage.h"
+#include "rng/rng.h"
+#include "trace/trace.h"
 
 static void fork_prepare(void)
 {

@@ -16,8 +16,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/rng.h"
+#include "core/core.h"
+#include "rng/rng.h"
 
 #define MAX_TRACKED_FD 65536
 #define MAX_TRACKED_FILES 64

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "detshim/chain.h"
-#include "detshim/core.h"
-#include "detshim/digest.h"
-#include "detshim/lineage.h"
-#include "detshim/policy.h"
-#include "detshim/rng.h"
-#include "detshim/trace.h"
+#include "trace/chain.h"
+#include "core/core.h"
+#include "trace/digest.h"
+#include "core/lineage.h"
+#include "core/policy.h"
+#include "rng/rng.h"
+#include "trace/trace.h"
 
 static const char *const source_names[RNG_NSOURCES] = {
     [RNG_GETRANDOM] = "getrandom",

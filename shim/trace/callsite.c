@@ -19,9 +19,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "detshim/core.h"
-#include "detshim/trace.h"
-#include "detshim/trace_internal.h"
+#include "core/core.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 
 typedef int (*backtrace_fn)(void **, int);
 static backtrace_fn unwind_backtrace;

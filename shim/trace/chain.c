@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/chain.h"
+#include "trace/chain.h"
 #include "detshim/trace_format.h"
 
 /* SHA-256 fetched once: EVP_sha256() makes OpenSSL 3 look the algorithm

@@ -8,7 +8,7 @@
 #include <xxhash.h>
 #include <pthread.h>
 #include <string.h>
-#include "detshim/digest_kernels.h"
+#include "trace/digest_kernels.h"
 
 /* The bulk hashing runs in the widest kernel the CPU has (AVX2: 24.7 GB/s
  * here, SSE2: 15.3); XXH3 gives the same bits on every path. Reset and
@@ -28,7 +28,7 @@ static const struct digest_kernel *pick(void)
     return &kernel;
 }
 
-#include "detshim/digest.h"
+#include "trace/digest.h"
 
 static detshim_digest from_xxh(XXH128_hash_t h)
 {

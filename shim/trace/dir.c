@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/trace_internal.h"
+#include "core/core.h"
+#include "trace/trace_internal.h"
 
 static int dir_fd = -1;
 static dev_t dir_dev;

@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/lineage.h"
-#include "detshim/trace.h"
+#include "core/core.h"
+#include "core/lineage.h"
+#include "trace/trace.h"
 
 #define MAX_EXEC_ARGS 4096
 

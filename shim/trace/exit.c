@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/trace.h"
+#include "core/core.h"
+#include "trace/trace.h"
 
 typedef void (*exit_fn)(int);
 

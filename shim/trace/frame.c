@@ -4,7 +4,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "detshim/trace.h"
+#include "trace/trace.h"
 
 uint32_t trace_frame_check(const uint8_t *payload, uint32_t len, uint16_t type, uint32_t thread)
 {

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "detshim/chain.h"
-#include "detshim/core.h"
-#include "detshim/env.h"
-#include "detshim/lineage.h"
-#include "detshim/trace.h"
-#include "detshim/trace_internal.h"
+#include "trace/chain.h"
+#include "core/core.h"
+#include "core/env.h"
+#include "core/lineage.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 
 struct trace_process trace_proc = { .fd = -1, .next_index = 1, .lock = PTHREAD_MUTEX_INITIALIZER };
 

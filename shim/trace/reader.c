@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "detshim.h"
-#include "detshim/chain.h"
-#include "detshim/trace.h"
+#include "trace/chain.h"
+#include "trace/trace.h"
 #include "detshim/trace_format.h"
 
 #define MAX_THREADS 65536

@@ -19,11 +19,11 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "detshim/chain.h"
-#include "detshim/core.h"
-#include "detshim/digest.h"
-#include "detshim/trace.h"
-#include "detshim/trace_internal.h"
+#include "trace/chain.h"
+#include "core/core.h"
+#include "trace/digest.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 
 /* A thread's streams: its calls, and the entropy it read (trace_format.h),
  * kept apart so that entropy read at timing-dependent moments (a worker's

@@ -26,7 +26,7 @@
 
 #include <immintrin.h>
 
-#include "detshim/canonical.h"
+#include "blas/canonical.h"
 
 /* OpenBLAS entry points, declared here so no cblas.h is needed. */
 void openblas_set_num_threads(int n);

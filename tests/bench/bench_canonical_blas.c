@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "detshim/canonical.h"
-#include "detshim/canonical_blas.h"
+#include "blas/canonical.h"
+#include "blas/canonical_blas.h"
 
 /* OpenBLAS entry points, declared here so no cblas.h is needed. */
 void openblas_set_num_threads(int n);

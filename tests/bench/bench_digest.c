@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "detshim/digest.h"
+#include "trace/digest.h"
 
 #define BUF_BYTES ((size_t)64 << 20)
 

@@ -15,9 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "detshim/blas.h"
-#include "detshim/digest.h"
-#include "detshim/trace.h"
+#include "blas/blas.h"
+#include "trace/digest.h"
+#include "trace/trace.h"
 
 static int same(detshim_digest a, detshim_digest b)
 {

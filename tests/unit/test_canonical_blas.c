@@ -1,6 +1,6 @@
 /* Unit tests of the canonical level-1/2/3 BLAS (shim/blas/canonical_l*.c):
  * every routine's result equals, bit for bit, a slow obvious reference
- * written here from the contract in detshim/canonical_blas.h (logical
+ * written here from the contract in shim/blas/canonical_blas.h (logical
  * elements, the documented formulas, one operation at a time), over a grid
  * of shapes, both layouts, every trans/uplo/side/diag, strides (negative
  * and zero where the BLAS allows them), padded leading dimensions and
@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/canonical.h"
-#include "detshim/canonical_blas.h"
-#include "detshim/canonical_kernels.h"
+#include "blas/canonical.h"
+#include "blas/canonical_blas.h"
+#include "blas/canonical_kernels.h"
 
 /* ---- values of any type ------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* Unit tests of the canonical GEMM (shim/blas/canonical_gemm*.c): its
  * results equal, bit for bit, a slow obvious implementation of the order
- * documented in detshim/canonical.h, for every element type, layout,
+ * documented in shim/blas/canonical.h, for every element type, layout,
  * transpose, leading dimension, alpha/beta class, blocking, thread count
  * and instruction-set path this machine has; BLAS argument rules and the
  * alpha == 0 / beta == 0 semantics hold; padding is never written.
@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <xmmintrin.h>
 
-#include "detshim/canonical.h"
-#include "detshim/canonical_kernels.h"
+#include "blas/canonical.h"
+#include "blas/canonical_kernels.h"
 
 /* ---- the reference: the contract, written as plainly as possible ------ */
 

@@ -1,4 +1,4 @@
-/* include/detshim/cuda_api.h declares the CUDA libraries' ABI itself, so
+/* shim/cuda/cuda_api.h declares the CUDA libraries' ABI itself, so
  * the shim builds without the toolkit. When the toolkit's headers exist
  * (the Makefile passes DETSHIM_HAVE_CUDA_HEADERS), this test includes
  * them and checks that every enum value, struct layout and function type
@@ -22,7 +22,7 @@
 
 #define DETSHIM_CUDA_REAL_TYPES
 typedef struct { unsigned short x; } __half; /* cuda_fp16.h: C++ only */
-#include "detshim/cuda_api.h"
+#include "cuda/cuda_api.h"
 
 /* Every enum value, at compile time. */
 #define CHECK_VALUE(name, value) _Static_assert((long long)(name) == (value), #name " differs");

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "detshim/cuda.h"
-#include "detshim/digest.h"
+#include "cuda/cuda.h"
+#include "trace/digest.h"
 
 unsigned long long fake_cuda_kernel_launches(void); /* the fake driver's counts */
 unsigned long long fake_cuda_count(const char *name);

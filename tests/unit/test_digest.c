@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "detshim/digest.h"
-#include "detshim/digest_kernels.h"
+#include "trace/digest.h"
+#include "trace/digest_kernels.h"
 
 static int same(detshim_digest a, detshim_digest b)
 {

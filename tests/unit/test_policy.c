@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "detshim/policy.h"
+#include "core/policy.h"
 
 static char dir[] = "/tmp/detshim-test-policy-XXXXXX";
 

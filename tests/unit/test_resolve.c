@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "detshim/core.h"
+#include "core/core.h"
 
 static void test_finds_symbol_in_library_loaded_rtld_local(void **state)
 {

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "detshim/chain.h"
-#include "detshim/core.h"
-#include "detshim/lineage.h"
-#include "detshim/rng.h"
+#include "trace/chain.h"
+#include "core/core.h"
+#include "core/lineage.h"
+#include "rng/rng.h"
 
 /* ChaCha20 keystream under SHA256("detshim.rng.v1" || seed || lineage || 0
  * || source || 0 || ordinal), written out independently of stream.c. */

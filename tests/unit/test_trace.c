@@ -12,12 +12,12 @@
 #include <cmocka.h>
 
 #include "detshim.h"
-#include "detshim/chain.h"
-#include "detshim/core.h"
-#include "detshim/digest.h"
-#include "detshim/lineage.h"
-#include "detshim/trace.h"
-#include "detshim/trace_internal.h"
+#include "trace/chain.h"
+#include "core/core.h"
+#include "trace/digest.h"
+#include "core/lineage.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 
 static char dir[] = "/tmp/detshim-test-trace-XXXXXX";
 static char path[600];

@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "detshim/core.h"
-#include "detshim/digest.h"
-#include "detshim/trace.h"
+#include "core/core.h"
+#include "trace/digest.h"
+#include "trace/trace.h"
 
 #define NTHREADS 8
 #define PER_THREAD 3000

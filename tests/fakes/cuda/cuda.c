@@ -8,7 +8,7 @@
  * at its FAKE_CUDA_EVENT_QUERIES-th query (default 3). So a reader that
  * does not wait for its event sees stale bytes. Modules are detshim's
  * digest kernels: loading checks that the image is PTX declaring them,
- * and a launch runs the same kernel logic (detshim/cuda_digest_kernel.h)
+ * and a launch runs the same kernel logic (shim/cuda/cuda_digest_kernel.h)
  * on the host, one call per thread of the grid, so the tests exercise the
  * code the GPU runs. Streams are never capturing unless
  * FAKE_CUDA_CAPTURING=1. FAKE_CUDA_FAIL=cuEventRecord makes every event
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detshim/cuda_digest_kernel.h"
+#include "cuda/cuda_digest_kernel.h"
 #include "fake.h"
 
 enum { CUDA_ERROR_INVALID_VALUE = 1, CUDA_ERROR_INVALID_IMAGE = 200,

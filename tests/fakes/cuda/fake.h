@@ -1,7 +1,7 @@
 /* Shared by the fake CUDA libraries in this folder (libcuda, libcublas,
  * libcublasLt, libcudnn, libcurand, built under their real sonames) and
  * by tests/programs/gpu_prog.c: the vendor functions they define beyond
- * the ones detshim declares in detshim/cuda_api.h, and the fakes' one
+ * the ones detshim declares in shim/cuda/cuda_api.h, and the fakes' one
  * source of per-run variation. "Device memory" is host memory here.
  *
  * Where a real library may be nondeterministic (cuBLAS with atomics
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "detshim/cuda_api.h"
+#include "cuda/cuda_api.h"
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "detshim/policy.h"
+#include "core/policy.h"
 
 enum env_origin {
     ENV_BY_POLICY = 0,        /* the user had no value, or the same one */

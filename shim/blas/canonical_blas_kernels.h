@@ -4,7 +4,7 @@
  * per instruction set: shim/blas/canonical_blas_scalar.c (plain C with
  * fma()) and canonical_blas_avx2.c (the same C built for AVX2 + FMA, with
  * hand-written vector loops for the hot kernels). Every entry does
- * exactly the operations of the contract in detshim/canonical_blas.h, so
+ * exactly the operations of the contract in shim/blas/canonical_blas.h, so
  * the tables are interchangeable bit for bit.
  *
  * Conventions: vectors are passed as a pointer to logical element 0 and a
@@ -17,13 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "detshim/canonical.h"
+#include "blas/canonical.h"
 
 /* The lane count of every LANES reduction, for every type and path. */
 #define CANON_LANES 16
 
 /* A table holds one set of kernels per element type (enum canon_type,
- * detshim/canonical.h). */
+ * shim/blas/canonical.h). */
 
 /* Flags of the sequential dot: conjugate u, conjugate v (complex only),
  * negate u (after any conjugation). */

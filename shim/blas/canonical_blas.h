@@ -1,5 +1,5 @@
 /* Canonical level-1, level-2 and level-3 BLAS (every routine the shim
- * covers except ?gemm, which is detshim/canonical.h): detshim's own kernels
+ * covers except ?gemm, which is shim/blas/canonical.h): detshim's own kernels
  * with one documented evaluation order each, so their results are the same
  * bits for every instruction-set path and every thread count. The BLAS
  * interceptors call them in canonical mode instead of the vendor routine
@@ -56,7 +56,7 @@
  * each lane taking its elements in increasing i; then the fixed tree
  *   for h = 8, 4, 2, 1:  for l = 0 .. h-1:  s_l = s_l + s_{l+h}
  * and the result is s_0 (complex: re and im parts summed alike).
- * Threads: with canon_set_threads(n) > 1 (detshim/canonical.h), a LANES
+ * Threads: with canon_set_threads(n) > 1 (shim/blas/canonical.h), a LANES
  * sum of at least 2^18 elements of a contiguous double or double complex
  * vector (ddot, zdotu, zdotc with incx == incy == 1; dasum, dzasum with
  * incx == 1) gives each of up to n threads of the canonical GEMM's pool a
@@ -160,7 +160,7 @@ int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
  * the same formula over the row-major A_ij = a[i*lda + j]. (CBLAS gets
  * row-major 'C' by conjugating x, y, alpha and beta around an 'N' call;
  * that equals this up to the sign of results that are exactly zero.)
- * Threads: with canon_set_threads(n) > 1 (detshim/canonical.h) and at
+ * Threads: with canon_set_threads(n) > 1 (shim/blas/canonical.h) and at
  * least 2^18 products, y is split into contiguous runs of outputs, one per
  * part, on the canonical GEMM's pool (workers use the caller's MXCSR and
  * kernel path); smaller calls, and calls made while another thread holds

@@ -3,7 +3,7 @@
  * instruction set and element type. Exposed so the driver can choose at
  * run time and tests can force a path or a blocking.
  *
- * Every kernel keeps the contract of detshim/canonical.h: one accumulator
+ * Every kernel keeps the contract of shim/blas/canonical.h: one accumulator
  * per output element, products added with fma in increasing p.
  */
 #ifndef DETSHIM_CANONICAL_KERNELS_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "detshim/canonical.h"
+#include "blas/canonical.h"
 
 /* The contract needs IEEE arithmetic exactly as written: -ffast-math would
  * reassociate and flush, x87 excess precision would round twice. */

@@ -67,7 +67,7 @@
 
 /* The four BLAS precisions, one enum for the whole family: the canonical
  * kernels' tables (one set per type) and the interceptors' routine
- * descriptions (detshim/blas.h) index by it. */
+ * descriptions (shim/blas/blas.h) index by it. */
 enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
 
 /* The instruction-set paths both kernel families have (canonical_isa.c):

@@ -15,10 +15,10 @@
 #include <stdint.h>
 
 #include "detshim.h"
-#include "detshim/canonical.h"
-#include "detshim/core.h"
-#include "detshim/policy.h"
-#include "detshim/trace.h"
+#include "blas/canonical.h"
+#include "core/core.h"
+#include "core/policy.h"
+#include "trace/trace.h"
 
 /* CBLAS enum values (the reference cblas.h), passed to us as plain ints. */
 enum blas_cblas_value {

@@ -13,13 +13,13 @@
 #include <stdint.h>
 
 #include "detshim.h"
-#include "detshim/cuda_api.h"
-#include "detshim/cuda_libs.h"
-#include "detshim/digest.h"
-#include "detshim/trace.h"
+#include "cuda/cuda_api.h"
+#include "cuda/cuda_libs.h"
+#include "trace/digest.h"
+#include "trace/trace.h"
 
 /* REAL_FN for the cuda family: a definition in a vendor library
- * (cuda_is_vendor_file, detshim/cuda_libs.h) is preferred to one of the
+ * (cuda_is_vendor_file, shim/cuda/cuda_libs.h) is preferred to one of the
  * same name elsewhere, such as a framework's own stub that forwards to
  * whatever dlsym answers (under the audit module, our wrapper), which
  * would loop. */
