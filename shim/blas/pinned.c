@@ -67,7 +67,7 @@ static void apply_thread_count(void)
         ((void (*)(int))(uintptr_t)dyn)(0);
     if (!applied_note[0])
         snprintf(applied_note, sizeof applied_note, "none found");
-    core_log(LOG_INFO, "BLAS pinned to %d thread%s via %s", n, n == 1 ? "" : "s", applied_note);
+    core_log(DS_LOG_INFO, "BLAS pinned to %d thread%s via %s", n, n == 1 ? "" : "s", applied_note);
 }
 
 void blas_pin_vendor(void)

@@ -12,7 +12,7 @@
 
 #define DETSHIM_EXPORT __attribute__((visibility("default")))
 
-enum log_level { LOG_QUIET = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
+enum ds_log_level { DS_LOG_QUIET = 0, DS_LOG_INFO = 1, DS_LOG_DEBUG = 2 };
 enum on_error { ON_ERROR_FAIL = 0, ON_ERROR_WARN = 1 };
 
 /* The process configuration, read once from the environment and the policy

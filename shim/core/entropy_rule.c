@@ -95,7 +95,7 @@ void core_entropy_rule_read(const char *policy_list)
         core_cfg.entropy_rule = CORE_ENTROPY_REAL_NO_HOOK;
         snprintf(core_cfg.entropy_rule_text, sizeof core_cfg.entropy_rule_text,
                  "real: the Python start-up hook is not installed beside the library");
-        core_log(LOG_QUIET, "%s: the Python start-up hook (policies/python/sitecustomize.py) is "
+        core_log(DS_LOG_QUIET, "%s: the Python start-up hook (policies/python/sitecustomize.py) is "
                  "not beside %s, so secrets cannot be told from training randomness and this "
                  "process's entropy stays real (not reproducible); reinstall detshim", base,
                  resolve_self_dir());
@@ -107,7 +107,7 @@ void core_entropy_rule_read(const char *policy_list)
     core_cfg.entropy_rule = CORE_ENTROPY_REAL_NO_HOOK;
     snprintf(core_cfg.entropy_rule_text, sizeof core_cfg.entropy_rule_text,
              "real: %.200s started with -%c, so the start-up hook cannot run", base, flag);
-    core_log(LOG_QUIET, "%s started with -%c: the Python start-up hook cannot run, so "
+    core_log(DS_LOG_QUIET, "%s started with -%c: the Python start-up hook cannot run, so "
              "secrets cannot be told from training randomness and this process's entropy "
              "stays real (not reproducible); run it without -%c to pin it", base, flag, flag);
 }

@@ -155,12 +155,12 @@ static struct env_setting *apply_one(const struct policy_env *e)
     }
     }
     if (s->origin == ENV_POLICY_OVER_USER)
-        core_log(LOG_INFO, "%s=%s overridden by the policy (%s): %s", e->name, user, e->where,
+        core_log(DS_LOG_INFO, "%s=%s overridden by the policy (%s): %s", e->name, user, e->where,
                  s->value);
     else if (s->origin == ENV_BY_USER)
-        core_log(LOG_INFO, "%s=%s kept: the user's value wins (%s)", e->name, user, e->where);
+        core_log(DS_LOG_INFO, "%s=%s kept: the user's value wins (%s)", e->name, user, e->where);
     else if (s->origin == ENV_POLICY_LOWERED)
-        core_log(LOG_INFO, "%s=default: this CPU cannot run the policy's %s (%s)", e->name,
+        core_log(DS_LOG_INFO, "%s=default: this CPU cannot run the policy's %s (%s)", e->name,
                  e->value, e->where);
     core_setenv(e->name, s->value);
     return s;

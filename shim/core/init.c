@@ -68,13 +68,13 @@ static void read_on_error(void)
 static void read_log_level(void)
 {
     const char *v = core_getenv("DETSHIM_LOG");
-    core_cfg.log_level = LOG_QUIET;
+    core_cfg.log_level = DS_LOG_QUIET;
     if (!v || !*v || strcmp(v, "quiet") == 0)
         return;
     if (strcmp(v, "info") == 0)
-        core_cfg.log_level = LOG_INFO;
+        core_cfg.log_level = DS_LOG_INFO;
     else if (strcmp(v, "debug") == 0)
-        core_cfg.log_level = LOG_DEBUG;
+        core_cfg.log_level = DS_LOG_DEBUG;
     else
         core_fail("DETSHIM_LOG", "DETSHIM_LOG=%s is not quiet, info or debug; set one of those", v);
 }
@@ -113,7 +113,7 @@ static void read_policy(void)
     core_cfg.rng_pin = p.rng_pin;
     snprintf(core_cfg.rng_exempt, sizeof core_cfg.rng_exempt, "%s", p.rng_exempt);
     snprintf(core_cfg.rng_never_pin, sizeof core_cfg.rng_never_pin, "%s", p.rng_never_pin);
-    core_log(LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.files, p.digest);
+    core_log(DS_LOG_DEBUG, "policy %s from %s (sha256 %s)", name, p.files, p.digest);
     loaded_policy = &p;
 }
 

@@ -169,9 +169,9 @@ void *resolve_real_cached_preferring(void **cache, const char *name,
         _exit(2);
     }
     atomic_store_explicit((_Atomic(void *) *)cache, p, memory_order_release);
-    if (core_cfg.log_level >= LOG_DEBUG) {
+    if (core_cfg.log_level >= DS_LOG_DEBUG) {
         Dl_info info;
-        core_log(LOG_DEBUG, "%s resolves to %s", name,
+        core_log(DS_LOG_DEBUG, "%s resolves to %s", name,
                  dladdr(p, &info) && info.dli_fname ? info.dli_fname : "?");
     }
     return p;

@@ -35,7 +35,7 @@ static int keep_deterministic(struct detshim_cudnn_algo_perf *perf, int *count, 
         kept += perf[i].determinism == CUDNN_DETERMINISTIC;
     if (kept == 0) {
         snprintf(note, len, "none of %d deterministic: list kept whole (not pinned)", n);
-        core_log(LOG_INFO, "cuDNN offered no deterministic convolution algorithm; "
+        core_log(DS_LOG_INFO, "cuDNN offered no deterministic convolution algorithm; "
                  "the run is not pinned there (see the trace's cuda.filter notes)");
         return n;
     }

@@ -36,7 +36,7 @@ static void warn_unpinned(enum conv_direction dir, int algo, const char *why)
     int once = algo >= 0 && algo < 64;
     if (once && (atomic_fetch_or(&warned[dir], 1ull << algo) >> algo) & 1)
         return;
-    core_log(LOG_QUIET, "a cuDNN %s convolution runs algorithm %d, chosen by the program, "
+    core_log(DS_LOG_QUIET, "a cuDNN %s convolution runs algorithm %d, chosen by the program, "
              "unpinned: %s", names[dir], algo, why);
 }
 

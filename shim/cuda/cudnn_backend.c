@@ -148,7 +148,7 @@ static cudnnStatus_t filtered(const struct cuda_call *c, cudnnBackendDescriptor_
         if (kept == 0 && got > 0) {
             snprintf(filter, sizeof filter,
                      "none of %lld deterministic: list kept whole (not pinned)", (long long)got);
-            core_log(LOG_INFO, "cuDNN's engine heuristics offered no deterministic engine; the "
+            core_log(DS_LOG_INFO, "cuDNN's engine heuristics offered no deterministic engine; the "
                      "run is not pinned there (see the trace's cuda.filter notes)");
         } else if (got > 0) {
             snprintf(filter, sizeof filter, "kept %lld of %lld (deterministic only)",
@@ -252,7 +252,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
     static atomic_flag warned = ATOMIC_FLAG_INIT;
     if (c.pinned && st == CUDNN_STATUS_SUCCESS && plan_engine(d, &index, &nondet) == 0 &&
         nondet && !atomic_flag_test_and_set(&warned))
-        core_log(LOG_QUIET, "a cuDNN execution plan was built on engine %lld, which cuDNN marks "
+        core_log(DS_LOG_QUIET, "a cuDNN execution plan was built on engine %lld, which cuDNN marks "
                  "nondeterministic, chosen by the program rather than from the engine "
                  "heuristics the shim filters: its executions are not pinned (the trace notes "
                  "them as nondeterministic)", (long long)index);

@@ -151,7 +151,7 @@ DETSHIM_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator
     int pin = c.pinned && generator_get(g, &gen) && gen.pseudo;
     unsigned long long applied = pin ? gen.seed : seed;
     if (pin && applied != seed)
-        core_log(LOG_INFO, "curandSetPseudoRandomGeneratorSeed(%llu) replaced by the pinned "
+        core_log(DS_LOG_INFO, "curandSetPseudoRandomGeneratorSeed(%llu) replaced by the pinned "
                  "seed %llu", seed, applied);
     curandStatus_t st = real(g, applied);
     if (c.traced) {

@@ -72,7 +72,7 @@ static void drv_open(void)
 {
     void *h = dlopen("libcuda.so.1", RTLD_LAZY);
     if (!h) {
-        core_log(LOG_INFO, "device digests unavailable: cannot load libcuda.so.1 (%s)", dlerror());
+        core_log(DS_LOG_INFO, "device digests unavailable: cannot load libcuda.so.1 (%s)", dlerror());
         return;
     }
     cuInit_fn *init = (cuInit_fn *)(uintptr_t)dlsym(h, "cuInit");
@@ -97,7 +97,7 @@ static void drv_open(void)
                 drv.event_create && drv.event_record && drv.event_query && drv.event_sync &&
                 !(mode && strcmp(mode, "sync") == 0);
     if (!drv.ok)
-        core_log(LOG_INFO, "device digests unavailable: libcuda.so.1 lacks the driver calls "
+        core_log(DS_LOG_INFO, "device digests unavailable: libcuda.so.1 lacks the driver calls "
                  "they need or cuInit failed");
 }
 
@@ -211,7 +211,7 @@ static struct kernels *kernels_get(void)
     k->ctx = ctx;
     k->ok = kernels_load(k) == 0;
     if (!k->ok)
-        core_log(LOG_INFO, "device digest kernels do not load in this context; "
+        core_log(DS_LOG_INFO, "device digest kernels do not load in this context; "
                  "digesting device operands by copy-and-hash");
     return k->ok ? k : NULL;
 }
@@ -355,7 +355,7 @@ detshim_digest cuda_digest_combine(const detshim_digest *parts, int64_t n)
 static void log_sync_once(atomic_flag *once, const char *why)
 {
     if (!atomic_flag_test_and_set(once))
-        core_log(LOG_INFO, "a device digest was taken synchronously (%s); "
+        core_log(DS_LOG_INFO, "a device digest was taken synchronously (%s); "
                  "further ones for this reason are not logged", why);
 }
 
@@ -481,7 +481,7 @@ static int job_complete(void *arg, int wait, detshim_digest *d)
         return 0;
     if (rc != CUDA_SUCCESS) {
         if (!atomic_flag_test_and_set(&logged))
-            core_log(LOG_INFO, "a device digest failed to complete (driver error %d); "
+            core_log(DS_LOG_INFO, "a device digest failed to complete (driver error %d); "
                      "its operand is recorded as not digested", (int)rc);
         return -1; /* the job stays busy: its copies may still land */
     }

@@ -59,7 +59,7 @@ void cuda_reach_check(void)
     dl_iterate_phdr(find_vendor, &l);
     if (!l.driver || !l.vendor[0])
         return;
-    core_log(LOG_QUIET,
+    core_log(DS_LOG_QUIET,
              "%s was loaded but none of its calls reached the shim: a program that looks "
              "CUDA functions up with dlsym (TensorFlow, JAX) bypasses LD_PRELOAD, so its GPU "
              "calls were neither pinned nor traced; run it under detrun, or add "

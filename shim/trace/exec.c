@@ -26,7 +26,7 @@ static void before_exec(void)
 
 static int after_failed_exec(int rc)
 {
-    core_log(LOG_INFO, "exec failed; this process continues untraced");
+    core_log(DS_LOG_INFO, "exec failed; this process continues untraced");
     return rc;
 }
 

@@ -239,7 +239,7 @@ void trace_incomplete(const char *why)
     int fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
     if (fd_is_ours(fd))
         write_incomplete_frame(fd, why);
-    core_log(LOG_QUIET, "the trace of process %s in %s is incomplete: %s", lineage_name(),
+    core_log(DS_LOG_QUIET, "the trace of process %s in %s is incomplete: %s", lineage_name(),
              core_cfg.trace_dir, why);
 }
 
@@ -332,7 +332,7 @@ static int open_file(void)
     atomic_store_explicit(&trace_proc.fd, fd, memory_order_release);
     lineage_settle(); /* the name is final now */
     lineage_note_file();
-    core_log(LOG_INFO, "tracing process %s to %s/%s", lineage_name(), core_cfg.trace_dir, name);
+    core_log(DS_LOG_INFO, "tracing process %s to %s/%s", lineage_name(), core_cfg.trace_dir, name);
     return fd;
 }
 
