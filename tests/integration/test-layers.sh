@@ -13,4 +13,12 @@ long=$(find "$TOP/shim" -name '*.[ch]' -o -name '*.inc' | xargs wc -l | awk '$2 
 expect_eq "no file of shim/ over 800 lines" "" "$long"
 gen=$(wc -l < "$TOP/build/gen/blas_wrappers.c")
 if [ "$gen" -le 8011 ]; then pass; else fail "generated BLAS wrappers: $gen lines, over 8,011"; fi
+# The shim's own names carry module prefixes: core.h compiles beside <syslog.h>.
+printf '#include <syslog.h>\n#include "core/core.h"\nint main(void) { return DS_LOG_INFO - LOG_INFO; }\n' \
+    > "$WORK/syslog.c"
+cc -D_GNU_SOURCE -I"$TOP/include" -I"$TOP/shim" -c -o "$WORK/syslog.o" "$WORK/syslog.c" 2> "$WORK/syslog.err"
+expect_eq "core.h and <syslog.h> in one file compile" 0 $?
+# include/ holds only what make install ships.
+expect_eq "include/: only the installed headers" "detshim.h detshim/trace_format.h" \
+    "$(cd "$TOP/include" && find . -name '*.h' | sed 's|^\./||' | sort | tr '\n' ' ' | sed 's/ $//')"
 finish
