@@ -75,12 +75,12 @@ rm -rf "$RUN_A" "$RUN_B" "$RUN_C" "$RUN_D" "$RUN_E"
 mkdir -p "$OUT"
 EXTRA_ENV=""
 
-traced_run "[1/7]" "run A" "$RUN_A"
+traced_run "[1/8]" "run A" "$RUN_A"
 weights_a=$weights
-traced_run "[2/7]" "run B" "$RUN_B"
+traced_run "[2/8]" "run B" "$RUN_B"
 weights_b=$weights
 
-say "[3/7] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
+say "[3/8] a record from run A's trace (detdiff --show $RUN_A): its number, the call"
 say "      and its parameters | each operand as name:in/out:elements x bytes:digest |"
 say "      how the shim ran it | the call site (module+offset, symbol)"
 "$DETDIFF" --show "$RUN_A" > "$OUT/run-a.txt" || trouble "detdiff --show $RUN_A failed"
@@ -89,7 +89,7 @@ record=$(grep -E '^ +[0-9]+ sgemm_ ' "$OUT/run-a.txt" | head -n 1)
 echo "$record" | sed 's/^ *//' | indent
 say "      (the whole trace, readably: $OUT/run-a.txt)"
 
-say "[4/7] detdiff $RUN_A $RUN_B"
+say "[4/8] detdiff $RUN_A $RUN_B"
 status=0
 "$DETDIFF" "$RUN_A" "$RUN_B" > "$OUT/detdiff.txt" 2>&1 || status=$?
 indent < "$OUT/detdiff.txt"
@@ -114,7 +114,7 @@ root_b=$("$DETDIFF" --root "$RUN_B") || trouble "detdiff --root $RUN_B failed"
 say "run root (detdiff --root $RUN_A), the same for both runs:"
 echo "$root_a" | indent
 
-say "[5/7] run C: another OpenBLAS kernel, same default policy. Canonical BLAS has one"
+say "[5/8] run C: another OpenBLAS kernel, same default policy. Canonical BLAS has one"
 say "      evaluation order whatever kernel the vendor would pick for this CPU:"
 EXTRA_ENV="OPENBLAS_CORETYPE=Prescott"
 traced_run "     " "run C" "$RUN_C"
@@ -127,7 +127,7 @@ if [ "$status" -ne 0 ] || [ "$weights_c" != "$weights_a" ]; then
     exit 1
 fi
 
-say "[6/7] what that removes: runs D and E pass the BLAS through (DETSHIM_POLICY=passthrough)"
+say "[6/8] what that removes: runs D and E pass the BLAS through (DETSHIM_POLICY=passthrough)"
 say "      with the two kernels; detdiff names the first call whose bits differ:"
 EXTRA_ENV="DETSHIM_POLICY=passthrough OPENBLAS_CORETYPE=Haswell"
 traced_run "     " "run D" "$RUN_D"
@@ -141,7 +141,7 @@ case $status in
 1) say "      (the whole report: $OUT/detdiff-de.txt)" ;;
 *) trouble "detdiff could not compare runs D and E (exit status $status)" ;;
 esac
-say "[7/7] an unmodified, unseeded PyTorch script (DataLoader with shuffle and two workers,"
+say "[7/8] an unmodified, unseeded PyTorch script (DataLoader with shuffle and two workers,"
 say "      dropout, Adam: $TRAIN). Plain, it differs every run:"
 for run in 1 2; do
     "$PY" "$TRAIN" | indent || trouble "$TRAIN failed without the shim (its errors are above)"
@@ -160,4 +160,28 @@ case $status in
 1) say "NOT reproducible under the pytorch policy"; exit 1 ;;
 *) trouble "detcheck could not run $TRAIN (exit status $status)" ;;
 esac
+say "[8/8] verifying a release: a lab publishes its trace and weights (pub/trace,"
+say "      pub/weights.pt); a third party re-runs the published command with detverify:"
+LAB=$OUT/lab
+rm -rf "$LAB" "$OUT/verifier"
+mkdir -p "$LAB/data"
+printf '1,2,3\n4,5,6\n' > "$LAB/data/train.csv"
+ART=$(pwd)/tests/programs/artifacts_py.py
+VERIFY=$(pwd)/build/detverify
+DETRUN=$(pwd)/scripts/detrun
+(cd "$LAB" && "$DETRUN" -p pytorch -t pub/trace -- "$PY" "$ART" && cp weights.pt pub/) ||
+    trouble "the lab's published run failed"
+cp -r "$LAB" "$OUT/verifier"
+say "      detverify pub/trace -- python3 tests/programs/artifacts_py.py"
+(cd "$OUT/verifier" && "$VERIFY" pub/trace -- "$PY" "$ART" 2> /dev/null | tail -1 | indent) ||
+    trouble "detverify did not verify the honest release"
+say "      the lab post-trains and publishes those weights beside the same trace:"
+(cd "$LAB" && "$PY" "$ART" poison && cp weights.pt "../verifier/pub/weights.pt") ||
+    trouble "the lab's post-training failed"
+status=0
+(cd "$OUT/verifier" && "$VERIFY" pub/trace -- "$PY" "$ART" > ../verify-poisoned.txt 2> /dev/null) ||
+    status=$?
+[ $status = 1 ] || trouble "detverify did not reject the post-trained release (exit status $status)"
+grep -E "^not verified|published trace matches" "$OUT/verify-poisoned.txt" | indent
+rm -rf "${TMPDIR:-/tmp}"/detverify.*
 say "reproducible: weights $weights_a, trace root $root_a"
