@@ -563,7 +563,6 @@ HEADER = '''\
 
 #include "blas/blas.h"
 #include "blas/canonical.h"
-#include "blas/canonical_blas.h"
 #include "core/core.h"
 '''
 

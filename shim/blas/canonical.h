@@ -1,4 +1,7 @@
-/* Canonical GEMM: detshim's own matrix multiply with one documented
+/* The canonical kernels' contracts, one header for the whole family:
+ * ?gemm first, then every other routine (levels 1 to 3), with one
+ * precision enum (canon_type) and one instruction-set choice. Canonical
+ * GEMM: detshim's own matrix multiply with one documented
  * evaluation order, so its results are the same bits for every thread
  * count, every instruction-set path and every cache blocking. The BLAS
  * interceptors call it in canonical mode instead of the vendor kernel
@@ -128,5 +131,332 @@ int canon_threads(void);
 int canon_set_isa(const char *isa);
 /* The path in use: "scalar", "avx2" or "avx512". */
 const char *canon_isa(void);
+
+
+/* ---- the other routines: BLAS levels 1 to 3 beyond ?gemm ---------- */
+
+/* Canonical level-1, level-2 and level-3 BLAS (every routine the shim
+ * covers except ?gemm, which is shim/blas/canonical.h): detshim's own kernels
+ * with one documented evaluation order each, so their results are the same
+ * bits for every instruction-set path and every thread count. The BLAS
+ * interceptors call them in canonical mode instead of the vendor routine
+ * (shim/blas/canonical_l1.c, canonical_l2.c, canonical_l3.c; per-ISA kernels
+ * in canonical_blas_scalar.c and canonical_blas_avx2.c).
+ *
+ * THE CONTRACT (what canonical mode guarantees for these routines)
+ *
+ * Arithmetic. Every operation is in the routine's precision (float for s
+ * and c, double for d and z), rounded to nearest even; the caller's MXCSR
+ * is used as it is (no flush-to-zero is set). fma(x, y, z) is x*y + z
+ * rounded once. Only the operations written below are performed: a product
+ * that is not inside an fma is rounded on its own, and nothing is
+ * reassociated. Negation and |x| are exact. Every path (scalar with fma(),
+ * AVX2 + FMA) performs exactly these operations, and every output element
+ * is computed whole on one thread (?gemv may split its outputs among
+ * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum;
+ * every other routine runs on the calling thread only), so neither the
+ * ISA nor the thread count can change a bit. A result that
+ * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed
+ * when several NaNs meet.
+ *
+ * Vectors. A vector of n logical elements x_0 .. x_{n-1} with increment
+ * inc has x_i at x[i*inc] for inc >= 0 and at x[(n-1-i)*(-inc)] for
+ * inc < 0 (the BLAS rule: the pointer is the lowest address touched).
+ * inc == 0 makes every x_i the element x[0], where a routine accepts it.
+ *
+ * Matrices. order 'C' (column-major, the Fortran BLAS): A_ij is
+ * a[i + j*lda]. order 'R' (row-major, cblas CblasRowMajor) is defined as
+ * CBLAS defines it: the column-major call on the transposed storage that
+ * each routine's comment names (dimensions swapped, and uplo, side or
+ * trans flipped as listed), with the same leading dimension. Characters
+ * may be upper or lower case, as the Fortran BLAS accepts.
+ *
+ * Complex values are {re, im} pairs (float[2] for c, double[2] for z).
+ * conj(u) negates u.im; -u negates both parts. Three formulas are used:
+ *   CMAC  s += u*v:  s.re = fma( u.re, v.re, s.re);  s.re = fma(-u.im, v.im, s.re);
+ *                    s.im = fma( u.re, v.im, s.im);  s.im = fma( u.im, v.re, s.im);
+ *         (s -= u*v is CMAC with -u.)
+ *   CMUL  t = u*v:   t.re = u.re * v.re;  t.re = fma(-u.im, v.im, t.re);
+ *                    t.im = u.re * v.im;  t.im = fma( u.im, v.re, t.im);
+ *   CDIV  q = s/d:   if |d.re| >= |d.im|:
+ *                        r = d.im / d.re;  e = fma(d.im, r, d.re);
+ *                        q.re = fma( s.im, r, s.re) / e;  q.im = fma(-s.re, r, s.im) / e;
+ *                    else (also when d has a NaN part):
+ *                        r = d.re / d.im;  e = fma(d.re, r, d.im);
+ *                        q.re = fma( s.re, r, s.im) / e;  q.im = fma( s.im, r, -s.re) / e;
+ * For a real routine read CMAC as s = fma(u, v, s), CMUL as t = u*v and
+ * CDIV as q = s/d.
+ *
+ * Sums. SEQ: s = +0 (or the stated start), then the terms added one at a
+ * time with CMAC in increasing index. LANES (reductions of one vector):
+ * L = 16 lane sums s_0 .. s_15, all +0; element i goes to lane i mod 16,
+ * each lane taking its elements in increasing i; then the fixed tree
+ *   for h = 8, 4, 2, 1:  for l = 0 .. h-1:  s_l = s_l + s_{l+h}
+ * and the result is s_0 (complex: re and im parts summed alike).
+ * Threads: with canon_set_threads(n) > 1 (shim/blas/canonical.h), a LANES
+ * sum of at least 2^18 elements of a contiguous double or double complex
+ * vector (ddot, zdotu, zdotc with incx == incy == 1; dasum, dzasum with
+ * incx == 1) gives each of up to n threads of the canonical GEMM's pool a
+ * set of whole lanes, one or more 64-byte runs of each 16-element block,
+ * over the whole vector; the caller then runs the tree. Each lane is still
+ * the one chain above: same bits for any count. Float types never split
+ * (16 float lanes are one cache line).
+ *
+ * alpha/beta (AB), as canonical.h's GEMM: an output c with sum s becomes
+ *   beta == 0:  c = CMUL(alpha, s)          (old c not read: NaN/Inf in it ignored)
+ *   otherwise:  t = CMUL(beta, c);  c = t + alpha*s by CMAC (u = alpha, v = s).
+ * When alpha == 0 no product is formed, A, B and x are not read, and
+ * c = CMUL(beta, c), except that beta == 0 stores zero without reading c
+ * and beta == 1 leaves c untouched. A zero or one test is true for +0 and
+ * -0 alike (complex: both parts; one means (1, 0)).
+ *
+ * BLAS semantics. Quick returns are those of the reference BLAS, as each
+ * routine lists. Otherwise every product is formed: there is no skipping
+ * of zero elements (the reference BLAS skips some, e.g. in ?ger and ?trsm),
+ * so NaN and Inf propagate as IEEE arithmetic in these formulas makes them.
+ *
+ * Returns. Every routine returns 0, or -1 for arguments the BLAS rejects
+ * (bad character, negative dimension, short leading dimension, zero
+ * increment where it is not allowed); its outputs are then untouched and
+ * the caller lets the vendor BLAS report the error. Nothing is allocated
+ * (at most about 17 KiB of stack) except by a threaded ?gemv or LANES sum,
+ * which may start the canonical GEMM's workers; all routines are thread-safe. Outputs
+ * must not overlap inputs other than as the BLAS itself allows (in-place
+ * trmv, trsv, trmm, trsm), or the paths may differ.
+ */
+
+/* ---- Level 1 ------------------------------------------------------------ */
+
+/* *result = sum_i x_i*y_i by LANES (lane update s = CMAC(s, x_i, y_i)).
+ * cdotc/zdotc use conj(x_i). n <= 0 gives +0. Any increments (0 and
+ * negative too). result is float[2]/double[2] for complex. */
+int canon_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
+               float *result);
+int canon_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
+               double *result);
+int canon_cdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
+int canon_cdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
+int canon_zdotu(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
+int canon_zdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy, void *result);
+
+/* Euclidean norm, scaled so that no square overflows or underflows
+ * needlessly. n <= 0 or incx <= 0 gives +0 (as the BLAS). A complex
+ * vector counts as 2n reals: element i gives real elements 2i (re) and
+ * 2i+1 (im). Over those reals v_0 .. v_{N-1}:
+ *   1. m = the largest |v_i| that is not NaN (+0 if none); exact.
+ *   2. k = 0 if m is 0 or Inf, else the integer with 2^(k-1) <= m < 2^k.
+ *   3. t_i = v_i * 2^-k rounded once (exact unless t_i is subnormal);
+ *      S = the LANES sum with lane update s = fma(t_i, t_i, s).
+ *   4. *result = sqrt(S) (correctly rounded) times 2^k, rounded once.
+ * So a NaN anywhere gives NaN, an Inf (and no NaN) gives Inf. */
+int canon_snrm2(int64_t n, const float *x, int64_t incx, float *result);
+int canon_dnrm2(int64_t n, const double *x, int64_t incx, double *result);
+int canon_scnrm2(int64_t n, const void *x, int64_t incx, float *result);
+int canon_dznrm2(int64_t n, const void *x, int64_t incx, double *result);
+
+/* *result = sum |v_i| by LANES (lane update s = s + |v_i|), over the reals
+ * as in nrm2 (complex: |re| and |im| of each element, the BLAS's scasum).
+ * n <= 0 or incx <= 0 gives +0. */
+int canon_sasum(int64_t n, const float *x, int64_t incx, float *result);
+int canon_dasum(int64_t n, const double *x, int64_t incx, double *result);
+int canon_scasum(int64_t n, const void *x, int64_t incx, float *result);
+int canon_dzasum(int64_t n, const void *x, int64_t incx, double *result);
+
+/* y_i = CMAC(y_i, alpha, x_i), i = 0 .. n-1 in increasing order (which
+ * matters only when incy == 0). n <= 0 or alpha == 0 (complex: both parts)
+ * does nothing and reads nothing. Any increments. */
+int canon_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy);
+int canon_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y, int64_t incy);
+int canon_caxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy);
+int canon_zaxpy(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy);
+
+/* x_i = CMUL(alpha, x_i); csscal/zdscal: x_i.re = alpha*x_i.re and
+ * x_i.im = alpha*x_i.im. Always multiplies, alpha == 0 included (0 * NaN
+ * is NaN, as the reference BLAS). n <= 0 or incx <= 0 does nothing. */
+int canon_sscal(int64_t n, float alpha, float *x, int64_t incx);
+int canon_dscal(int64_t n, double alpha, double *x, int64_t incx);
+int canon_cscal(int64_t n, const void *alpha, void *x, int64_t incx);
+int canon_zscal(int64_t n, const void *alpha, void *x, int64_t incx);
+int canon_csscal(int64_t n, float alpha, void *x, int64_t incx);
+int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
+
+/* ---- Level 2 ------------------------------------------------------------ */
+
+/* y = alpha*op(A)*x + beta*y, A m x n, op by trans 'N', 'T' or 'C'
+ * (conjugate transpose; 'T' for real types). y has m elements for 'N',
+ * else n. Per y_i: s = SEQ over j of CMAC(s, op(A)_ij, x_j), then AB.
+ * Quick return (nothing read or written): m == 0, n == 0, or alpha == 0
+ * and beta == 1. Rejects lda < max(1, m) ('C') or < max(1, n) ('R'),
+ * incx == 0, incy == 0.
+ * 'R': column-major on the transposed storage with m and n swapped and
+ * trans 'N' -> 'T', 'T' -> 'N', 'C' -> conj(A) without transpose; this is
+ * the same formula over the row-major A_ij = a[i*lda + j]. (CBLAS gets
+ * row-major 'C' by conjugating x, y, alpha and beta around an 'N' call;
+ * that equals this up to the sign of results that are exactly zero.)
+ * Threads: with canon_set_threads(n) > 1 (shim/blas/canonical.h) and at
+ * least 2^18 products, y is split into contiguous runs of outputs, one per
+ * part, on the canonical GEMM's pool (workers use the caller's MXCSR and
+ * kernel path); smaller calls, and calls made while another thread holds
+ * the pool or when its workers cannot start, run on the calling thread.
+ * Each y_i is still the one SEQ chain above: same bits for any count. */
+int canon_sgemv(char order, char trans, int64_t m, int64_t n, float alpha, const float *a,
+                int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy);
+int canon_dgemv(char order, char trans, int64_t m, int64_t n, double alpha, const double *a,
+                int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy);
+int canon_cgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
+                int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy);
+int canon_zgemv(char order, char trans, int64_t m, int64_t n, const void *alpha, const void *a,
+                int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy);
+
+/* A = alpha*x*y^T + A (gerc: y conjugated), A m x n. Per column j:
+ * t = CMUL(alpha, y_j) (gerc: conj(y_j)), then A_ij = CMAC(A_ij, x_i, t)
+ * for each i. Quick return: m == 0, n == 0 or alpha == 0. Rejects
+ * lda < max(1, m) ('C') or < max(1, n) ('R'), incx == 0, incy == 0.
+ * 'R': as CBLAS, the column-major geru with m and n swapped and x and y
+ * swapped (for gerc the vector that comes first is conj(y)), so alpha
+ * rounds with x there: A_ij = CMAC(A_ij, y_j, CMUL(alpha, x_i)), with
+ * conj(y_j) for gerc. */
+int canon_sger(char order, int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
+               const float *y, int64_t incy, float *a, int64_t lda);
+int canon_dger(char order, int64_t m, int64_t n, double alpha, const double *x, int64_t incx,
+               const double *y, int64_t incy, double *a, int64_t lda);
+int canon_cgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+int canon_cgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+int canon_zgeru(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+int canon_zgerc(char order, int64_t m, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+
+/* Triangular A (n x n, uplo 'U'/'L' names the triangle read, diag 'U'
+ * means A_ii = 1 and is not read). op(A) by trans as for gemv; op(A) is
+ * upper triangular when (uplo == 'U') == (trans == 'N'), else lower.
+ * Conjugation ('C') applies to diagonal elements too.
+ *
+ * trmv: x = op(A)*x. Per x_i: s = SEQ over the j with op(A)_ij in the
+ * triangle, increasing j, of CMAC(s, op(A)_ij, x_j) with the old x_j;
+ * for diag 'U' the j = i term is s = s + x_i (no product). x_i = s.
+ *
+ * trsv: solves op(A)*x = b (b is x on entry). Forward (i = 0, 1, ..) for
+ * lower op(A), backward for upper. Per x_i: s = b_i, then for the
+ * off-diagonal j of row i of op(A), in increasing j: s -= op(A)_ij*x_j
+ * (CMAC with -op(A)_ij) with the solved x_j; then x_i = CDIV(s, op(A)_ii),
+ * or x_i = s for diag 'U'.
+ *
+ * Quick return: n == 0. Rejects lda < max(1, n), incx == 0.
+ * 'R': column-major with uplo flipped and trans mapped as for gemv; the
+ * same formula over the row-major A_ij. */
+int canon_strmv(char order, char uplo, char trans, char diag, int64_t n, const float *a,
+                int64_t lda, float *x, int64_t incx);
+int canon_dtrmv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
+                int64_t lda, double *x, int64_t incx);
+int canon_ctrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
+int canon_ztrmv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
+int canon_strsv(char order, char uplo, char trans, char diag, int64_t n, const float *a,
+                int64_t lda, float *x, int64_t incx);
+int canon_dtrsv(char order, char uplo, char trans, char diag, int64_t n, const double *a,
+                int64_t lda, double *x, int64_t incx);
+int canon_ctrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
+int canon_ztrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
+                void *x, int64_t incx);
+
+/* ---- Level 3 ------------------------------------------------------------ */
+
+/* C = alpha*op(A)*op(A)^T + beta*C on the uplo triangle of the n x n C
+ * (the other triangle is neither read nor written). trans 'N': op(A) = A,
+ * n x k; 'T': op(A) = A^T, A k x n; 'C' is 'T' for real types and rejected
+ * for complex (as the BLAS's csyrk). Per C_ij in the triangle:
+ * s = SEQ over p of CMAC(s, op(A)_ip, op(A)_jp), then AB (alpha == 0 or
+ * k == 0: the alpha == 0 rule). Quick return: n == 0. Rejects k < 0,
+ * lda < max(1, rows of A), ldc < max(1, n).
+ * 'R': column-major with uplo flipped and trans 'N' <-> 'T' ('C' -> 'N'
+ * for real), which makes the row-major C_ij use
+ * CMAC(s, op(A)_jp, op(A)_ip): the factors swap (no effect on real bits). */
+int canon_ssyrk(char order, char uplo, char trans, int64_t n, int64_t k, float alpha,
+                const float *a, int64_t lda, float beta, float *c, int64_t ldc);
+int canon_dsyrk(char order, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                const double *a, int64_t lda, double beta, double *c, int64_t ldc);
+int canon_csyrk(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                const void *a, int64_t lda, const void *beta, void *c, int64_t ldc);
+int canon_zsyrk(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                const void *a, int64_t lda, const void *beta, void *c, int64_t ldc);
+
+/* C = alpha*A*B + beta*C (side 'L', A m x m) or alpha*B*A + beta*C (side
+ * 'R', A n x n); C and B m x n; A symmetric (not Hermitian), read from its
+ * uplo triangle only (A_ip = A_pi). Per C_ij: s = SEQ over p of
+ * CMAC(s, A_ip, B_pj) for 'L', CMAC(s, B_ip, A_pj) for 'R', then AB.
+ * Quick return: m == 0, n == 0, or alpha == 0 and beta == 1. Rejects
+ * lda < max(1, rows of A), ldb < max(1, m), ldc < max(1, m).
+ * 'R' order: column-major with side and uplo flipped and m and n swapped
+ * (the factors of each product swap; no effect on real bits). */
+int canon_ssymm(char order, char side, char uplo, int64_t m, int64_t n, float alpha, const float *a,
+                int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+int canon_dsymm(char order, char side, char uplo, int64_t m, int64_t n, double alpha,
+                const double *a, int64_t lda, const double *b, int64_t ldb, double beta, double *c,
+                int64_t ldc);
+int canon_csymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc);
+int canon_zsymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc);
+
+/* B = alpha*op(A)*B (side 'L', A m x m) or alpha*B*op(A) (side 'R', A
+ * n x n), B m x n, A triangular as for trmv. alpha == 0 sets B to zero
+ * without reading A or B. Otherwise per B_ij, from the old B:
+ * 'L': s = SEQ over the p with op(A)_ip in the triangle, increasing p, of
+ *      CMAC(s, op(A)_ip, B_pj);
+ * 'R': s = SEQ over the p with op(A)_pj in the triangle of
+ *      CMAC(s, B_ip, op(A)_pj);
+ * for diag 'U' the diagonal term is s = s + B_ij (no product); then
+ * B_ij = CMUL(alpha, s) (AB with beta == 0). Quick return: m == 0 or
+ * n == 0. Rejects lda < max(1, rows of A), ldb < max(1, m).
+ * 'R' order: column-major with side and uplo flipped and m and n swapped;
+ * trans and diag unchanged (the factors swap; no effect on real bits). */
+int canon_strmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                float alpha, const float *a, int64_t lda, float *b, int64_t ldb);
+int canon_dtrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                double alpha, const double *a, int64_t lda, double *b, int64_t ldb);
+int canon_ctrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
+int canon_ztrmm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
+
+/* Solves op(A)*X = alpha*B (side 'L') or X*op(A) = alpha*B (side 'R');
+ * X overwrites B (m x n); A triangular as for trmv. alpha == 0 sets B to
+ * zero without reading A or B. Otherwise each X_ij, in substitution order
+ * (side 'L': forward in i for lower op(A), backward for upper; side 'R':
+ * forward in j for upper op(A), backward for lower):
+ *   s = B_ij if alpha == 1, else CMUL(alpha, B_ij);
+ *   'L': for the off-diagonal k of row i of op(A), increasing k:
+ *        s -= op(A)_ik * X_kj   (CMAC with -op(A)_ik);
+ *   'R': for the off-diagonal k of column j of op(A), increasing k:
+ *        s -= X_ik * op(A)_kj   (CMAC with -X_ik);
+ *   X_ij = CDIV(s, diagonal element of op(A)), or s for diag 'U'.
+ * Quick return: m == 0 or n == 0. Rejects as trmm; 'R' order as trmm. */
+int canon_strsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                float alpha, const float *a, int64_t lda, float *b, int64_t ldb);
+int canon_dtrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                double alpha, const double *a, int64_t lda, double *b, int64_t ldb);
+int canon_ctrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
+int canon_ztrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
+
+/* ---- Instruction-set path ----------------------------------------------- */
+
+/* The path these routines use: "scalar" (plain C with fma(), any x86-64)
+ * or "avx2" (AVX2 + FMA). NULL or "auto" picks the best the CPU has, the
+ * default. Returns 0, or -1 when the name is unknown or the CPU lacks the
+ * instructions (the path is then unchanged). Changes no result bit.
+ * Separate from canon_set_isa (the GEMM's), so each can be tested alone;
+ * the shim sets both from DETSHIM_ISA. */
+int canon_blas_set_isa(const char *isa);
+/* The path in use: "scalar" or "avx2". */
+const char *canon_blas_isa(void);
 
 #endif

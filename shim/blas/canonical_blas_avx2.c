@@ -8,7 +8,7 @@
  * gemv of the real types here, of the complex types in
  * canonical_blas_avx2_complex.c).
  * A vector FMA lane rounds exactly like fma(), so every loop below does
- * the contract's operations (shim/blas/canonical_blas.h) element for
+ * the contract's operations (shim/blas/canonical.h) element for
  * element: vectors run across independent lanes or outputs, never across
  * one sum.
  */
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "canonical_blas_avx2.h"
-#include "blas/canonical_blas_kernels.h"
+#include "blas/canonical_kernels.h"
 
 /* From here on built for AVX2 + FMA. */
 #include "canonical_blas_avx2_prelude.inc"

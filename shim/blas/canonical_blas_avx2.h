@@ -1,7 +1,7 @@
 /* The complex-type loops of the AVX2 + FMA canonical BLAS path
  * (canonical_blas_avx2_complex.c), for the kernel table in
  * canonical_blas_avx2.c. Each has the contract of its entry in struct
- * canon_blas_kern (shim/blas/canonical_blas_kernels.h); call them only
+ * canon_blas_kern (shim/blas/canonical_kernels.h); call them only
  * where the CPU has AVX2 and FMA.
  */
 #ifndef DETSHIM_CANONICAL_BLAS_AVX2_H

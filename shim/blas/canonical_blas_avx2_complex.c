@@ -4,7 +4,7 @@
  * (declared in canonical_blas_avx2.h). Built for AVX2 + FMA by a target
  * pragma like that file, and used only where the CPU has both; the tails
  * run the plain-C kernels of canonical_blas_generic.inc. Every loop does
- * the contract's operations (shim/blas/canonical_blas.h) element for
+ * the contract's operations (shim/blas/canonical.h) element for
  * element, as that file explains.
  */
 #include <immintrin.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "canonical_blas_avx2.h"
-#include "blas/canonical_blas_kernels.h"
+#include "blas/canonical_kernels.h"
 
 /* From here on built for AVX2 + FMA. */
 #include "canonical_blas_avx2_prelude.inc"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "blas/canonical_blas_kernels.h"
+#include "blas/canonical_kernels.h"
 
 #define PREFIX scalar
 #include "canonical_blas_types.inc"

@@ -124,4 +124,168 @@ uint64_t canon_pool_worker_parts(void);
  * workers and no lock they held; its pool starts afresh. */
 void canon_pool_fork_child(void);
 
+
+/* ---- the other routines' kernels ------------------------------------ */
+
+/* The per-ISA inner loops of the canonical level-1/2/3 BLAS (the drivers
+ * in shim/blas/canonical_l1.c, l2.c and l3.c check arguments, map layouts,
+ * walk strides and apply alpha/beta; these do the long loops). One table
+ * per instruction set: shim/blas/canonical_blas_scalar.c (plain C with
+ * fma()) and canonical_blas_avx2.c (the same C built for AVX2 + FMA, with
+ * hand-written vector loops for the hot kernels). Every entry does
+ * exactly the operations of the contract in shim/blas/canonical.h, so
+ * the tables are interchangeable bit for bit.
+ *
+ * Conventions: vectors are passed as a pointer to logical element 0 and a
+ * signed step (element i at p + i*inc, any sign); complex arrays are
+ * interleaved {re, im} of the base type and steps count complex elements.
+ */
+
+/* The lane count of every LANES reduction, for every type and path. */
+#define CANON_LANES 16
+
+/* A table holds one set of kernels per element type (enum canon_type,
+ * shim/blas/canonical.h). */
+
+/* Flags of the sequential dot: conjugate u, conjugate v (complex only),
+ * negate u (after any conjugation). */
+#define CANON_CONJ_U 1
+#define CANON_CONJ_V 2
+#define CANON_NEG_U 4
+
+/* One type's kernels. Pointers are to that type's elements (complex: to
+ * {re, im} pairs of the base type); scalars are passed by pointer to one
+ * element. `conj` conjugates the matrix or x elements (ignored for real
+ * types). Entries marked "real" are NULL for complex types: the drivers
+ * run them on the 2n reals of a contiguous complex vector. */
+struct canon_blas_kern {
+    /* LANES accumulation over n contiguous elements (conj: of x): element
+     * e of the call goes to lane e mod 16 (the driver starts every call at
+     * a multiple of 16), acc holds the 16 running lane sums (complex: lane
+     * l at acc[l] as a pair). No tree; the driver adds the lanes. */
+    void (*dot)(int64_t n, const void *x, const void *y, int conj, void *acc);
+    /* dot restricted to lanes lo .. lo+nl-1: only the elements e with
+     * lo <= e mod 16 < lo+nl are read and only those lanes of acc change.
+     * Each lane's sum is the same chain as in dot, so threads that each
+     * take a set of lanes (a whole cache line of each 16-element block)
+     * give dot's bits. NULL where the driver never splits (float,
+     * complex float). */
+    void (*dot_lanes)(int64_t n, const void *x, const void *y, int conj, int lo, int nl,
+                      void *acc);
+    /* Real: LANES update s = s + |x_e|. */
+    void (*asum)(int64_t n, const void *x, void *acc);
+    /* Real: asum restricted to lanes lo .. lo+nl-1, as dot_lanes (double
+     * only, else NULL). */
+    void (*asum_lanes)(int64_t n, const void *x, int lo, int nl, void *acc);
+    /* Real: LANES update s = fma(t, t, s), t = (x_e * scale[0]) * scale[1]. */
+    void (*sumsq)(int64_t n, const void *x, const void *scale, void *acc);
+    /* Real: *m = the largest |x_e| that is not NaN, +0 if none. */
+    void (*amax)(int64_t n, const void *x, void *m);
+
+    /* y_i = CMAC(y_i, alpha, x_i) for i = 0 .. n-1 in this order. */
+    void (*axpy)(int64_t n, const void *alpha, const void *x, int64_t incx, void *y, int64_t incy);
+    /* x_i = CMUL(alpha, x_i). */
+    void (*scal)(int64_t n, const void *alpha, void *x, int64_t incx);
+
+    /* Column sweep: for j = 0 .. n-1, for every i < m:
+     * s_i = CMAC(s_i, A_ij, x_j) with A_ij = a[i + j*lda]; s is m
+     * contiguous sums, carried in and out. */
+    void (*gemv_n)(int64_t m, int64_t n, const void *a, int64_t lda, int conj, const void *x,
+                   int64_t incx, void *s);
+    /* Column dots: for every j < n, for i = 0 .. m-1:
+     * s_j = CMAC(s_j, A_ij, x_i); s is n sums, carried in and out. */
+    void (*gemv_t)(int64_t m, int64_t n, const void *a, int64_t lda, int conj, const void *x,
+                   int64_t incx, void *s);
+    /* One column of a rank-1 update: a_i = CMAC(a_i, x_i, *t) (conj: of
+     * x_i), i = 0 .. m-1, a contiguous. */
+    void (*ger_col)(int64_t m, const void *x, int64_t incx, int conj, const void *t, void *a);
+    /* *s = CMAC(*s, u_p, v_p) for p = 0 .. n-1 in order (flags CANON_*). */
+    void (*dot_seq)(int64_t n, const void *u, int64_t incu, const void *v, int64_t incv, int flags,
+                    void *s);
+};
+
+struct canon_blas_isa {
+    const char *name;
+    struct canon_blas_kern t[CANON_NTYPES];
+};
+
+extern const struct canon_blas_isa canon_blas_scalar_kernels;
+extern const struct canon_blas_isa canon_blas_avx2_kernels;
+
+/* The table in use (canonical_l1.c), chosen by canon_blas_set_isa. */
+const struct canon_blas_isa *canon_blas_kernels(void);
+
+/* ---- shared by the drivers (canonical_l1.c) ------------------------------
+ * Scalars of the contract's formulas, one element at a time, for any type:
+ * pointers to one element (complex: a {re, im} pair). */
+
+/* Bytes per element; whether the type is complex; the real type of its
+ * parts (S for C, D for Z, itself for real types). */
+size_t canon_blas_size(enum canon_type t);
+int canon_blas_complex(enum canon_type t);
+enum canon_type canon_blas_real(enum canon_type t);
+/* The contract's zero and one tests (+0 and -0 alike; complex: both parts). */
+int canon_blas_is_zero(enum canon_type t, const void *v);
+int canon_blas_is_one(enum canon_type t, const void *v);
+/* *out = CMUL(u, v); out may be v. */
+void canon_blas_mul(enum canon_type t, const void *u, const void *v, void *out);
+/* AB for a sum s, alpha != 0: beta == 0: *c = CMUL(alpha, s), else
+ * *c = CMUL(beta, *c) + alpha*s by CMAC. */
+void canon_blas_ab(enum canon_type t, const void *alpha, const void *beta, const void *s,
+                   void *c);
+/* AB with alpha == 0 on n elements c_i = c[i*inc]: beta == 0 stores
+ * zero, beta == 1 does nothing, else c_i = CMUL(beta, c_i). */
+void canon_blas_scale(enum canon_type t, int64_t n, const void *beta, void *c, int64_t inc);
+/* *s = *s + *v (each part), the unit-diagonal term. */
+void canon_blas_add(enum canon_type t, void *s, const void *v);
+/* *q = CDIV(s, d) (conj_d: by conj(d)); real: s / d. q may be s. */
+void canon_blas_div(enum canon_type t, void *q, const void *s, const void *d, int conj_d);
+
+/* Upper-cases a BLAS character argument (the BLAS accepts either case). */
+static inline char canon_blas_upper(char c)
+{
+    return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+/* A triangular operand of trmv, trsv, trmm or trsm after argument checks
+ * and any row-major mapping. op(A)_ij is a[j + i*lda] when transposed,
+ * else a[i + j*lda], conjugated when conj. */
+struct canon_blas_tri {
+    int transposed, conj, unit;
+    int upper; /* op(A) is upper triangular */
+};
+
+/* op(A)_ij (before conjugation) is element i*ri + j*rj of a: the steps of
+ * op(A)'s row index (ri) and column index (rj) for leading dimension lda. */
+static inline int64_t canon_blas_tri_ri(const struct canon_blas_tri *tri, int64_t lda)
+{
+    return tri->transposed ? lda : 1;
+}
+
+static inline int64_t canon_blas_tri_rj(const struct canon_blas_tri *tri, int64_t lda)
+{
+    return tri->transposed ? 1 : lda;
+}
+
+/* Parses uplo ('U'/'L'), trans ('N'/'T'/'C') and diag ('N'/'U') of type t.
+ * flip_uplo swaps U and L; map_trans then also maps trans as the row-major
+ * gemv does ('N' <-> 'T', 'C' -> conjugate without transpose). Returns 0,
+ * or -1 for a bad character. */
+int canon_blas_tri(enum canon_type t, char uplo, char trans, char diag, int flip_uplo,
+                   int map_trans, struct canon_blas_tri *out);
+
+/* The address of logical element 0 of an n-element vector with step inc
+ * (n >= 1): the BLAS passes the lowest address, element 0 is at the top
+ * when inc < 0. */
+static inline const void *canon_blas_vec0(const void *x, int64_t n, int64_t inc, size_t size)
+{
+    return inc < 0 ? (const char *)x + (size_t)((n - 1) * -inc) * size : x;
+}
+
+/* The i-th element of an array of `size`-byte elements (i may be < 0). */
+static inline const void *canon_blas_at(const void *x, int64_t i, size_t size)
+{
+    return (const char *)x + i * (int64_t)size;
+}
+
 #endif

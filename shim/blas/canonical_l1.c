@@ -1,8 +1,8 @@
 /* Canonical level-1 BLAS (dot, nrm2, asum, axpy, scal) and what the
  * level-1/2/3 drivers share: the kernel table of the ISA path (chosen by
  * canonical_isa.c) and the one-element arithmetic of the contract
- * (shim/blas/canonical_blas.h). The long loops
- * are the active path's kernels (canonical_blas_kernels.h); this file walks
+ * (shim/blas/canonical.h). The long loops
+ * are the active path's kernels (canonical_kernels.h); this file walks
  * strides, gathering strided vectors into small contiguous chunks, and
  * adds the 16 lanes of a reduction with the contract's fixed tree. A
  * long contiguous ddot, zdotu/zdotc or dasum/dzasum splits its LANES among
@@ -15,8 +15,6 @@
 #include <string.h>
 
 #include "blas/canonical.h"
-#include "blas/canonical_blas.h"
-#include "blas/canonical_blas_kernels.h"
 #include "blas/canonical_kernels.h"
 
 /* Bytes of one gathered chunk: 2048 floats .. 512 double complex, each a

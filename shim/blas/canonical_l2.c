@@ -1,5 +1,5 @@
 /* Canonical level-2 BLAS (gemv, ger, trmv, trsv) in the order of the
- * contract (shim/blas/canonical_blas.h). These drivers check arguments as
+ * contract (shim/blas/canonical.h). These drivers check arguments as
  * the BLAS does, map row-major calls to column-major ones as CBLAS does,
  * and leave the long loops to the active path's kernels: gemv runs the
  * outputs in blocks whose sums live in a small buffer, so a block's sums
@@ -11,8 +11,6 @@
 #include <string.h>
 
 #include "blas/canonical.h"
-#include "blas/canonical_blas.h"
-#include "blas/canonical_blas_kernels.h"
 #include "blas/canonical_kernels.h"
 
 /* Bytes of gemv's block of sums: 2048 floats .. 512 double complex; fits

@@ -1,5 +1,5 @@
 /* Canonical level-3 BLAS other than gemm (syrk, symm, trmm, trsm) in the
- * order of the contract (shim/blas/canonical_blas.h). Each output element is
+ * order of the contract (shim/blas/canonical.h). Each output element is
  * one SEQ sum, so these drivers only choose which elements to compute in
  * which order (in-place trmm and trsm must read old or solved values as
  * the contract says) and hand the sums to the active path's gemv kernels,
@@ -12,8 +12,8 @@
  */
 #include <string.h>
 
-#include "blas/canonical_blas.h"
-#include "blas/canonical_blas_kernels.h"
+#include "blas/canonical.h"
+#include "blas/canonical_kernels.h"
 
 /* Bytes of a block of sums (a piece of a row or column of the output) and
  * of a block of gathered x values: 2048 floats .. 512 double complex each,

@@ -15,7 +15,6 @@
 
 #include "blas/blas.h"
 #include "blas/canonical.h"
-#include "blas/canonical_blas.h"
 #include "core/core.h"
 #include "core/policy.h"
 #include "trace/trace.h"

@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include "blas/canonical.h"
-#include "blas/canonical_blas.h"
 
 /* OpenBLAS entry points, declared here so no cblas.h is needed. */
 void openblas_set_num_threads(int n);

@@ -1,6 +1,6 @@
 /* Unit tests of the canonical level-1/2/3 BLAS (shim/blas/canonical_l*.c):
  * every routine's result equals, bit for bit, a slow obvious reference
- * written here from the contract in shim/blas/canonical_blas.h (logical
+ * written here from the contract in shim/blas/canonical.h (logical
  * elements, the documented formulas, one operation at a time), over a grid
  * of shapes, both layouts, every trans/uplo/side/diag, strides (negative
  * and zero where the BLAS allows them), padded leading dimensions and
@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "blas/canonical.h"
-#include "blas/canonical_blas.h"
 #include "blas/canonical_kernels.h"
 
 /* ---- values of any type ------------------------------------------------- */
