@@ -5,7 +5,9 @@
  *
  * 1. Constructor (detshim_ctor). The exit hooks are registered (the
  *    artifacts, then the loaded code, recorded while the streams are still
- *    open), the fork handlers below, then trace_start(): core_init() reads
+ *    open), the fork handlers below, the real exec and _exit functions are
+ *    resolved (a vfork child must not run the loader), then trace_start():
+ *    core_init() reads
  *    DETSHIM_*, the policy and the trace directory, decides the process's
  *    entropy rule and sets the policy's environment; then the trace
  *    directory is opened. A bad setting stops the program here.
@@ -23,11 +25,11 @@
  *    BLAS pool starts without the parent's workers; the CUDA reach check
  *    notes the fork. A vfork child records nothing (each family checks
  *    the pid).
- * 4. Exec (shim/trace/exec.c). The old image's records are written and its
+ * 4. Exec (shim/libc/exec.c). The old image's records are written and its
  *    streams closed; the new image starts as in 1 and keeps the process's
  *    name (shim/core/lineage.c), so its entropy streams are the ones the
  *    program would have had launched directly.
- * 5. Exit. _exit and _Exit (shim/trace/exit.c) and the destructor below
+ * 5. Exit. _exit and _Exit (shim/libc/exit.c) and the destructor below
  *    run trace_process_flush_all(): the exit hooks once, then every stream
  *    is closed and the process root written. The CUDA family drains its
  *    pending device digests from an atexit handler it registers once CUDA
@@ -37,6 +39,7 @@
 #include <pthread.h>
 
 #include "artifact/artifact.h"
+#include "libc/libc.h"
 #include "blas/canonical_kernels.h"
 #include "core/core.h"
 #include "cuda/cuda.h"
@@ -70,6 +73,8 @@ __attribute__((constructor)) static void detshim_ctor(void)
     trace_on_exit(artifact_at_exit);
     trace_on_exit(artifact_record_objects);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    libc_exec_prepare();
+    libc_exit_prepare();
     trace_start();
 }
 

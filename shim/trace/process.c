@@ -536,8 +536,6 @@ static struct core_once trace_start_once;
 
 static void start_once(void)
 {
-    trace_exit_prepare();
-    trace_exec_prepare();
     core_init();
     if (!core_cfg.trace_on)
         return;

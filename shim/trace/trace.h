@@ -110,22 +110,19 @@ void trace_fork_child(void);
 /* Core start-up and, if DETSHIM_TRACE is set, trace start-up; once. */
 void trace_start(void);
 void trace_process_flush_all(void);
+/* The same before an exec: a call after it (the exec failed) marks the
+ * trace incomplete, whichever thread makes it. */
+void trace_process_flush_for_exec(void);
 /* Registers fn to run first in trace_process_flush_all, while records can
  * still be written (artifacts hashed at exit); up to 8, in order. */
 void trace_on_exit(void (*fn)(void));
 /* 1 if any thread of this process has recorded something. */
 int trace_recorded_any(void);
-/* The same before an exec: a call after it (the exec failed) marks the
- * trace incomplete, whichever thread makes it. */
-void trace_process_flush_for_exec(void);
 /* Waits for every thread's pending records and writes them, closing
  * nothing: for the exit handler the cuda family registers once CUDA is up,
  * which runs before CUDA's own teardown (records pending when the driver
  * is gone could only be written as not digested). */
 void trace_drain_pending(void);
-/* Resolve the real exec and _exit functions ahead of any vfork. */
-void trace_exec_prepare(void);
-void trace_exit_prepare(void);
 
 /* Frame helpers shared by the writer and the reader. */
 uint32_t trace_frame_check(const uint8_t *payload, uint32_t len, uint16_t type,

@@ -42,6 +42,15 @@ if [ -n "$cpu" ] && taskset -c "$cpu" true 2> /dev/null; then
 else
     skip_check "one CPU, the same root" "taskset cannot pin this process here"
 fi
+# A verifier may launch the published run another way: detverify agrees.
+DETVERIFY=$TOP/build/detverify
+(cd "$WORK/wrapper" && rm -rf trace && $DETVERIFY ../direct/trace -- "$WORK/train.sh" "$ART_PY" \
+    > verify.out 2> verify.err)
+expect_eq "detverify, re-run through the wrapper: verified" 0 $?
+(cd "$WORK/other-name" && rm -rf trace && $DETVERIFY ../direct/trace -- "$WORK/python" "$ART_PY" \
+    > verify.out 2> verify.err)
+expect_eq "detverify, re-run as python: verified" 0 $?
+rm -rf "${TMPDIR:-/tmp}"/detverify.*
 expect_ne "post-trained weights: another root" "$direct" \
     "$(run_in "$WORK/poison" "$WORK/python3" "$ART_PY" poison)"
 finish

@@ -7,13 +7,14 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "libc/libc.h"
 #include "trace/trace.h"
 
 typedef void (*exit_fn)(int);
 
 static void *real_exit, *real_Exit;
 
-void trace_exit_prepare(void)
+void libc_exit_prepare(void)
 {
     /* Resolved at start-up, for the vfork child that _exits after a failed
      * exec: it must not run the loader's lookup in its parent's memory. */

@@ -1,6 +1,7 @@
 /* exec replaces the process image without running destructors, so the
  * records the old image still holds in memory would be lost: close its
- * trace first (the new image starts its own, named <name>.e). If exec
+ * trace first (the new image starts its own, under the process's name:
+ * shim/core/lineage.c). If exec
  * fails and returns, the old image goes on untraced, and says so at
  * DETSHIM_LOG=info; a call it makes then marks its trace incomplete. In a vfork child nothing is written: the trace belongs
  * to the parent. The new image learns it is this process's exec from the
@@ -15,6 +16,7 @@
 
 #include "core/core.h"
 #include "core/lineage.h"
+#include "libc/libc.h"
 #include "trace/trace.h"
 
 #define MAX_EXEC_ARGS 4096
@@ -39,7 +41,7 @@ static void *real_execve, *real_execvpe, *real_fexecve;
 
 #define REAL(type, name) type fn = (type)(uintptr_t)resolve_real_cached(&real_##name, #name)
 
-void trace_exec_prepare(void)
+void libc_exec_prepare(void)
 {
     /* Resolved at start-up: a vfork child calling exec must not run the
      * dynamic loader's lookup, which may allocate in the parent's heap. */
