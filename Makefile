@@ -23,7 +23,8 @@ PYTHON ?= /usr/bin/python3
 
 CORE_SRC := $(wildcard shim/core/*.c)
 # The reader is not part of the preloaded shim: it is libdetshim-reader.
-TRACE_SRC := $(filter-out shim/trace/reader.c,$(wildcard shim/trace/*.c))
+READER_SRC := $(wildcard shim/trace/reader*.c)
+TRACE_SRC := $(filter-out $(READER_SRC),$(wildcard shim/trace/*.c))
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
@@ -52,7 +53,7 @@ CTOR_OBJ := $(call obj,$(wildcard shim/life/*.c))
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 # The reader library: the reader and the format code it shares with the
 # writer (chain and roots, frame checks).
-READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/chain.c shim/trace/frame.c)
+READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/frame.c)
 READER_SONAME := libdetshim-reader.so.0
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
@@ -133,7 +134,7 @@ $(B)/detverify: $(call obj,$(DETVERIFY_SRC)) $(B)/obj/shim/detdiff/diff.o $(B)/l
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(READER_OBJ) $(call obj,$(DETDIFF_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(DEPFLAGS) $(UNIT_EXTRA) -o $@ $< \
-	    $(LIB_OBJ) $(call obj,shim/trace/reader.c) \
+	    $(LIB_OBJ) $(call obj,$(READER_SRC)) \
 	    $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
 
