@@ -237,15 +237,16 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
 	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas \
-	    $(B)/bench/bench_cublas
+	    $(B)/bench/bench_cublas $(B)/bench/bench_trace_calls
 	@scripts/bench.sh
 
 # The per-call benchmarks are plain programs: the shim reaches them only
 # through LD_PRELOAD, never by linking.
-$(B)/bench/bench_overhead $(B)/bench/bench_getrandom: $(B)/bench/bench_%: tests/bench/bench_%.c \
+$(B)/bench/bench_overhead $(B)/bench/bench_getrandom $(B)/bench/bench_trace_calls: \
+    $(B)/bench/bench_%: tests/bench/bench_%.c \
     tests/bench/bench_util.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm
+	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm -lpthread
 
 # On the fake cuBLAS, linked by its soname as a real program would be.
 $(B)/bench/bench_cublas: tests/bench/bench_cublas.c tests/bench/bench_util.h $(GPU_FAKES)
