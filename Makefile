@@ -23,7 +23,8 @@ PYTHON ?= /usr/bin/python3
 
 CORE_SRC := $(wildcard shim/core/*.c)
 # The reader is not part of the preloaded shim: it is libdetshim-reader.
-TRACE_SRC := $(filter-out shim/trace/reader.c,$(wildcard shim/trace/*.c))
+READER_SRC := $(wildcard shim/trace/reader*.c)
+TRACE_SRC := $(filter-out $(READER_SRC),$(wildcard shim/trace/*.c))
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
@@ -52,7 +53,7 @@ CTOR_OBJ := $(call obj,$(wildcard shim/life/*.c))
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 # The reader library: the reader and the format code it shares with the
 # writer (chain and roots, frame checks).
-READER_OBJ := $(call obj,shim/trace/reader.c shim/trace/chain.c shim/trace/frame.c)
+READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/frame.c)
 READER_SONAME := libdetshim-reader.so.0
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
@@ -121,11 +122,11 @@ $(B)/libdetshim-reader.so: $(B)/$(READER_SONAME)
 $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(B)/libdetshim-reader.so
 	$(CC) -o $@ $(filter %.o,$^) -L$(B) -ldetshim-reader -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
-# detverify reuses detdiff's comparison (diff.o) and nothing of its output,
+# detverify reuses detdiff's comparison (diff.o, pair.o) and nothing of its output,
 # and reads traces through the reader library as detdiff does.
 DETVERIFY_SRC := $(wildcard shim/detverify/*.c)
 $(call obj,$(DETVERIFY_SRC)): CPPFLAGS += -Ishim/detdiff
-$(B)/detverify: $(call obj,$(DETVERIFY_SRC)) $(B)/obj/shim/detdiff/diff.o $(B)/libdetshim-reader.so
+$(B)/detverify: $(call obj,$(DETVERIFY_SRC)) $(call obj,shim/detdiff/diff.c shim/detdiff/pair.c) $(B)/libdetshim-reader.so
 	$(CC) -o $@ $(filter %.o,$^) -L$(B) -ldetshim-reader -lcrypto -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
 # Unit tests link the shim's objects directly (not the .so), so internal
@@ -133,7 +134,7 @@ $(B)/detverify: $(call obj,$(DETVERIFY_SRC)) $(B)/obj/shim/detdiff/diff.o $(B)/l
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(READER_OBJ) $(call obj,$(DETDIFF_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 $(WARN) -Wno-unused-parameter $(DEPFLAGS) $(UNIT_EXTRA) -o $@ $< \
-	    $(LIB_OBJ) $(call obj,shim/trace/reader.c) \
+	    $(LIB_OBJ) $(call obj,$(READER_SRC)) \
 	    $(filter-out $(B)/obj/shim/detdiff/main.o,$(call obj,$(DETDIFF_SRC))) \
 	    $(SHIM_LIBS) -lcmocka -lm
 
@@ -236,15 +237,16 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
 	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas \
-	    $(B)/bench/bench_cublas
+	    $(B)/bench/bench_cublas $(B)/bench/bench_trace_calls
 	@scripts/bench.sh
 
 # The per-call benchmarks are plain programs: the shim reaches them only
 # through LD_PRELOAD, never by linking.
-$(B)/bench/bench_overhead $(B)/bench/bench_getrandom: $(B)/bench/bench_%: tests/bench/bench_%.c \
+$(B)/bench/bench_overhead $(B)/bench/bench_getrandom $(B)/bench/bench_trace_calls: \
+    $(B)/bench/bench_%: tests/bench/bench_%.c \
     tests/bench/bench_util.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm
+	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARN) -o $@ $< -lopenblas -lm -lpthread
 
 # On the fake cuBLAS, linked by its soname as a real program would be.
 $(B)/bench/bench_cublas: tests/bench/bench_cublas.c tests/bench/bench_util.h $(GPU_FAKES)

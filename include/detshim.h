@@ -1,6 +1,8 @@
-/* detshim's public reader API: load a trace file or a trace directory (one
- * run) into memory, grouped by process and thread, with chains and roots
- * recomputed from the records themselves. detdiff is built on this and
+/* detshim's public reader API: read a trace file or a trace directory (one
+ * run), grouped by process and thread, with chains and roots recomputed
+ * from the records themselves; either loaded whole (detshim_run_load) or
+ * indexed, its records then read through cursors in memory bounded by the
+ * thread count (detshim_run_open). detdiff is built on this and
  * nothing else, so the reader and the writer share one format definition
  * (detshim/trace_format.h). Link with libdetshim-reader:
  *     cc tool.c $(pkg-config --cflags --libs detshim)
@@ -83,7 +85,8 @@ typedef struct {
 typedef struct {
     uint32_t index; /* writer's thread index: 0 is the main thread */
     size_t nrecords;
-    detshim_record *records;
+    detshim_record *records; /* NULL in a run from detshim_run_open: read
+                              * them with a cursor */
     uint8_t head[32]; /* chain head after the last record */
     int end_seen;     /* a THREAD_END frame closed this thread */
     int end_matches;  /* ... and its head and count match the records */
@@ -141,6 +144,41 @@ typedef struct {
  * `path` that cannot be read. */
 DETSHIM_API int detshim_run_load(const char *path, detshim_run **out, char *err, size_t errlen);
 DETSHIM_API void detshim_run_free(detshim_run *run);
+
+/* Opens a run as detshim_run_load does, with the same checks, roots,
+ * errors and unreadable files, but keeps no records: every thread's
+ * `records` is NULL, its count, head and end flags are set, and its
+ * records are read through a cursor. Each file is read once here; memory
+ * is a constant plus per-thread state, whatever the record count. Call
+ * sites are read from the files on the first detshim_site_lookup. */
+DETSHIM_API int detshim_run_open(const char *path, detshim_run **out, char *err, size_t errlen);
+
+/* A thread's records in order, one at a time: over a loaded run (or one
+ * built in memory) it walks thread->records, over an opened run it reads
+ * the thread's frames from its file. */
+typedef struct detshim_cursor detshim_cursor;
+
+/* Opens a cursor over thread t of process p (t must be one of
+ * p->threads, and p must outlive the cursor). Returns 0 and sets *out
+ * (close it with detshim_cursor_close), DETSHIM_ERR_IO if the file cannot
+ * be opened again, DETSHIM_ERR_FORMAT if t has records and no way to read
+ * them, or DETSHIM_ERR_NOMEM. */
+DETSHIM_API int detshim_cursor_open(const detshim_process *p, const detshim_thread *t,
+                                    detshim_cursor **out);
+/* Sets *r to the next record and returns 1, or returns 0 past the last
+ * one (*r NULL), or DETSHIM_ERR_IO / DETSHIM_ERR_FORMAT when the file no
+ * longer holds what the run was opened from. *r is owned by the cursor
+ * and valid until its next call; keep it to hold it longer. */
+DETSHIM_API int detshim_cursor_next(detshim_cursor *c, const detshim_record **r);
+/* Remembers the record the last detshim_cursor_next returned, at no cost,
+ * so that it can be kept later ("last matching record"). */
+DETSHIM_API void detshim_cursor_mark(detshim_cursor *c);
+/* Sets *out to the current record (marked == 0) or the marked one
+ * (marked != 0), owned by the process and valid until detshim_run_free,
+ * or NULL if there is none. Returns 0, or a DETSHIM_ERR_* code (*out
+ * NULL) when the file cannot be read again. */
+DETSHIM_API int detshim_cursor_keep(detshim_cursor *c, int marked, const detshim_record **out);
+DETSHIM_API void detshim_cursor_close(detshim_cursor *c);
 
 /* Name and symbol of a call-site frame, as the SITE frames of the process
  * recorded them; returns 0 and points *module and *symbol into the process's

@@ -9,7 +9,12 @@
 # shared machine swing by more than the overhead. About 2 minutes on 2 cores.
 # Knobs (environment): BENCH_DDOT_CALLS (2000000), BENCH_DDOT_TRACED_CALLS
 # (50000: every traced call writes a ~250-byte record), BENCH_TORCH_ARGS
-# ("300 1024": steps and hidden width of tests/programs/torch_prog.py).
+# ("300 1024": steps and hidden width of tests/programs/torch_prog.py),
+# BENCH_DIFF_RECORDS (1000000: records per trace of the detdiff section,
+# ~250 bytes each, two traces written under build/ and deleted after),
+# BENCH_DIFF_THREADS (4096: threads per trace of its pairing measure),
+# BENCH_DIFF_BASELINE (unset: the path of another detdiff, e.g. an older
+# build, measured side by side on the same traces).
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -26,13 +31,17 @@ TORCH_PROG=$TOP/tests/programs/torch_prog.py
 DDOT_CALLS=${BENCH_DDOT_CALLS:-2000000}
 DDOT_TRACED_CALLS=${BENCH_DDOT_TRACED_CALLS:-50000}
 TORCH_ARGS=${BENCH_TORCH_ARGS:-300 1024}
+DIFF_RECORDS=${BENCH_DIFF_RECORDS:-1000000}
+DIFF_THREADS=${BENCH_DIFF_THREADS:-4096}
+DIFF_BASELINE=${BENCH_DIFF_BASELINE:-}
+TRACE_CALLS=$TOP/build/bench/bench_trace_calls
 
 die() {
     echo "bench: $*" >&2
     exit 1
 }
 for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM" "$CANON_GEMM" "$CANON_BLAS" \
-    "$CUBLAS"; do
+    "$CUBLAS" "$TRACE_CALLS"; do
     [ -f "$f" ] || die "missing $f: run 'make bench'"
 done
 unset DETSHIM_TRACE LD_PRELOAD
@@ -43,7 +52,10 @@ unset DETSHIM_TRACE LD_PRELOAD
 export DETSHIM_POLICY=passthrough
 POLICY_FILE=$TOP/policies/default.policy
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/detshim-bench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT INT TERM
+# The detdiff section's traces are large (BENCH_DIFF_RECORDS x ~250 bytes,
+# twice): under build/, not a tmpfs, and removed however the script ends.
+DIFF_WORK=$TOP/build/bench-diff.$$
+trap 'rm -rf "$WORK" "$DIFF_WORK"' EXIT INT TERM
 
 # records DIR: how many records a trace directory holds, over all threads.
 records() {
@@ -256,3 +268,41 @@ printf '  %-36s %10s\n' "detrun -t (run + attestation)" "$bare"
 printf '  %-36s %10s\n' "detverify --attest alone" "$attest"
 printf '  %-36s %10s\n' "detverify (re-run + compare)" "$verified"
 echo "  ratio detverify / detrun $(ratio "$verified" "$bare")"
+echo
+echo "== detdiff on two identical traces: wall time and peak memory"
+# Two runs of the same loop (cblas_ddot n=1) give two equal traces, the
+# longest comparison there is: every record read and compared. detdiff
+# opens runs without loading their records, so its memory is a constant
+# plus per-thread state. Measured by hand on this 2-core machine with
+# BENCH_DIFF_RECORDS=10000000 (2.4 GB per trace): see README.md, Benchmarks.
+# peak_of CMD...: "SECONDS PEAK_MB" of CMD (output discarded).
+peak_of() {
+    /usr/bin/time -f '%e %M' -o "$DIFF_WORK/time" "$@" > /dev/null 2>&1 || [ $? -eq 1 ]
+    awk '{ printf "%s %.1f", $1, $2 / 1024 }' "$DIFF_WORK/time"
+}
+# diff_rows A B: one row per detdiff measured on runs A and B.
+diff_rows() {
+    for d in "$DETDIFF" $DIFF_BASELINE; do
+        label="detdiff of this build"
+        [ "$d" = "$DETDIFF" ] || label="baseline $d"
+        set -- $(peak_of "$d" "$DIFF_WORK/a" "$DIFF_WORK/b")
+        printf '  %-36s %10s %10s\n' "$label" "$1" "$2"
+    done
+}
+mkdir -p "$DIFF_WORK"
+for run in a b; do
+    env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$DIFF_WORK/$run" "$TRACE_CALLS" "$DIFF_RECORDS" > /dev/null
+done
+n=$(du -sh "$DIFF_WORK/a" | cut -f1)
+"$DETDIFF" "$DIFF_WORK/a" "$DIFF_WORK/b" > /dev/null || die "two equal traces differ"
+echo "  $DIFF_RECORDS records on the main thread, $n per trace"
+printf '  %-36s %10s %10s\n' "" "seconds" "peak MB"
+diff_rows
+rm -rf "$DIFF_WORK/a" "$DIFF_WORK/b"
+for run in a b; do
+    env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$DIFF_WORK/$run" "$TRACE_CALLS" 2 "$DIFF_THREADS" > /dev/null
+done
+echo "  $DIFF_THREADS threads of 2 records each (thread pairing: one table lookup per thread)"
+printf '  %-36s %10s %10s\n' "" "seconds" "peak MB"
+diff_rows
+rm -rf "$DIFF_WORK"

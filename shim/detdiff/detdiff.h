@@ -1,7 +1,8 @@
 /* What the files of the detdiff command share. The command reads runs
  * only through the reader library (detshim.h), like any third-party tool.
  *   main.c   the command line: options, loading, errors, exit status
- *   diff.c   comparison of two loaded runs (diff.h; unit-tested alone)
+ *   diff.c   comparison of two runs (diff.h; unit-tested alone)
+ *   pair.c   which threads of two processes are compared (diff.h)
  *   text.c   a comparison as text, and text escaping
  *   json.c   a comparison as one JSON object, and JSON escaping
  *   show.c   --show: one run printed readably

@@ -203,119 +203,6 @@ size_t diff_process_records(const detshim_process *p)
     return n;
 }
 
-/* The bits of a thread index that name the stream, not the thread. */
-#define STREAM_BITS (TRACE_THREAD_ENTROPY | TRACE_THREAD_IDENTITY | TRACE_THREAD_REAL)
-
-/* 1 if a and b are the same kind of stream (calls, entropy, identity). */
-static int same_kind(const detshim_thread *a, const detshim_thread *b)
-{
-    return (a->index & STREAM_BITS) == (b->index & STREAM_BITS);
-}
-
-static size_t common_prefix(const detshim_thread *a, const detshim_thread *b)
-{
-    size_t n = a->nrecords < b->nrecords ? a->nrecords : b->nrecords, i = 0;
-    while (i < n && diff_records_equal(&a->records[i], &b->records[i]))
-        i++;
-    return i;
-}
-
-static int pair_cmp(const void *x, const void *y)
-{
-    const struct diff_thread_pair *p = x, *q = y;
-    uint64_t pk = p->ta ? p->ta->index : UINT64_MAX, qk = q->ta ? q->ta->index : UINT64_MAX;
-    if (pk != qk)
-        return pk < qk ? -1 : 1;
-    pk = p->tb ? p->tb->index : UINT64_MAX;
-    qk = q->tb ? q->tb->index : UINT64_MAX;
-    return pk < qk ? -1 : pk > qk;
-}
-
-int diff_pair_threads(const detshim_process *a, const detshim_process *b,
-                      struct diff_thread_pair *pairs)
-{
-    int na = a->nthreads > 0 ? a->nthreads : 0, nb = b->nthreads > 0 ? b->nthreads : 0;
-    char *used_a = calloc((size_t)na + 1, 1), *used_b = calloc((size_t)nb + 1, 1);
-    int np = 0;
-    if (!used_a || !used_b) {
-        free(used_a);
-        free(used_b);
-        return DETSHIM_ERR_NOMEM;
-    }
-    /* Real-entropy streams are never compared (trace_format.h): taken out
-     * before pairing, they pair with nothing and are missed by no one. */
-    for (int i = 0; i < na; i++)
-        used_a[i] = (a->threads[i].index & TRACE_THREAD_REAL) != 0;
-    for (int j = 0; j < nb; j++)
-        used_b[j] = (b->threads[j].index & TRACE_THREAD_REAL) != 0;
-#define PAIR(i, j)                                                   \
-    do {                                                             \
-        used_a[i] = used_b[j] = 1;                                   \
-        pairs[np].ta = &a->threads[i];                               \
-        pairs[np++].tb = &b->threads[j];                             \
-    } while (0)
-
-    /* The main thread is thread 0 in every run, and each of its streams
-     * pairs with the same stream. */
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb; j++)
-            if (!used_a[i] && !used_b[j] && a->threads[i].index == b->threads[j].index &&
-                (a->threads[i].index & ~STREAM_BITS) == 0)
-                PAIR(i, j);
-    /* Identical streams, wherever the threads started. */
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb && !used_a[i]; j++)
-            if (!used_b[j] && a->threads[i].nrecords == b->threads[j].nrecords &&
-                memcmp(a->threads[i].head, b->threads[j].head, 32) == 0)
-                PAIR(i, j);
-    /* Streams that start alike: the longest common prefix is the likeliest
-     * partner, the lowest index breaks ties. */
-    for (int i = 0; i < na; i++) {
-        const detshim_thread *ta = &a->threads[i];
-        int best = -1;
-        size_t best_len = 0;
-        if (used_a[i] || ta->nrecords == 0)
-            continue;
-        for (int j = 0; j < nb; j++) {
-            const detshim_thread *tb = &b->threads[j];
-            if (used_b[j] || tb->nrecords == 0 || !same_kind(ta, tb) ||
-                !diff_records_equal(&ta->records[0], &tb->records[0]))
-                continue;
-            size_t len = common_prefix(ta, tb);
-            if (best < 0 || len > best_len) {
-                best = j;
-                best_len = len;
-            }
-        }
-        if (best >= 0)
-            PAIR(i, best);
-    }
-    /* What is left pairs in index order, a stream with one of its kind;
-     * the rest has no partner. */
-    for (int i = 0; i < na; i++) {
-        int j = 0;
-        while (j < nb && (used_b[j] || !same_kind(&a->threads[i], &b->threads[j])))
-            j++;
-        if (!used_a[i] && j < nb)
-            PAIR(i, j);
-    }
-#undef PAIR
-    for (int i = 0; i < na; i++)
-        if (!used_a[i]) {
-            pairs[np].ta = &a->threads[i];
-            pairs[np++].tb = NULL;
-        }
-    for (int j = 0; j < nb; j++)
-        if (!used_b[j]) {
-            pairs[np].ta = NULL;
-            pairs[np++].tb = &b->threads[j];
-        }
-    free(used_a);
-    free(used_b);
-    qsort(pairs, (size_t)np, sizeof *pairs, pair_cmp);
-    return np;
-}
-
 static struct diff_item *add_item(struct diff_result *r, enum diff_kind kind,
                                   const detshim_process *pa, const detshim_process *pb)
 {
@@ -396,18 +283,35 @@ static int diff_headers(const detshim_process *pa, const detshim_process *pb,
     }
 }
 
-/* Walks one thread pair. Both threads exist. */
-static int diff_thread_pair(const detshim_process *pa, const detshim_process *pb,
+/* Fills the records of a record item: A's and B's current records and
+ * A's marked one, kept in the runs. Returns 0 or an error code. */
+static int keep_records(struct diff_item *it, detshim_cursor *ca, detshim_cursor *cb)
+{
+    int rc = ca ? detshim_cursor_keep(ca, 0, &it->ra) : 0;
+    if (!rc && cb)
+        rc = detshim_cursor_keep(cb, 0, &it->rb);
+    if (!rc && ca)
+        rc = detshim_cursor_keep(ca, 1, &it->last_match);
+    return rc;
+}
+
+/* Walks one thread pair in lockstep, one record of each side at a time;
+ * A's last equal record is only marked, and kept for an item. Both
+ * threads exist. Returns 0 or an error code. */
+static int walk_thread_pair(const detshim_process *pa, const detshim_process *pb,
                             const detshim_thread *ta, const detshim_thread *tb,
+                            detshim_cursor *ca, detshim_cursor *cb,
                             const struct diff_options *opt, struct diff_result *r)
 {
     size_t n = ta->nrecords < tb->nrecords ? ta->nrecords : tb->nrecords;
-    const detshim_record *last = NULL;
-    int found = 0;
+    int found = 0, rc = 0;
     for (size_t i = 0; i < n; i++) {
-        const detshim_record *ra = &ta->records[i], *rb = &tb->records[i];
+        const detshim_record *ra, *rb;
+        int ka = detshim_cursor_next(ca, &ra), kb = detshim_cursor_next(cb, &rb);
+        if (ka != 1 || kb != 1)
+            return ka < 0 ? ka : kb < 0 ? kb : DETSHIM_ERR_FORMAT;
         if (diff_records_equal(ra, rb)) {
-            last = ra;
+            detshim_cursor_mark(ca);
             continue;
         }
         struct diff_item *it = add_item(r, diff_classify(ra, rb), pa, pb);
@@ -416,9 +320,8 @@ static int diff_thread_pair(const detshim_process *pa, const detshim_process *pb
         it->ta = ta;
         it->tb = tb;
         it->index = i;
-        it->ra = ra;
-        it->rb = rb;
-        it->last_match = last;
+        if ((rc = keep_records(it, ca, cb)) != 0)
+            return rc;
         found = 1;
         if (!opt->all)
             return 0;
@@ -427,6 +330,10 @@ static int diff_thread_pair(const detshim_process *pa, const detshim_process *pb
         return 0;
     int b_short = tb->nrecords < ta->nrecords;
     const detshim_process *shorter = b_short ? pb : pa;
+    detshim_cursor *longer = b_short ? ca : cb;
+    const detshim_record *next;
+    if ((rc = detshim_cursor_next(longer, &next)) != 1)
+        return rc < 0 ? rc : DETSHIM_ERR_FORMAT;
     struct diff_item *it =
         add_item(r, shorter->truncated ? DIFF_TRUNCATED : DIFF_EXTRA_CALLS, pa, pb);
     if (!it)
@@ -435,11 +342,43 @@ static int diff_thread_pair(const detshim_process *pa, const detshim_process *pb
     it->ta = ta;
     it->tb = tb;
     it->index = n;
-    it->ra = b_short ? &ta->records[n] : NULL;
-    it->rb = b_short ? NULL : &tb->records[n];
-    it->last_match = last;
+    rc = detshim_cursor_keep(longer, 0, b_short ? &it->ra : &it->rb);
+    if (!rc)
+        rc = detshim_cursor_keep(ca, 1, &it->last_match);
     it->extra = (b_short ? ta->nrecords : tb->nrecords) - n;
-    return 0;
+    return rc;
+}
+
+/* One thread pair, through a cursor on each side. */
+static int diff_thread_pair(const detshim_process *pa, const detshim_process *pb,
+                            const detshim_thread *ta, const detshim_thread *tb,
+                            const struct diff_options *opt, struct diff_result *r)
+{
+    detshim_cursor *ca = NULL, *cb = NULL;
+    int rc = detshim_cursor_open(pa, ta, &ca);
+    if (!rc)
+        rc = detshim_cursor_open(pb, tb, &cb);
+    if (!rc)
+        rc = walk_thread_pair(pa, pb, ta, tb, ca, cb, opt, r);
+    detshim_cursor_close(ca);
+    detshim_cursor_close(cb);
+    return rc;
+}
+
+/* The first record of t, kept in its run; NULL for an empty stream. */
+static int first_record(const detshim_process *p, const detshim_thread *t,
+                        const detshim_record **out)
+{
+    detshim_cursor *c = NULL;
+    const detshim_record *r;
+    *out = NULL;
+    if (!t || !t->nrecords)
+        return 0;
+    int rc = detshim_cursor_open(p, t, &c);
+    if (!rc && (rc = detshim_cursor_next(c, &r)) == 1)
+        rc = detshim_cursor_keep(c, 0, out);
+    detshim_cursor_close(c);
+    return rc;
 }
 
 /* A thread whose stream disagrees with its own THREAD_END frame. */
@@ -513,9 +452,10 @@ static int diff_process_pair(const detshim_process *pa, const detshim_process *p
             it->side = ta ? DIFF_SIDE_B : DIFF_SIDE_A; /* the shorter side */
         it->ta = ta;
         it->tb = tb;
-        it->ra = ta && ta->nrecords ? &ta->records[0] : NULL;
-        it->rb = tb && tb->nrecords ? &tb->records[0] : NULL;
         it->extra = ta ? ta->nrecords : tb->nrecords;
+        rc = first_record(pa, ta, &it->ra);
+        if (!rc)
+            rc = first_record(pb, tb, &it->rb);
     }
     free(pairs);
     if (!rc && r->nitems == before && memcmp(pa->root, pb->root, 32) != 0)

@@ -1,9 +1,11 @@
-/* detdiff's comparison logic: given two runs loaded by the reader API
- * (detshim.h), pair their processes by name and their threads by content,
- * walk the paired record streams and classify every difference found. It
- * knows nothing about files, options or output formats, so the unit tests
- * drive it with runs built in memory. Items point into the two runs, which
- * must outlive the result.
+/* detdiff's comparison logic: given two runs read by the reader API
+ * (detshim.h), loaded or only opened, pair their processes by name and
+ * their threads by content (pair.c), walk the paired record streams
+ * through cursors and classify every difference found. It knows nothing
+ * about options or output formats, so the unit tests drive it with runs
+ * built in memory. Items point into the two runs (records an item names
+ * are kept there), which must outlive the result. Memory: per thread, and
+ * per item, never per record compared.
  */
 #ifndef DETSHIM_DIFF_H
 #define DETSHIM_DIFF_H
@@ -71,8 +73,10 @@ struct diff_options {
  * that run whose trace was cut before its header, so the runs are never
  * called identical with it. A process whose partner's file is unreadable
  * is reported by that file's item, not as a missing process.
- * Returns 0 (identical iff out->nitems == 0) or DETSHIM_ERR_NOMEM, in which
- * case `out` holds what was found so far. Free with diff_result_free. */
+ * Returns 0 (identical iff out->nitems == 0), DETSHIM_ERR_NOMEM, or
+ * DETSHIM_ERR_IO / DETSHIM_ERR_FORMAT when a file of an opened run no
+ * longer reads as it did when opened; on error `out` holds what was found
+ * so far. Free with diff_result_free. */
 int diff_runs(const detshim_run *a, const detshim_run *b,
               const struct diff_options *opt, struct diff_result *out);
 void diff_result_free(struct diff_result *r);
@@ -107,7 +111,9 @@ int diff_nnotes(const detshim_record *r);
  * heads; then equal first records (longest common prefix wins); then
  * what is left in index order. Writes up to na + nb pairs to `pairs`
  * (either side NULL for a thread without partner) and returns their
- * number, or DETSHIM_ERR_NOMEM. */
+ * number, or an error code as diff_runs does. Each rule is a sorted-table
+ * lookup; records are read only to compare threads whose first records
+ * agree. */
 struct diff_thread_pair {
     const detshim_thread *ta, *tb;
 };

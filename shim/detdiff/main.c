@@ -70,13 +70,16 @@ static const char *load_advice(int rc)
     return NULL;
 }
 
-/* Loads a run; on failure prints the error line and returns NULL. The
+/* Loads a run whole (records = 1: --show) or opens it, its records then
+ * read through cursors (a diff, --root: memory per thread, not per
+ * record); on failure prints the error line and returns NULL. The
  * reader's message names the file at fault. */
-static detshim_run *load(const char *path)
+static detshim_run *load(const char *path, int records)
 {
     char err[512] = "";
     detshim_run *run = NULL;
-    int rc = detshim_run_load(path, &run, err, sizeof err);
+    int rc = records ? detshim_run_load(path, &run, err, sizeof err)
+                     : detshim_run_open(path, &run, err, sizeof err);
     if (rc == 0 && run)
         return run;
     if (rc == 0)
@@ -101,7 +104,7 @@ static int is_regular_file(const char *path)
 
 static int cmd_diff(const char *pa, const char *pb, int json, int all)
 {
-    detshim_run *a = load(pa), *b = a ? load(pb) : NULL;
+    detshim_run *a = load(pa, 0), *b = a ? load(pb, 0) : NULL;
     struct diff_result r = {0};
     struct diff_options opt = {.all = all};
     int status = DETDIFF_TROUBLE;
@@ -110,9 +113,15 @@ static int cmd_diff(const char *pa, const char *pb, int json, int all)
     /* Two single files given by hand pair whatever their process names;
      * a name that differs then shows as a header difference. */
     opt.pair_single = is_regular_file(pa) && is_regular_file(pb);
-    if (diff_runs(a, b, &opt, &r) != 0) {
+    int rc = diff_runs(a, b, &opt, &r);
+    if (rc == DETSHIM_ERR_NOMEM) {
         fail("%s vs %s: out of memory while comparing; free some memory and try again", pa,
              pb);
+        goto out;
+    }
+    if (rc != 0) {
+        fail("%s vs %s: a trace file no longer reads as it did when opened (changed or "
+             "removed while comparing?); compare copies that nothing writes to", pa, pb);
         goto out;
     }
     /* A file that stands for a process of the other run must be compared,
@@ -147,7 +156,7 @@ out:
 
 static int cmd_root(const char *path, int json)
 {
-    detshim_run *run = load(path);
+    detshim_run *run = load(path, 0);
     if (!run)
         return DETDIFF_TROUBLE;
     int status = root_print(run, json);
@@ -157,7 +166,7 @@ static int cmd_root(const char *path, int json)
 
 static int cmd_show(const char *path)
 {
-    detshim_run *run = load(path);
+    detshim_run *run = load(path, 1);
     if (!run)
         return DETDIFF_TROUBLE;
     show_run(stdout, path, run);

@@ -424,6 +424,28 @@ static void test_threads_starting_alike_pair_by_longest_common_prefix(void **sta
     assert_int_equal(pairs[2].tb->index, 1);
 }
 
+static void test_500_threads_started_in_reverse_pair_by_content(void **state)
+{
+    (void)state;
+    enum { N = 500 };
+    static detshim_thread ta[N], tb[N];
+    static struct diff_thread_pair pairs[2 * N];
+    for (uint32_t i = 0; i < N; i++) {
+        const struct spec a[] = { CALL(i, i), CALL(i, 2 * i) };
+        const struct spec b[] = { CALL(N - 1 - i, N - 1 - i), CALL(N - 1 - i, 2 * (N - 1 - i)) };
+        ta[i] = make_thread(i + 1, a, 2);
+        tb[i] = make_thread(i + 1, b, 2);
+    }
+    tb[0].records[1].operands[1].digest.lo = 12345; /* A's last worker: same start only */
+    fake_head(&tb[0], tb[0].head);
+    detshim_process pa = make_process("main", ta, N), pb = make_process("main", tb, N);
+    assert_int_equal(diff_pair_threads(&pa, &pb, pairs), N);
+    for (uint32_t i = 0; i < N; i++) {
+        assert_int_equal(pairs[i].ta->index, i + 1);
+        assert_int_equal(pairs[i].tb->index, N - i);
+    }
+}
+
 static void test_unpaired_thread_is_missing_thread(void **state)
 {
     (void)state;
@@ -748,6 +770,7 @@ int main(void)
         T(test_diverging_worker_pairs_by_its_first_record),
         T(test_main_thread_pairs_with_main_thread),
         T(test_threads_starting_alike_pair_by_longest_common_prefix),
+        T(test_500_threads_started_in_reverse_pair_by_content),
         T(test_unpaired_thread_is_missing_thread),
         T(test_longer_stream_in_complete_file_is_extra_calls),
         T(test_shorter_stream_in_truncated_file_is_truncated),

@@ -252,21 +252,114 @@ static int damage_rand(void)
     return (int)(damage_state >> 1);
 }
 
+/* The trace with 1 to 8 random bytes changed, and every third round cut
+ * at a random length, written through `copy` (file_len bytes). */
+static const char *write_damaged(unsigned char *copy, int round)
+{
+    memcpy(copy, file, file_len);
+    int flips = 1 + damage_rand() % 8;
+    for (int i = 0; i < flips; i++)
+        copy[(size_t)damage_rand() % file_len] = (unsigned char)damage_rand();
+    size_t len = round % 3 ? file_len : (size_t)damage_rand() % file_len;
+    return write_variant("fuzz.trace", copy, len);
+}
+
 static void test_random_damage_never_crashes_the_reader(void **state)
 {
     (void)state;
     unsigned char *copy = malloc(file_len);
     for (int round = 0; round < 3000; round++) {
-        memcpy(copy, file, file_len);
-        int flips = 1 + damage_rand() % 8;
-        for (int i = 0; i < flips; i++)
-            copy[(size_t)damage_rand() % file_len] = (unsigned char)damage_rand();
-        size_t len = round % 3 ? file_len : (size_t)damage_rand() % file_len;
-        const char *p = write_variant("fuzz.trace", copy, len);
+        const char *p = write_damaged(copy, round);
         detshim_run *run;
         char err[512];
         if (detshim_run_load(p, &run, err, sizeof err) == 0)
             detshim_run_free(run);
+    }
+    free(copy);
+}
+
+/* Every record a cursor over `opened` gives equals the loaded one at the
+ * same place; the processes agree on counts, heads, roots and trouble. */
+static void assert_open_reads_as_load(const detshim_run *loaded, const detshim_run *opened)
+{
+    assert_int_equal(opened->nprocesses, loaded->nprocesses);
+    assert_memory_equal(opened->root, loaded->root, 32);
+    for (int i = 0; i < loaded->nprocesses; i++) {
+        const detshim_process *pl = &loaded->processes[i], *po = &opened->processes[i];
+        assert_int_equal(po->truncated, pl->truncated);
+        assert_int_equal(po->valid_bytes, pl->valid_bytes);
+        assert_string_equal(po->trouble, pl->trouble);
+        assert_int_equal(po->nthreads, pl->nthreads);
+        for (int t = 0; t < pl->nthreads; t++) {
+            const detshim_thread *tl = &pl->threads[t], *to = &po->threads[t];
+            assert_null(to->records);
+            assert_int_equal(to->nrecords, tl->nrecords);
+            assert_memory_equal(to->head, tl->head, 32);
+            detshim_cursor *c;
+            const detshim_record *r;
+            assert_int_equal(detshim_cursor_open(po, to, &c), 0);
+            for (size_t k = 0; k < tl->nrecords; k++) {
+                assert_int_equal(detshim_cursor_next(c, &r), 1);
+                assert_memory_equal(r->digest, tl->records[k].digest, 32);
+                assert_int_equal(r->file_offset, tl->records[k].file_offset);
+                assert_string_equal(r->api, tl->records[k].api);
+            }
+            assert_int_equal(detshim_cursor_next(c, &r), 0);
+            detshim_cursor_close(c);
+        }
+    }
+}
+
+static void test_opened_run_reads_through_cursors_what_loading_reads(void **state)
+{
+    (void)state;
+    detshim_run *loaded, *opened;
+    char err[512] = "";
+    assert_int_equal(detshim_run_load(path, &loaded, err, sizeof err), 0);
+    assert_int_equal(detshim_run_open(path, &opened, err, sizeof err), 0);
+    assert_open_reads_as_load(loaded, opened);
+    /* A marked record and the current one are kept past the cursor, and
+     * the call site is named from the file on demand. */
+    const detshim_process *p = &opened->processes[0];
+    detshim_cursor *c;
+    const detshim_record *r, *kept, *marked;
+    assert_int_equal(detshim_cursor_open(p, &p->threads[0], &c), 0);
+    assert_int_equal(detshim_cursor_next(c, &r), 1);
+    assert_int_equal(detshim_cursor_keep(c, 1, &marked), 0);
+    assert_null(marked);
+    detshim_cursor_mark(c);
+    assert_int_equal(detshim_cursor_next(c, &r), 1);
+    assert_int_equal(detshim_cursor_keep(c, 0, &kept), 0);
+    assert_int_equal(detshim_cursor_keep(c, 1, &marked), 0);
+    detshim_cursor_close(c);
+    assert_int_equal(kept->seq, 1);
+    assert_string_equal(kept->api, "cblas_dgemm");
+    assert_int_equal(kept->params[0].v.i, 101);
+    assert_memory_equal(kept->digest, loaded->processes[0].threads[0].records[1].digest, 32);
+    assert_int_equal(marked->seq, 0);
+    const char *module, *symbol;
+    assert_true(kept->nframes >= 1);
+    assert_int_equal(detshim_site_lookup(p, &kept->frames[0], &module, &symbol), 0);
+    assert_string_equal(module, "libcmocka.so.0");
+    detshim_run_free(opened);
+    detshim_run_free(loaded);
+}
+
+static void test_random_damage_reads_alike_opened_or_loaded(void **state)
+{
+    (void)state;
+    unsigned char *copy = malloc(file_len);
+    for (int round = 0; round < 1000; round++) {
+        const char *p = write_damaged(copy, round);
+        detshim_run *loaded, *opened;
+        char err[512];
+        int rl = detshim_run_load(p, &loaded, err, sizeof err);
+        assert_int_equal(detshim_run_open(p, &opened, err, sizeof err), rl);
+        if (rl != 0)
+            continue;
+        assert_open_reads_as_load(loaded, opened);
+        detshim_run_free(opened);
+        detshim_run_free(loaded);
     }
     free(copy);
 }
@@ -302,6 +395,8 @@ int main(void)
         cmocka_unit_test(test_not_a_trace_and_other_versions_are_refused),
         cmocka_unit_test(test_random_damage_never_crashes_the_reader),
         cmocka_unit_test(test_process_root_ignores_thread_order),
+        cmocka_unit_test(test_opened_run_reads_through_cursors_what_loading_reads),
+        cmocka_unit_test(test_random_damage_reads_alike_opened_or_loaded),
         cmocka_unit_test(test_a_whole_trace_is_complete_and_its_file_is_0600),
         cmocka_unit_test(test_incomplete_mark_is_read_back_with_its_reason_records_kept),
     };
