@@ -120,7 +120,9 @@ static void buf_unlock(struct thread_buf *tb)
  * for at most TRACE_EXIT_WAIT_MS. Returns 0 holding it, or -1. */
 static int buf_lock_at_exit(struct thread_buf *tb)
 {
-    int own = tb == tls_tb[TRACE_STREAM_CALLS] || tb == tls_tb[TRACE_STREAM_ENTROPY];
+    int own = 0;
+    for (int s = 0; s < TRACE_NSTREAMS; s++)
+        own |= tb == tls_tb[s];
     struct timespec now, end;
     clock_gettime(CLOCK_MONOTONIC, &end);
     end.tv_sec += TRACE_EXIT_WAIT_MS / 1000;
