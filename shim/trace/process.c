@@ -354,8 +354,13 @@ int trace_file_write(const void *data, size_t len)
     }
     int fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
     if (fd < 0) {
-        if (trace_proc_lock() != 0)
+        if (trace_proc_lock() != 0) {
+            /* At exit, the file's opener may be this thread, interrupted:
+             * these bytes are lost, and the trace must say so. */
+            trace_incomplete("a thread's records could not be written: the trace file was "
+                             "being opened when the process exited");
             return -1;
+        }
         fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
         if (fd < 0 && !atomic_load(&stopped))
             fd = open_file();
