@@ -12,6 +12,9 @@
 #define DETSHIM_BLAS_H
 
 #include <fenv.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #include <stdint.h>
 
 #include "detshim.h"
@@ -248,6 +251,35 @@ struct blas_site {
     void *real;
 };
 
+/* The floating-point state the shim's own work (validation, digests,
+ * records) may change, held aside around it. On x86-64 that work computes
+ * in SSE, never x87, so MXCSR alone is held: a few ns, where fenv's
+ * feholdexcept/fesetenv (x87 state too) cost a tenth of a traced call.
+ * blas_fp_hold saves the state, clears its exception flags and masks every
+ * exception; blas_fp_set puts a held state back. */
+#if defined(__SSE__)
+typedef unsigned blas_fpstate;
+static inline void blas_fp_hold(blas_fpstate *s)
+{
+    *s = _mm_getcsr();
+    _mm_setcsr((*s & ~0x3fu) | 0x1f80u); /* flags 0-5 cleared, masks 7-12 set */
+}
+static inline void blas_fp_set(const blas_fpstate *s)
+{
+    _mm_setcsr(*s);
+}
+#else
+typedef fenv_t blas_fpstate;
+static inline void blas_fp_hold(blas_fpstate *s)
+{
+    feholdexcept(s);
+}
+static inline void blas_fp_set(const blas_fpstate *s)
+{
+    fesetenv(s);
+}
+#endif
+
 #define BLAS_MAX_PARAMS 16
 /* One call in flight, on the interceptor's stack. */
 struct blas_call {
@@ -256,7 +288,7 @@ struct blas_call {
     unsigned out;               /* operands written (bit j: operand j) */
     struct blas_site *site;
     void *result;
-    fenv_t fenv;
+    blas_fpstate fp;            /* held around the shim's own work */
     char why[48];               /* a rejected call's note */
     union blas_val v[BLAS_MAX_PARAMS];
     struct trace_rec r;

@@ -308,7 +308,7 @@ int blas_start(struct blas_call *c, const void *const *argv, void *result)
     /* Held and cleared for our own work: a comparison of a subnormal
      * alpha must not raise the program's denormal flag, nor trap. */
     if (traced)
-        feholdexcept(&c->fenv);
+        blas_fp_hold(&c->fp);
     c->active = 1;
     c->traced = traced;
     c->mode = mode;
@@ -339,18 +339,18 @@ int blas_start(struct blas_call *c, const void *const *argv, void *result)
         blas_canon_prepare();
     if (canonical) {
         if (traced)
-            fesetenv(&c->fenv);
+            blas_fp_set(&c->fp);
         if (r->canon(c->v, result) == 0)
             return 0;
         /* Declined before computing anything: the vendor reports it. */
         c->how = BLAS_RAN_DECLINED;
         if (traced)
-            feholdexcept(&c->fenv);
+            blas_fp_hold(&c->fp);
     }
     if (mode != BLAS_MODE_PASSTHROUGH)
         blas_pin_vendor();
     if (traced)
-        fesetenv(&c->fenv);
+        blas_fp_set(&c->fp);
     return 1;
 }
 
@@ -358,14 +358,14 @@ void blas_call_finish(struct blas_call *c)
 {
     if (c->traced && !c->done) {
         /* What the computation left is kept, whatever our digests raise. */
-        feholdexcept(&c->fenv);
+        blas_fp_hold(&c->fp);
         digest_operands(c, c->out, TRACE_ROLE_OUT);
         if (c->result && c->site->result_size)
             blas_rec_operand(&c->r, "result", TRACE_ROLE_OUT,
                              blas_digest_value(c->result, c->site->result_size));
         blas_note_run(&c->r, c->mode, c->how);
         trace_rec_commit(&c->r);
-        fesetenv(&c->fenv);
+        blas_fp_set(&c->fp);
     }
     guard_leave();
 }
