@@ -423,7 +423,8 @@ void artifact_at_exit(void)
             hash_if_artifact(&written[i], fd_path);
         }
     }
-    qsort(written, (size_t)nwritten, sizeof *written, by_key);
+    if (nwritten > 1) /* qsort(NULL, 0, ...) is undefined (UBSan: make sanitize) */
+        qsort(written, (size_t)nwritten, sizeof *written, by_key);
     for (int i = 0; i < nwritten; i++) {
         const struct written *e = &written[i];
         if (e->hashed && e->key && e->key[0])
