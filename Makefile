@@ -316,3 +316,16 @@ fuzz-build: $(FUZZ_BIN)
 # Seed corpora are rebuilt from real traces and policies at each run.
 fuzz: all $(PROG_BIN)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzz.sh
+
+# ---- Sanitizers (docs/fuzzing.md) --------------------------------------
+# The unit tests and the C integration tests on the shim, reader and
+# detdiff built again into $(B)/sanitize with ASan+UBSan, the ASan runtime
+# preloaded ahead of that shim. SANITIZE_TESTS="test-..." picks the tests;
+# tests/integration/test-sanitize-smoke.sh runs a smoke of it in make test.
+.PHONY: sanitize clean-fuzz
+sanitize:
+	@scripts/run-sanitize.sh
+
+clean-fuzz:
+	rm -rf $(B)/fuzz $(B)/sanitize $(B)/policies
+clean: clean-fuzz
