@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <dirent.h>
 #include <limits.h>
+#include <sys/stat.h>
 
 #include "detshim/trace.h"
 #include "detshim/trace_format.h"
@@ -54,6 +55,7 @@ const char *fuzz_scratch(void)
         base = getenv("TMPDIR");
     if (!base || !*base)
         base = "/tmp";
+    mkdir(base, 0700); /* the scripts remove it after a run; EEXIST is fine */
     snprintf(scratch, sizeof scratch, "%s/detshim-fuzz.XXXXXX", base);
     if (!mkdtemp(scratch)) {
         fprintf(stderr, "fuzz: cannot make a scratch folder under %s; set DETSHIM_FUZZ_TMP\n", base);

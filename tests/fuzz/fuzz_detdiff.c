@@ -1,7 +1,7 @@
 /* libFuzzer harness for detdiff's comparison and printers (shim/detdiff/,
  * all but main.c): each input, its frame checks repaired (fuzz_common.h),
  * is loaded as run A against a fixed run B ($DETSHIM_FUZZ_REF, else
- * build/fuzz/corpus/ref: written by tests/fuzz/mkcorpus.sh), and the other
+ * build/fuzz/seeds/ref: written by tests/fuzz/mkcorpus.sh), and the other
  * way round; each comparison is
  * rendered as text and as JSON, and the fuzzed run through --show and
  * --root. Output goes to /dev/null: what is checked is that no printer
@@ -31,7 +31,7 @@ static void load_ref(void)
     if (dir && *dir)
         snprintf(ref_dir_path, sizeof ref_dir_path, "%s", dir);
     else
-        snprintf(ref_dir_path, sizeof ref_dir_path, "%s/corpus/ref", exe ? exe : ".");
+        snprintf(ref_dir_path, sizeof ref_dir_path, "%s/seeds/ref", exe ? exe : ".");
     snprintf(ref_file_path, sizeof ref_file_path, "%s/ref.dtrace", ref_dir_path);
     if (detshim_run_load(ref_file_path, &ref_file, err, sizeof err) != 0 ||
         detshim_run_load(ref_dir_path, &ref_dir, err, sizeof err) != 0) {
