@@ -290,3 +290,53 @@ clean:
 	rm -rf $(B)/obj $(B)/gen $(B)/tests $(B)/tsan $(B)/fakes $(B)/programs $(B)/bench \
 	    $(B)/libdetshim.so $(B)/libdetshim-audit.so $(B)/libdetshim-reader.so* $(B)/detdiff \
 	    $(B)/detverify $(B)/work
+
+# ---- Fuzzing (tests/fuzz/, docs/fuzzing.md) ---------------------------
+# libFuzzer harnesses for the trace reader, detdiff's printers and the
+# policy parser, built with clang under ASan+UBSan: the code under test is
+# compiled again into $(B)/fuzz/obj with coverage (fuzzer-no-link), apart
+# from the ordinary objects. `make fuzz` runs each for FUZZ_SECONDS;
+# tests/integration/test-fuzz-smoke.sh runs a short smoke in `make test`.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+    -fno-sanitize-recover=undefined
+FUZZ_BIN := $(B)/fuzz/fuzz_reader $(B)/fuzz/fuzz_detdiff $(B)/fuzz/fuzz_policy
+fuzz_obj = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(1))
+FUZZ_READER_OBJ := $(call fuzz_obj,$(READER_SRC) shim/trace/chain.c shim/trace/frame.c \
+    tests/fuzz/fuzz_common.c)
+FUZZ_DETDIFF_OBJ := $(call fuzz_obj,$(filter-out shim/detdiff/main.c,$(DETDIFF_SRC)))
+FUZZ_POLICY_OBJ := $(call fuzz_obj,shim/core/policy.c shim/core/policy_env.c shim/trace/frame.c \
+    tests/fuzz/fuzz_common.c)
+
+$(B)/fuzz/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.h tests/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -Ishim/detdiff -Itests/fuzz $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	    $(SHIM_CFLAGS) -c -o $@ $<
+
+$(B)/fuzz/fuzz_reader: $(call fuzz_obj,tests/fuzz/fuzz_reader.c) $(FUZZ_READER_OBJ)
+$(B)/fuzz/fuzz_detdiff: $(call fuzz_obj,tests/fuzz/fuzz_detdiff.c) $(FUZZ_READER_OBJ) \
+    $(FUZZ_DETDIFF_OBJ)
+$(B)/fuzz/fuzz_policy: $(call fuzz_obj,tests/fuzz/fuzz_policy.c) $(FUZZ_POLICY_OBJ)
+$(FUZZ_BIN):
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -lcrypto -linih
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BIN)
+
+# Seed corpora are rebuilt from real traces and policies at each run.
+fuzz: all $(PROG_BIN)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzz.sh
+
+# ---- Sanitizers (docs/fuzzing.md) --------------------------------------
+# The unit tests and the C integration tests on the shim, reader and
+# detdiff built again into $(B)/sanitize with ASan+UBSan, the ASan runtime
+# preloaded ahead of that shim. SANITIZE_TESTS="test-..." picks the tests;
+# tests/integration/test-sanitize-smoke.sh runs a smoke of it in make test.
+.PHONY: sanitize clean-fuzz
+sanitize:
+	@scripts/run-sanitize.sh
+
+clean-fuzz:
+	rm -rf $(B)/fuzz $(B)/sanitize $(B)/policies
+clean: clean-fuzz

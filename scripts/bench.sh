@@ -57,10 +57,12 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/detshim-bench.XXXXXX")
 DIFF_WORK=$TOP/build/bench-diff.$$
 trap 'rm -rf "$WORK" "$DIFF_WORK"' EXIT INT TERM
 
-# records DIR: how many records a trace directory holds, over all threads.
+# records DIR: how many call and entropy records a trace directory holds,
+# over all threads (the identity streams' loaded-code records left out).
 records() {
     "$DETDIFF" --show "$1" |
-        awk '$1 == "thread" { for (i = 3; i <= NF; i++) if ($i == "records," || $i == "record,") n += $(i - 1) }
+        awk '$1 == "thread" && !/\(identity\)|\(real entropy/ {
+                 for (i = 3; i <= NF; i++) if ($i == "records," || $i == "record,") n += $(i - 1) }
              END { print n + 0 }'
 }
 # ns_per_call LINE: the number before "ns/call" in bench_overhead's output.

@@ -392,7 +392,8 @@ void artifact_at_exit(void)
     if (!trace_active() || pthread_mutex_trylock(&lock) != 0)
         return; /* a signal handler exiting while this thread hashes: nothing to add */
     int owned = guard_enter();
-    qsort(written, (size_t)nwritten, sizeof *written, by_key);
+    if (nwritten > 1) /* qsort(NULL, 0, ...) is undefined (UBSan: make sanitize) */
+        qsort(written, (size_t)nwritten, sizeof *written, by_key);
     for (int i = 0; i < nwritten; i++) {
         const struct written *e = &written[i];
         if (!e->key || !e->abs || !artifact_glob_match(core_cfg.artifacts, e->key))

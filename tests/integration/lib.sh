@@ -5,6 +5,13 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 SHIM=$TOP/build/libdetshim.so
 DETDIFF=$TOP/build/detdiff
+# make sanitize (scripts/run-sanitize.sh) runs tests on the ASan+UBSan
+# build: the ASan runtime preloaded ahead of that shim (colon-separated, so
+# that $SHIM stays one word wherever a test passes it), and its detdiff.
+if [ -n "${DETSHIM_SANITIZE_BUILD:-}" ]; then
+    SHIM=$DETSHIM_SANITIZE_RT:$DETSHIM_SANITIZE_BUILD/libdetshim.so
+    DETDIFF=$DETSHIM_SANITIZE_BUILD/detdiff
+fi
 PROGS=$TOP/build/programs
 FAKES=$TOP/build/fakes
 PY=/usr/bin/python3

@@ -8,8 +8,7 @@ BIN=$TOP/build/tests/tsan_trace
 
 if ! env -u MAKEFLAGS -u MAKELEVEL make -s -C "$TOP" build/tests/tsan_trace > "$WORK/build.log" 2>&1; then
     if grep -qiE 'fsanitize=thread|tsan|unsupported' "$WORK/build.log"; then
-        echo "SKIP $TEST_NAME: no compiler here links -fsanitize=thread: $(grep -m1 -iE 'tsan|sanitize|unsupported' "$WORK/build.log")"
-        exit 0
+        skip "no compiler here links -fsanitize=thread: $(grep -m1 -iE 'tsan|sanitize|unsupported' "$WORK/build.log")"
     fi
     fail "cannot build the TSan stress test:"
     sed 's/^/    /' "$WORK/build.log" | tail -20 >&2
