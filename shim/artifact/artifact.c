@@ -237,7 +237,8 @@ static int new_slot(void)
     if (nwritten < MAX_WRITTEN)
         return nwritten++;
     for (int i = 0; i < nwritten; i++) {
-        if (written[i].fd < 0 && !artifact_glob_match(core_cfg.artifacts, written[i].key)) {
+        if (written[i].fd < 0 &&
+            (!written[i].key || !artifact_glob_match(core_cfg.artifacts, written[i].key))) {
             free(written[i].key);
             free(written[i].abs);
             memmove(written + i, written + i + 1, (size_t)(nwritten - 1 - i) * sizeof *written);
