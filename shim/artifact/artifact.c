@@ -275,11 +275,18 @@ static void written_opened(int fd, FILE *fp, const char *abs, const char *key)
 
 static void opened(int dirfd, const char *path, int flags, int fd, FILE *fp)
 {
+    int writes = (flags & (O_WRONLY | O_RDWR)) != 0;
+    /* A read whose base name no input glob matches is the common case (an
+     * interpreter imports hundreds of files): decided before the path is
+     * made absolute, when no glob names a folder. */
+    if (!writes && !strchr(core_cfg.inputs, '/') && path &&
+        !artifact_glob_match(core_cfg.inputs, path))
+        return;
     if (!path || !enter())
         return;
     char abs[PATH_MAX], key[PATH_MAX];
     if (make_names(dirfd, path, abs, key) == 0) {
-        if (flags & (O_WRONLY | O_RDWR))
+        if (writes)
             written_opened(fd, fp, abs, key);
         else
             input_opened(fd, abs, key);
