@@ -231,14 +231,27 @@ static void write_incomplete_frame(int fd, const char *why)
     (void)w;
 }
 
+/* Set once the INCOMPLETE frame is in the file. */
+static _Atomic int mark_written;
+
 void trace_incomplete(const char *why)
 {
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&marked, &expected, 1))
+    if (!atomic_compare_exchange_strong(&marked, &expected, 1)) {
+        /* Another thread is writing the mark. Its caller's call goes on
+         * untraced only once the mark is in the file: were that thread
+         * ended first (the process exiting), a trace missing those calls
+         * would read as complete. Waited for at most TRACE_EXIT_WAIT_MS:
+         * the writer may be this thread, interrupted by a signal. */
+        struct timespec pause = { 0, 1000000 };
+        for (int i = 0; i < TRACE_EXIT_WAIT_MS && !atomic_load(&mark_written); i++)
+            nanosleep(&pause, NULL);
         return;
+    }
     int fd = atomic_load_explicit(&trace_proc.fd, memory_order_acquire);
     if (fd_is_ours(fd))
         write_incomplete_frame(fd, why);
+    atomic_store(&mark_written, 1);
     core_log(DS_LOG_QUIET, "the trace of process %s in %s is incomplete: %s", lineage_name(),
              core_cfg.trace_dir, why);
 }
@@ -412,6 +425,7 @@ void trace_fork_child(void)
     atomic_store(&trace_proc.fd, -1);
     atomic_store(&trace_proc.closing, 0);
     atomic_store(&marked, 0);
+    atomic_store(&mark_written, 0);
     atomic_store(&closer, 0);
     if (!atomic_load(&trace_proc.on))
         return; /* a parent not tracing (stopped, or closed) has an untraced child */
