@@ -66,18 +66,14 @@ int artifact_glob_match(const char *globs, const char *key)
     const char *base = strrchr(key, '/');
     base = base ? base + 1 : key;
     char pat[256];
-    for (const char *p = globs; p && *p;) {
-        p += strspn(p, ", ");
-        size_t n = strcspn(p, ",");
-        while (n && p[n - 1] == ' ')
-            n--;
+    size_t n;
+    for (const char *p = globs, *s; (s = core_list_next(&p, ",", &n));) {
         if (n && n < sizeof pat) {
-            memcpy(pat, p, n);
+            memcpy(pat, s, n);
             pat[n] = 0;
             if (fnmatch(pat, memchr(pat, '/', n) ? key : base, 0) == 0)
                 return 1;
         }
-        p += strcspn(p, ",");
     }
     return 0;
 }

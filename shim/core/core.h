@@ -74,6 +74,12 @@ struct core_once {
 };
 int core_once(struct core_once *o, void (*fn)(void));
 
+/* The next item of a list whose items are separated by any of `seps`
+ * (core/list.c): returns where it starts and sets *len to its length,
+ * spaces around it left out, or returns NULL at the end. *p (a position in
+ * the list; NULL: an empty list) moves past the item. */
+const char *core_list_next(const char **p, const char *seps, size_t *len);
+
 /* "model=<cpu model>;isa=<features>;cores=<n>" for the trace header
  * (core/machine.c). */
 void core_machine_describe(char *out, size_t len);

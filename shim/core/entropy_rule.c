@@ -24,14 +24,10 @@ const char core_never_pin_builtin[] =
 /* 1 if the comma-separated `list` holds `name` as a whole item. */
 static int list_holds(const char *list, const char *name)
 {
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        p += strspn(p, ", ");
-        size_t l = strcspn(p, ", ");
-        if (l == n && n && strncmp(p, name, n) == 0)
+    size_t n = strlen(name), l;
+    for (const char *p = list, *s; (s = core_list_next(&p, ", ", &l));)
+        if (l == n && n && strncmp(s, name, n) == 0)
             return 1;
-        p += l;
-    }
     return 0;
 }
 

@@ -101,8 +101,6 @@ int policy_hook_dir(const char *libdir, char *dir, size_t dirlen);
  * unsafe = yes) lets it through; -1 with a one-line reason in msg if it is
  * refused (loader, PATH, interpreter and shell variables always are). */
 int policy_env_check(const char *name, const char *value, int unsafe, char *msg, size_t msglen);
-/* 1 for variables whose value is a list of --flags checked one by one. */
-int policy_env_is_flag_list(const char *name);
 
 /* The entry for `name`, or NULL. */
 const struct policy_env *policy_env_get(const struct policy *p, const char *name);

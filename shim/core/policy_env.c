@@ -76,7 +76,8 @@ static const char *refused_class(const char *name)
     return NULL;
 }
 
-int policy_env_is_flag_list(const char *name)
+/* 1 for variables whose value is a list of --flags checked one by one. */
+static int is_flag_list(const char *name)
 {
     return strcmp(name, "XLA_FLAGS") == 0 || strcmp(name, "TF_XLA_FLAGS") == 0;
 }
@@ -120,7 +121,7 @@ int policy_env_check(const char *name, const char *value, int unsafe, char *msg,
                  "to set it anyway", name);
         return -1;
     }
-    if (policy_env_is_flag_list(name) && check_flags(name, value, msg, msglen) != 0)
+    if (is_flag_list(name) && check_flags(name, value, msg, msglen) != 0)
         return unsafe ? 1 : -1;
     return 0;
 }

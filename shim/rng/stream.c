@@ -99,13 +99,10 @@ int rng_module_exempt(const char *module, const char *policy_list)
     for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++)
         if (has_prefix(module, builtin[i], strlen(builtin[i])))
             return 1;
-    for (const char *p = policy_list; p && *p;) {
-        p += strspn(p, ", ");
-        size_t n = strcspn(p, ", ");
-        if (has_prefix(module, p, n))
+    size_t n;
+    for (const char *p = policy_list, *s; (s = core_list_next(&p, ", ", &n));)
+        if (has_prefix(module, s, n))
             return 1;
-        p += n;
-    }
     return 0;
 }
 
