@@ -93,6 +93,17 @@ expect_grep "... says there is no divergence" "^no divergence: a re-run agrees w
 $DETCHECK --bisect "$WORK/no-such" -- true > /dev/null 2> "$WORK/nosuch.err"
 expect_eq "bisect of a trace that cannot be read: exit" 2 $?
 
+# ---- detverify against a published summary --------------------------------
+DETSHIM_TRACE_LEVEL=summary "$TOP/scripts/detrun" -p passthrough -t "$WORK/pub" -- \
+    "$P" $CALLS $K 5 > /dev/null
+"$TOP/build/detverify" "$WORK/pub" -- "$P" $CALLS $K 5 > "$WORK/verified.out" 2>&1
+expect_eq "detverify of a summary, same run: exit" 0 $?
+"$TOP/build/detverify" "$WORK/pub" -- "$P" $CALLS $K 0 > "$WORK/notver.out" 2>&1
+expect_eq "detverify of a summary, another input: exit" 1 $?
+expect_grep "detverify's verdict names the window" \
+    "^not verified: .*thread 0, window 3 \(records 12288\.\.16383\): the window digests differ" \
+    "$WORK/notver.out"
+
 # ---- bounds and bad settings ----------------------------------------------
 # window = 1: a WINDOW frame per call, past a 64 KiB bound.
 printf 'include = passthrough\n[trace]\nlevel = summary\nwindow = 1\nmax_bytes = 64K\n' \
