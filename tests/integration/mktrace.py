@@ -495,6 +495,10 @@ def make_all(out):
          b_mangle=insert_after_records(2, frame(RECORD, 0, overrun)))
     garbage = bytes((i * 97 + 13) & 0xFF for i in range(4096))
     case(out, "hostile_garbage", base(), base(), b_mangle=insert_after_records(2, garbage))
+    # A WINDOW frame that does not fit its stream (it claims records 99..),
+    # in the middle of a full window: read up to it, marked.
+    bad_window = frame(WINDOW, 0, u64(99) + u32(1) + b"\x00" * 32)
+    case(out, "hostile_window", base(), base(), b_mangle=insert_after_records(2, bad_window))
     # Unknown frame types carry no records and are skipped.
     case(out, "unknown_frame", base(), base(),
          b_mangle=insert_after_records(2, frame(77, 0, b"future frame")))

@@ -297,6 +297,10 @@ run_dd --root "$TR/$case/b"
 expect_rc 1
 
 # ---- hostile frames: read up to the damage, flagged, never a crash ---------
+case=hostile_window
+pair
+expect_rc 1
+expect_out "malformed window at byte"
 for case in hostile_huge hostile_counts hostile_overrun hostile_garbage; do
     pair
     expect_rc 1
