@@ -377,9 +377,9 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
     chain_step(tb->md, tb->head, payload, n);
     trace_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
-    /* Hook (window.c): a summarized window keeps only its digest, so the
-     * record's bytes are left unused; a full window closes with the
-     * WINDOW frame window_after_record fills. */
+    /* Hook (window.c): a record of a summarized window is chained but its
+     * bytes are left unused in the buffer; when the window closes,
+     * window_after_record fills the WINDOW frame that stands for it. */
     if (window_keeps_record(tb))
         tb->len += TRACE_FRAME_HEADER_LEN + n;
     tb->seq++;
