@@ -52,6 +52,24 @@ $DETDIFF --show "$WORK/onefull" > "$WORK/show3.txt"
 expect_grep "window 0:3 in full: its records are in the file" \
     "^  thread 0: 4096 records.*" "$WORK/show3.txt"
 
+# Threads, forks and exec (procs_prog), windows of 3 records: each stream is
+# summarized on its own; a summary has the full trace's root, and threads
+# started in another order still diff identical.
+printf 'include = passthrough\n[trace]\nwindow = 3\n' > "$WORK/w3.policy"
+for mode in "threads 0 1 2 3" "threads 3 1 0 2" fork exec; do
+    name=$(echo "$mode" | tr -d ' ') # not $dir: shim() sets that
+    for level in full summary; do
+        DETSHIM_POLICY=$WORK/w3.policy DETSHIM_TRACE_LEVEL=$level shim "$WORK/$name-$level" \
+            $PROGS/procs_prog $mode > /dev/null
+    done
+    expect_eq "procs_prog $mode: summary and full have one root" "$(root "$name-full")" \
+        "$(root "$name-summary")"
+done
+$DETDIFF "$WORK/threads0123-summary" "$WORK/threads3102-summary" > "$WORK/threads.diff" 2>&1
+expect_eq "summaries of threads started in another order: detdiff exit" 0 $?
+$DETDIFF "$WORK/threads0123-full" "$WORK/threads3102-summary" > "$WORK/threads2.diff" 2>&1
+expect_eq "a full and a summary trace of threads in another order: detdiff exit" 0 $?
+
 # ---- two runs that differ at call K ---------------------------------------
 run full fulla clock
 run full fullb clock
