@@ -126,7 +126,7 @@ $(B)/detdiff: $(call obj,$(DETDIFF_SRC)) $(B)/libdetshim-reader.so
 # and reads traces through the reader library as detdiff does.
 DETVERIFY_SRC := $(wildcard shim/detverify/*.c)
 $(call obj,$(DETVERIFY_SRC)): CPPFLAGS += -Ishim/detdiff
-$(B)/detverify: $(call obj,$(DETVERIFY_SRC)) $(call obj,shim/detdiff/diff.c shim/detdiff/pair.c) $(B)/libdetshim-reader.so
+$(B)/detverify: $(call obj,$(DETVERIFY_SRC)) $(call obj,shim/detdiff/diff.c shim/detdiff/pair.c shim/detdiff/windows.c) $(B)/libdetshim-reader.so
 	$(CC) -o $@ $(filter %.o,$^) -L$(B) -ldetshim-reader -lcrypto -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
 # Unit tests link the shim's objects directly (not the .so), so internal

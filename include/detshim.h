@@ -82,14 +82,30 @@ typedef struct {
     uint64_t file_offset;
 } detshim_record;
 
+/* One window of a stream (trace_format.h): `count` records from record
+ * `first`, and their digest. `summary`: the file holds only the digest
+ * (a WINDOW frame), not the records. */
+typedef struct {
+    uint64_t first;
+    uint32_t count;
+    int summary;
+    uint8_t digest[32];
+} detshim_window;
 typedef struct {
     uint32_t index; /* writer's thread index: 0 is the main thread */
     size_t nrecords;
     detshim_record *records; /* NULL in a run from detshim_run_open: read
                               * them with a cursor */
-    uint8_t head[32]; /* chain head after the last record */
+    uint8_t head[32]; /* stream head: over the window digests */
     int end_seen;     /* a THREAD_END frame closed this thread */
     int end_matches;  /* ... and its head and count match the records */
+    /* Windows (format version 2): every call of the stream, summarized
+     * ones included, and its windows in order (a run built in memory may
+     * leave them 0 and NULL: count is then nrecords). nsummary: windows
+     * held as digests only; a thread with none is a full stream. */
+    uint64_t count;
+    size_t nwindows, nsummary;
+    detshim_window *windows;
 } detshim_thread;
 
 typedef struct {
@@ -111,6 +127,7 @@ typedef struct {
     uint64_t valid_bytes;    /* bytes read as whole frames */
     uint64_t file_bytes;
     char trouble[256];       /* why it is truncated, "" if not */
+    uint64_t window;         /* records per window (TRACE_FIELD_WINDOW) */
     void *internal;          /* the reader's own: strings, sites */
 } detshim_process;
 

@@ -14,7 +14,9 @@
 # ~250 bytes each, two traces written under build/ and deleted after),
 # BENCH_DIFF_THREADS (4096: threads per trace of its pairing measure),
 # BENCH_DIFF_BASELINE (unset: the path of another detdiff, e.g. an older
-# build, measured side by side on the same traces).
+# build, measured side by side on the same traces), BENCH_SUMMARY_CALLS
+# (100000000: calls of the summary-trace loop, cblas_ddot n=1, its trace
+# bounded by max_bytes = 64M and deleted after).
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -34,6 +36,7 @@ TORCH_ARGS=${BENCH_TORCH_ARGS:-300 1024}
 DIFF_RECORDS=${BENCH_DIFF_RECORDS:-1000000}
 DIFF_THREADS=${BENCH_DIFF_THREADS:-4096}
 DIFF_BASELINE=${BENCH_DIFF_BASELINE:-}
+SUMMARY_CALLS=${BENCH_SUMMARY_CALLS:-100000000}
 TRACE_CALLS=$TOP/build/bench/bench_trace_calls
 
 die() {
@@ -203,6 +206,48 @@ awk -v n="$n" -v per="$(awk -v a="$t" -v b="$u" 'BEGIN { print a - b }')" -v byt
         n, per / 1e3, bytes / 1e9, gbps, s
     printf "  (%.1f%% of the plain run; estimated ratio %.2f)\n", 100 * s / plain, 1 + s / plain
 }'
+rm -rf "$WORK/torch"
+echo
+
+echo "== Summary traces ([trace] level = summary): bytes per call, the root against a full trace"
+# bytes_per_call DIR CALLS: the trace directory's .dtrace bytes over CALLS.
+bytes_per_call() {
+    awk -v b="$(cat "$1"/*.dtrace | wc -c)" -v n="$2" 'BEGIN { printf "%.4f", b / n }'
+}
+# window_bytes DIR: bytes of the WINDOW frames (60 each) of a summary trace;
+# the rest is the part that does not grow with the calls (the header, the
+# identity stream's files and loaded code, one SITE frame per call site).
+window_bytes() {
+    "$DETDIFF" --show "$1" | awk '$1 == "summary:" { w += $5 } END { print w * 60 }'
+}
+# shellcheck disable=SC2086 # TORCH_ARGS is two words on purpose
+env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$WORK/tfull" "$PY" "$TORCH_PROG" $TORCH_ARGS > /dev/null
+# shellcheck disable=SC2086
+env LD_PRELOAD="$SHIM" DETSHIM_TRACE_LEVEL=summary DETSHIM_TRACE="$WORK/tsum" "$PY" "$TORCH_PROG" \
+    $TORCH_ARGS > /dev/null
+calls=$(records "$WORK/tfull")
+[ "$("$DETDIFF" --root "$WORK/tfull")" = "$("$DETDIFF" --root "$WORK/tsum")" ] ||
+    die "the training's summary trace has another root than its full trace"
+printf '  %-44s %12s %12s %14s\n' "" "calls" "bytes/call" "same root"
+printf '  %-44s %12s %12s %14s\n' "training ($TORCH_ARGS), full" "$calls" \
+    "$(bytes_per_call "$WORK/tfull" "$calls")" "-"
+printf '  %-44s %12s %12s %14s\n' "training ($TORCH_ARGS), summary" "$calls" \
+    "$(bytes_per_call "$WORK/tsum" "$calls")" "yes"
+wb=$(window_bytes "$WORK/tsum")
+echo "  (the summary: $wb bytes of window digests, $(awk -v w="$wb" -v n="$calls" \
+    'BEGIN { printf "%.4f", w / n }') per call; $(( $(cat "$WORK"/tsum/*.dtrace | wc -c) - wb ))" \
+    "bytes that do not grow with the calls: header, identity stream, call sites)"
+rm -rf "$WORK/tfull" "$WORK/tsum"
+# The loop: bounded (max_bytes) so that a writer bug cannot fill the disk.
+printf 'include = passthrough\n[trace]\nmax_bytes = 64M\n' > "$WORK/loop.policy"
+sec=$(seconds_of env LD_PRELOAD="$SHIM" DETSHIM_POLICY="$WORK/loop.policy" DETSHIM_TRACE_LEVEL=summary \
+    DETSHIM_TRACE="$WORK/loop" "$TRACE_CALLS" "$SUMMARY_CALLS")
+"$DETDIFF" --show "$WORK/loop" | grep -q "summary: $SUMMARY_CALLS calls in" ||
+    die "the summary loop's trace does not hold $SUMMARY_CALLS calls"
+printf '  %-44s %12s %12s %14s\n' "loop of cblas_ddot n=1, summary ($sec s)" "$SUMMARY_CALLS" \
+    "$(bytes_per_call "$WORK/loop" "$SUMMARY_CALLS")" "-"
+echo "  (goal: under 2 bytes per call; a full trace is ~250; window 4096 records)"
+rm -rf "$WORK/loop"
 echo
 echo "== Python start-up: python3 -c pass, a program that never imports torch (median of 21 runs)"
 # Under -p pytorch the shim is preloaded and the start-up hook is on

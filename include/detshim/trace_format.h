@@ -43,7 +43,14 @@
  *                   remarks (e.g. "blas.mode" = "passthrough").
  *   SITE          u64 module id, u64 offset, str module name, str symbol.
  *                 Written once per frame address per thread; metadata only.
- *   THREAD_END    u64 record count, 32 bytes chain head.
+ *   THREAD_END    u64 record count (every call of the stream, summarized
+ *                 windows included), 32 bytes stream head.
+ *   WINDOW        u64 index of the window's first record (in its stream),
+ *                 u32 record count, 32 bytes window digest: the records of
+ *                 one window of a summary trace ([trace] level = summary),
+ *                 written in their place. A window is either all of its
+ *                 RECORD frames or one WINDOW frame; only the last window of
+ *                 a stream may hold fewer than the window size.
  *   PROCESS_END   u32 thread count, 32 bytes process root.
  *   SPARE         TRACE_SPARE_LEN zero bytes, written with the header: room
  *                 already on disk, so that a writer that must stop early can
@@ -57,13 +64,23 @@
  *   str = u8 length, bytes (no terminator).
  *
  * Chain and roots (SHA-256):
- *   thread chain  h0 = SHA256("detshim.chain.v1");
- *                 h(i+1) = SHA256(h(i) || RECORD payload i)
+ *   windows       a stream's records are grouped by position into windows
+ *                 of W records (TRACE_FIELD_WINDOW): window k holds records
+ *                 kW .. kW+W-1, the last one what is left.
+ *   window digest d0 = SHA256("detshim.window.v2");
+ *                 d(i+1) = SHA256(d(i) || RECORD payload i), over the
+ *                 window's records only
+ *   stream head   s0 = SHA256("detshim.stream.v2");
+ *                 s(k+1) = SHA256(s(k) || window digest k)
+ *                 so a full trace and a summary trace of the same run have
+ *                 the same heads and roots, and a reader recomputes the
+ *                 head of a summary stream from its WINDOW frames.
  *   process root  SHA256("detshim.process.v1" || every compared header field
  *                 as {u16 key, u32 len, bytes} in file order ||
  *                 for each thread stream but real-entropy ones, sorted by
  *                 (head, count):
- *                 u64 count || head)
+ *                 u64 count || head), count being the stream's records,
+ *                 summarized ones included
  *   run root      SHA256("detshim.run.v1" || for each process sorted by
  *                 name: name || 0x00 || process root)
  * Threads are sorted by content, so the order in which threads start or
@@ -74,7 +91,9 @@
 
 #define TRACE_MAGIC "DETSHIMT"
 #define TRACE_MAGIC_LEN 8
-#define TRACE_VERSION 1u
+/* 2: roots over window digests, WINDOW frames (summary traces). A reader
+ * refuses version 1 with one line: its roots mean something else. */
+#define TRACE_VERSION 2u
 #define TRACE_FILE_SUFFIX ".dtrace"
 #define TRACE_FILE_HEADER_LEN 16u /* magic + version + field block length */
 #define TRACE_FRAME_HEADER_LEN 16u
@@ -82,7 +101,10 @@
 #define TRACE_MAX_HEADER 65536u
 
 #define TRACE_DIGEST_ALGS "operands=xxh3-128;chain=sha256"
-#define TRACE_CHAIN_SEED "detshim.chain.v1"
+#define TRACE_CHAIN_SEED "detshim.window.v2" /* a window's chain */
+#define TRACE_STREAM_SEED "detshim.stream.v2" /* a stream's head over windows */
+#define TRACE_WINDOW_DEFAULT 4096u /* [trace] window */
+#define TRACE_WINDOW_FRAME_LEN 44u /* WINDOW payload: u64, u32, 32 bytes */
 #define TRACE_PROCESS_SEED "detshim.process.v1"
 #define TRACE_RUN_SEED "detshim.run.v1"
 
@@ -117,6 +139,12 @@ enum trace_field_key {
                                     * its start-up hook: docs/security.md) */
     TRACE_FIELD_CPU = 17,          /* informational: "model=...;isa=<features,
                                     * comma-separated>;cores=<n>" */
+    TRACE_FIELD_WINDOW = 20,       /* records per window, decimal ([trace]
+                                    * window): the roots are over windows of
+                                    * this size, so it is compared */
+    TRACE_FIELD_LEVEL = 21,        /* informational: "full", "summary", or
+                                    * "summary, full in window [S:]K"; never
+                                    * compared: levels agree on the root */
 };
 
 #define TRACE_INTERPOSITION_AUDIT \
@@ -149,6 +177,7 @@ enum trace_frame_type {
     TRACE_FRAME_PROCESS_END = 4,
     TRACE_FRAME_SPARE = 5,
     TRACE_FRAME_INCOMPLETE = 6,
+    TRACE_FRAME_WINDOW = 7,
 };
 
 #define TRACE_SPARE_LEN 240u

@@ -19,7 +19,8 @@
 #include "core/policy.h"
 
 struct core_config core_cfg = { .trace_frames = 4, .blas_threads = POLICY_THREADS_AUTO,
-                                .trace_max_bytes = POLICY_DEFAULT_MAX_BYTES };
+                                .trace_max_bytes = POLICY_DEFAULT_MAX_BYTES,
+                                .trace_window = POLICY_DEFAULT_WINDOW };
 
 /* The onces this thread is running, innermost first: a caller that finds
  * its once running asks whether it is inside it (fn reached an
@@ -107,6 +108,8 @@ static void read_policy(void)
     core_cfg.trace_frames = p.trace_frames;
     core_cfg.trace_max_bytes = p.trace_max_bytes;
     core_cfg.trace_group_readable = p.trace_group_readable;
+    core_cfg.trace_summary = p.trace_summary;
+    core_cfg.trace_window = p.trace_window;
     snprintf(core_cfg.artifacts, sizeof core_cfg.artifacts, "%s", p.artifacts);
     snprintf(core_cfg.inputs, sizeof core_cfg.inputs, "%s", p.inputs);
     core_cfg.seed = p.seed;
@@ -237,6 +240,9 @@ static void explain_and_exit(void)
         printf("[trace] max_bytes %llu per process file\n", core_cfg.trace_max_bytes);
     else
         printf("[trace] max_bytes unlimited\n");
+    if (core_cfg.trace_summary || core_cfg.trace_window != POLICY_DEFAULT_WINDOW)
+        printf("[trace] level   %s, window %u records\n",
+               core_cfg.trace_summary ? "summary" : "full", core_cfg.trace_window);
     printf("[trace] artifacts %s\n", core_cfg.artifacts);
     printf("[trace] inputs  %s\n", core_cfg.inputs);
     printf("[rng] seed      %llu%s\n", core_cfg.seed, core_getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");

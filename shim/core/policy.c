@@ -211,9 +211,25 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
         st->p->trace_max_bytes = v << shift;
         return 1;
     }
+    if (strcmp(key, "level") == 0) { /* window digests only, or every record */
+        static const char *const levels[] = { "full", "summary", NULL };
+        int l = pick(value, levels);
+        if (l < 0)
+            return set_error(st, "bad value '%s' for [trace] level (expected: %s)", value,
+                             "full or summary");
+        st->p->trace_summary = l;
+        return 1;
+    }
+    if (strcmp(key, "window") == 0) { /* records per window digest */
+        if (parse_uint(value, POLICY_MAX_WINDOW, &v) != 0 || v == 0)
+            return set_error(st, "bad value '%s' for [trace] window (%s)", value,
+                             "expected a whole number of records from 1 to 1048576");
+        st->p->trace_window = (unsigned)v;
+        return 1;
+    }
     if (strcmp(key, "frames") != 0)
         return set_error(st, "unknown key '%s' in [trace] (known: %s)", key,
-                         "frames, artifacts, inputs, max_bytes, readable_by");
+                         "frames, artifacts, inputs, max_bytes, readable_by, level, window");
     if (parse_uint(value, 16, &v) != 0)
         return set_error(st, "bad value '%s' for [trace] frames (%s)", value,
                          "expected a whole number from 0 to 16");
@@ -672,6 +688,7 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
     p->blas_threads = POLICY_THREADS_AUTO;
     p->trace_frames = 4;
     p->trace_max_bytes = POLICY_DEFAULT_MAX_BYTES;
+    p->trace_window = POLICY_DEFAULT_WINDOW;
     snprintf(p->artifacts, sizeof p->artifacts, "%s", policy_default_artifacts);
     snprintf(p->inputs, sizeof p->inputs, "%s", policy_default_inputs);
     snprintf(p->path, sizeof p->path, "%s", path);

@@ -15,6 +15,11 @@ enum policy_blas_mode { BLAS_MODE_PASSTHROUGH = 0, BLAS_MODE_PINNED = 1, BLAS_MO
  * about 30 million records, so a runaway loop cannot fill the disk. */
 #define POLICY_DEFAULT_MAX_BYTES (8ULL << 30)
 
+/* [trace] window when a policy says nothing: records per window digest
+ * (docs/tracing.md#long-runs-summary-traces); the largest allowed. */
+#define POLICY_DEFAULT_WINDOW 4096u
+#define POLICY_MAX_WINDOW (1u << 20)
+
 /* [blas] threads = auto. */
 #define POLICY_THREADS_AUTO 0
 
@@ -56,6 +61,8 @@ struct policy {
     int trace_frames;
     unsigned long long trace_max_bytes; /* [trace] max_bytes per trace file; 0: unlimited */
     int trace_group_readable; /* [trace] readable_by = group: 0750/0640, else 0700/0600 */
+    int trace_summary;         /* [trace] level = summary: window digests only */
+    unsigned trace_window;     /* [trace] window: records per window */
     char artifacts[2048]; /* [trace] artifacts globs, comma-separated */
     char inputs[2048];    /* [trace] inputs globs */
     unsigned long long seed;

@@ -199,12 +199,12 @@ size_t diff_process_records(const detshim_process *p)
 {
     size_t n = 0;
     for (int t = 0; t < p->nthreads; t++)
-        n += p->threads[t].nrecords;
+        n += p->threads[t].count ? p->threads[t].count : p->threads[t].nrecords;
     return n;
 }
 
-static struct diff_item *add_item(struct diff_result *r, enum diff_kind kind,
-                                  const detshim_process *pa, const detshim_process *pb)
+struct diff_item *diff_add_item(struct diff_result *r, enum diff_kind kind,
+                                const detshim_process *pa, const detshim_process *pb)
 {
     if (r->nitems == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
@@ -266,7 +266,7 @@ static int diff_headers(const detshim_process *pa, const detshim_process *pb,
                 continue; /* B's keys that A has were handled in pass 0 */
             if (g && field_eq(f, g))
                 continue;
-            struct diff_item *it = add_item(r, DIFF_HEADER, pa, pb);
+            struct diff_item *it = diff_add_item(r, DIFF_HEADER, pa, pb);
             if (!it)
                 return DETSHIM_ERR_NOMEM;
             it->field = f->key;
@@ -279,7 +279,7 @@ static int diff_headers(const detshim_process *pa, const detshim_process *pb,
         if (!f && !g)
             return 0;
         if (!f || !g || f->key != g->key || !field_eq(f, g))
-            return add_item(r, DIFF_HEADER, pa, pb) ? 0 : DETSHIM_ERR_NOMEM;
+            return diff_add_item(r, DIFF_HEADER, pa, pb) ? 0 : DETSHIM_ERR_NOMEM;
     }
 }
 
@@ -314,7 +314,7 @@ static int walk_thread_pair(const detshim_process *pa, const detshim_process *pb
             detshim_cursor_mark(ca);
             continue;
         }
-        struct diff_item *it = add_item(r, diff_classify(ra, rb), pa, pb);
+        struct diff_item *it = diff_add_item(r, diff_classify(ra, rb), pa, pb);
         if (!it)
             return DETSHIM_ERR_NOMEM;
         it->ta = ta;
@@ -335,7 +335,7 @@ static int walk_thread_pair(const detshim_process *pa, const detshim_process *pb
     if ((rc = detshim_cursor_next(longer, &next)) != 1)
         return rc < 0 ? rc : DETSHIM_ERR_FORMAT;
     struct diff_item *it =
-        add_item(r, shorter->truncated ? DIFF_TRUNCATED : DIFF_EXTRA_CALLS, pa, pb);
+        diff_add_item(r, shorter->truncated ? DIFF_TRUNCATED : DIFF_EXTRA_CALLS, pa, pb);
     if (!it)
         return DETSHIM_ERR_NOMEM;
     it->side = b_short ? DIFF_SIDE_B : DIFF_SIDE_A;
@@ -388,7 +388,7 @@ static int check_thread_end(const detshim_process *pa, const detshim_process *pb
 {
     if (!t || !t->end_seen || t->end_matches)
         return 0;
-    struct diff_item *it = add_item(r, DIFF_DAMAGED, pa, pb);
+    struct diff_item *it = diff_add_item(r, DIFF_DAMAGED, pa, pb);
     if (!it)
         return DETSHIM_ERR_NOMEM;
     it->side = side;
@@ -412,7 +412,7 @@ static int diff_process_pair(const detshim_process *pa, const detshim_process *p
         const detshim_process *p = s ? pb : pa;
         if (!p->truncated)
             continue;
-        struct diff_item *it = add_item(r, DIFF_TRUNCATED, pa, pb);
+        struct diff_item *it = diff_add_item(r, DIFF_TRUNCATED, pa, pb);
         if (!it)
             return DETSHIM_ERR_NOMEM;
         it->side = s ? DIFF_SIDE_B : DIFF_SIDE_A;
@@ -434,14 +434,15 @@ static int diff_process_pair(const detshim_process *pa, const detshim_process *p
             rc = check_thread_end(pa, pb, tb, DIFF_SIDE_B, r);
         if (rc)
             break;
-        if (ta && tb) {
-            rc = diff_thread_pair(pa, pb, ta, tb, opt, r);
+        if (ta && tb) { /* hook (windows.c): summary streams, window by window */
+            rc = diff_windows_apply(ta, tb) ? diff_windows_pair(pa, pb, ta, tb, opt, r)
+                                            : diff_thread_pair(pa, pb, ta, tb, opt, r);
             continue;
         }
         /* A thread without partner: the other file lost it to a cut, or
          * the other run never started it. */
         const detshim_process *lacking = ta ? pb : pa;
-        struct diff_item *it = add_item(
+        struct diff_item *it = diff_add_item(
             r, lacking->truncated ? DIFF_TRUNCATED : DIFF_MISSING_THREAD, pa, pb);
         if (!it) {
             rc = DETSHIM_ERR_NOMEM;
@@ -459,7 +460,7 @@ static int diff_process_pair(const detshim_process *pa, const detshim_process *p
     }
     free(pairs);
     if (!rc && r->nitems == before && memcmp(pa->root, pb->root, 32) != 0)
-        rc = add_item(r, DIFF_ROOT, pa, pb) ? 0 : DETSHIM_ERR_NOMEM;
+        rc = diff_add_item(r, DIFF_ROOT, pa, pb) ? 0 : DETSHIM_ERR_NOMEM;
     return rc;
 }
 
@@ -487,8 +488,8 @@ static int diff_unreadable(const detshim_run *run, const detshim_run *other,
     for (int i = 0; run->unreadable && i < run->nunreadable; i++) {
         const detshim_unreadable *u = &run->unreadable[i];
         const detshim_process *partner = process_named(other, u->name);
-        struct diff_item *it = side == DIFF_SIDE_A ? add_item(r, DIFF_UNREADABLE, NULL, partner)
-                                                   : add_item(r, DIFF_UNREADABLE, partner, NULL);
+        struct diff_item *it = side == DIFF_SIDE_A ? diff_add_item(r, DIFF_UNREADABLE, NULL, partner)
+                                                   : diff_add_item(r, DIFF_UNREADABLE, partner, NULL);
         if (!it)
             return DETSHIM_ERR_NOMEM;
         it->side = side;
@@ -577,7 +578,7 @@ int diff_runs(const detshim_run *a, const detshim_run *b,
         }
         if (unreadable_named(pairs[i].pa ? b : a, name_of(pairs[i].pa ? pairs[i].pa : pairs[i].pb)))
             continue; /* reported with the unreadable file below */
-        struct diff_item *it = add_item(out, DIFF_MISSING_PROCESS, pairs[i].pa, pairs[i].pb);
+        struct diff_item *it = diff_add_item(out, DIFF_MISSING_PROCESS, pairs[i].pa, pairs[i].pb);
         if (!it)
             rc = DETSHIM_ERR_NOMEM;
         else
@@ -591,7 +592,7 @@ int diff_runs(const detshim_run *a, const detshim_run *b,
     /* Every process agreed, so the run roots must too; if not, say so
      * rather than call the runs identical. */
     if (!rc && out->nitems == 0 && memcmp(a->root, b->root, 32) != 0)
-        rc = add_item(out, DIFF_ROOT, NULL, NULL) ? 0 : DETSHIM_ERR_NOMEM;
+        rc = diff_add_item(out, DIFF_ROOT, NULL, NULL) ? 0 : DETSHIM_ERR_NOMEM;
     return rc;
 }
 
@@ -618,6 +619,7 @@ const char *diff_kind_id(enum diff_kind k)
     case DIFF_DAMAGED: return "damaged";
     case DIFF_ROOT: return "root";
     case DIFF_UNREADABLE: return "unreadable_file";
+    case DIFF_WINDOW: return "window";
     }
     return "unknown";
 }
@@ -640,6 +642,7 @@ const char *diff_kind_text(enum diff_kind k)
     case DIFF_DAMAGED: return "damaged trace";
     case DIFF_ROOT: return "roots differ";
     case DIFF_UNREADABLE: return "not a readable trace";
+    case DIFF_WINDOW: return "window differs";
     }
     return "unknown";
 }
@@ -664,6 +667,8 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_INTERPOSITION: return "interposition";
     case TRACE_FIELD_ENTROPY_RULE: return "entropy_rule";
     case TRACE_FIELD_CPU: return "cpu";
+    case TRACE_FIELD_WINDOW: return "window";
+    case TRACE_FIELD_LEVEL: return "level";
     }
     return NULL;
 }

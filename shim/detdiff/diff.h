@@ -28,6 +28,7 @@ enum diff_kind {
     DIFF_DAMAGED,         /* a file is cut short or inconsistent */
     DIFF_ROOT,            /* records agree but the recomputed roots do not */
     DIFF_UNREADABLE,      /* a file named like a trace is not a readable one */
+    DIFF_WINDOW,          /* summary traces: a window's digests differ (windows.c) */
 };
 
 /* Which run an item speaks about, where it speaks about one side. */
@@ -52,6 +53,11 @@ struct diff_item {
                                      * other run's process of its name */
     int compared;   /* UNREADABLE: the other run has a process or a file of
                      * that name, so the runs cannot be compared without it */
+    size_t window;  /* WINDOW: the window's number in its stream; `index`
+                     * is its first record, `extra` its record count (the
+                     * larger side's); side: the run that has it, where
+                     * only one does */
+    int window_one_side; /* WINDOW: only `side` has this window */
 };
 
 struct diff_result {
@@ -80,6 +86,20 @@ struct diff_options {
 int diff_runs(const detshim_run *a, const detshim_run *b,
               const struct diff_options *opt, struct diff_result *out);
 void diff_result_free(struct diff_result *r);
+/* Appends a zeroed item of `kind` for the pair; NULL when out of memory. */
+struct diff_item *diff_add_item(struct diff_result *r, enum diff_kind kind,
+                                const detshim_process *pa, const detshim_process *pb);
+/* Summary traces (windows.c): 1 if either thread holds a window as its
+ * digest only, when the pair is compared window by window. */
+int diff_windows_apply(const detshim_thread *ta, const detshim_thread *tb);
+/* Compares the pair window by window: the first window whose digests
+ * differ is a WINDOW item, or, where both sides hold that window's
+ * records (a re-run with DETSHIM_TRACE_FULL_WINDOW), the first differing
+ * record in it, classified as diff_classify does. Returns 0 or an error
+ * code as diff_runs does. */
+int diff_windows_pair(const detshim_process *pa, const detshim_process *pb,
+                      const detshim_thread *ta, const detshim_thread *tb,
+                      const struct diff_options *opt, struct diff_result *r);
 
 /* 1 if two records are the same call with the same results: equal digests
  * when both carry one, and equal fields in any case. */

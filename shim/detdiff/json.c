@@ -235,6 +235,11 @@ static void json_item(FILE *f, const struct diff_item *it)
         fputs(",\"value_b\":", f);
         json_field_value(f, it->field ? diff_compared_field(it->pb, it->field) : NULL);
         break;
+    case DIFF_WINDOW: /* index and extra: its first record and count */
+        fprintf(f, ",\"window\":%zu", it->window);
+        if (it->window_one_side)
+            fprintf(f, ",\"window_only_in\":\"%s\"", it->side == DIFF_SIDE_A ? "a" : "b");
+        break;
     case DIFF_ROOT:
         if (it->pa && it->pb) {
             char ha[65], hb[65];

@@ -110,7 +110,7 @@ static void key_index(const detshim_thread *t, uint8_t key[40])
 
 static void key_content(const detshim_thread *t, uint8_t key[40])
 {
-    uint64_t n = t->nrecords;
+    uint64_t n = t->count ? t->count : t->nrecords; /* summary streams: every call (windows.c) */
     memcpy(key, &n, 8);
     memcpy(key + 8, t->head, 32);
 }

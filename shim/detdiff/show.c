@@ -78,6 +78,11 @@ static void show_process(FILE *f, const detshim_process *p)
         fprintf(f, "  thread " THREAD_FMT ": %zu record%s, head %.16s, end frame: %s\n",
                 THREAD_ARGS(th->index), th->nrecords, plural(th->nrecords), hex,
                 !th->end_seen ? "none" : th->end_matches ? "matches" : "DOES NOT MATCH");
+        if (th->nsummary) /* a summary stream (windows.c): most calls are digests only */
+            fprintf(f, "    summary: %" PRIu64 " call%s in %zu window%s of %" PRIu64
+                       ", %zu held as digests only\n",
+                    th->count, plural(th->count), th->nwindows, plural(th->nwindows), p->window,
+                    th->nsummary);
         for (size_t i = 0; i < th->nrecords; i++)
             show_record(f, p, &th->records[i]);
     }

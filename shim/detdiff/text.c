@@ -334,6 +334,27 @@ static void text_interposition_note(FILE *f, const struct diff_item *it)
             a ? 'A' : 'B', a ? 'B' : 'A', a ? 'A' : 'B');
 }
 
+/* A window two summary traces disagree on: which, and how to name the
+ * call in it. */
+static void text_window(FILE *f, const struct diff_item *it)
+{
+    const detshim_thread *t = it->ta ? it->ta : it->tb;
+    size_t last = it->index + (it->extra ? it->extra - 1 : 0);
+    if (it->window_one_side)
+        fprintf(f, "  window differs: thread " THREAD_FMT " window %zu (records %zu..%zu) is in "
+                   "run %s only; run %s's stream ends before it\n",
+                THREAD_ARGS(t->index), it->window, it->index, last, side_name(it->side),
+                it->side == DIFF_SIDE_A ? "B" : "A");
+    else
+        fprintf(f, "  window differs: thread " THREAD_FMT " window %zu (records %zu..%zu): the "
+                   "window digests differ, every earlier window matches\n",
+                THREAD_ARGS(t->index), it->window, it->index, last);
+    fprintf(f, "    a summary trace keeps only each window's digest, so the call is not named: "
+               "re-run with full records in this window (detcheck --bisect RUN -- CMD, or "
+               "DETSHIM_TRACE_FULL_WINDOW=%" PRIu32 ":%zu)\n",
+            t->index, it->window);
+}
+
 static void text_item(FILE *f, const struct diff_item *it)
 {
     const detshim_process *ps = it->side == DIFF_SIDE_A ? it->pa : it->pb;
@@ -477,6 +498,9 @@ static void text_item(FILE *f, const struct diff_item *it)
             text_put(f, it->file->name);
             fputs(" to compare it with\n", f);
         }
+        break;
+    case DIFF_WINDOW: /* summary traces (windows.c) */
+        text_window(f, it);
         break;
     case DIFF_NONDETERMINISTIC:
     case DIFF_INPUTS:

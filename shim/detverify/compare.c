@@ -546,6 +546,14 @@ static void describe_item(const struct diff_item *it, char *buf, size_t len)
     case DIFF_NONE:
         snprintf(buf, len, "the roots differ although every record matches");
         return;
+    case DIFF_WINDOW: { /* summary traces: the window, as detdiff names it */
+        uint32_t t = it->ta ? it->ta->index : it->tb ? it->tb->index : 0;
+        snprintf(buf, len, "process %s, thread %" PRIu32 "%s, window %zu (records %zu..%zu): the "
+                 "window digests differ (a summary trace; detcheck --bisect names the call)",
+                 proc, t & ~THREAD_STREAM_BITS, t & TRACE_THREAD_ENTROPY ? " (entropy)" : "",
+                 it->window, it->index, it->index + (it->extra ? it->extra - 1 : 0));
+        return;
+    }
     default: {
         const detshim_record *ra = it->ra;
         const char *api = ra && ra->api ? ra->api : "?";

@@ -106,3 +106,15 @@ void chain_run_root(const char *const *names, const uint8_t (*roots)[32], int n,
     EVP_DigestFinal_ex(ctx, out, &len);
     EVP_MD_CTX_free(ctx);
 }
+
+/* Windows (h15s): the stream head over window digests (trace_format.h).
+ * chain_start above begins a window's digest. */
+void chain_stream_start(uint8_t head[32])
+{
+    chain_sha256(TRACE_STREAM_SEED, strlen(TRACE_STREAM_SEED), NULL, 0, head);
+}
+
+int chain_stream_fold(uint8_t head[32], const uint8_t window_digest[32])
+{
+    return chain_sha256(head, 32, window_digest, 32, head);
+}

@@ -22,8 +22,12 @@ struct chain_thread {
 
 /* One-shot SHA-256. Returns 0, or -1 if OpenSSL fails. */
 int chain_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32]);
-/* h0 of every thread. */
+/* d0 of every window's digest (TRACE_CHAIN_SEED). */
 void chain_start(uint8_t head[32]);
+/* s0 of every stream head, and s = SHA256(s || window digest): a stream's
+ * head is over its windows' digests (trace_format.h). */
+void chain_stream_start(uint8_t head[32]);
+int chain_stream_fold(uint8_t head[32], const uint8_t window_digest[32]);
 /* head = SHA256(head || payload). ctx is an EVP_MD_CTX the caller keeps
  * across calls (NULL: use a temporary one). */
 int chain_step(void *ctx, uint8_t head[32], const void *payload, size_t len);

@@ -163,6 +163,10 @@ static void build_header(void)
               resolve_audit_active() ? TRACE_INTERPOSITION_AUDIT : TRACE_INTERPOSITION_PRELOAD);
     core_machine_describe(text, sizeof text);
     add_field(TRACE_FIELD_CPU, TRACE_FIELD_INFO, text);
+    /* Hook (window.c): the window size the roots are over (compared), and
+     * the level, which never changes a root (informational). */
+    add_field(TRACE_FIELD_WINDOW, 0, window_size_text());
+    add_field(TRACE_FIELD_LEVEL, TRACE_FIELD_INFO, window_level_text());
 }
 
 /* The file's identity, so a descriptor the program closed (and perhaps
@@ -559,7 +563,9 @@ static void start_once(void)
     if (!core_cfg.trace_on)
         return;
     char err[1024];
-    if (trace_process_start(err, sizeof err) != 0)
+    if (window_configure(err, sizeof err) != 0) /* hook (window.c) */
+        core_fail("the trace", "%s", err);
+    else if (trace_process_start(err, sizeof err) != 0)
         core_fail("the trace", "%s", err);
 }
 

@@ -214,8 +214,10 @@ int detshim_run_open(const char *path, detshim_run **out, char *err, size_t errl
 
 void reader_proc_free(struct proc_private *pp)
 {
-    for (int t = 0; t < pp->pub.nthreads; t++)
+    for (int t = 0; t < pp->pub.nthreads; t++) {
         free(pp->pub.threads[t].records);
+        free(pp->pub.threads[t].windows);
+    }
     free(pp->pub.threads);
     free(pp->pub.fields);
     free(pp->pub.path);

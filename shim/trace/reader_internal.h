@@ -8,6 +8,8 @@
  *   reader_cursor.c  cursors over one thread's records, records kept for
  *                    the caller, call-site names read when first asked for
  *   reader.c         runs: directories, unreadable files, the run root
+ *   reader_window.c  windows: each stream's window digests and head, from
+ *                    its records or its WINDOW frames (summary traces)
  */
 #ifndef DETSHIM_READER_INTERNAL_H
 #define DETSHIM_READER_INTERNAL_H
@@ -80,6 +82,27 @@ struct reader_src {
 const unsigned char *reader_src_at(struct reader_src *s, uint64_t off, size_t n);
 void reader_src_close(struct reader_src *s);
 #define READER_WINDOW ((size_t)1 << 20)
+
+/* A stream's open window while scanning (reader_window.c). */
+struct reader_wstate {
+    uint8_t digest[32]; /* the open window's chain */
+    uint32_t in_window; /* its records so far */
+    int last;           /* a short window was closed: nothing may follow */
+    size_t cap;         /* of thread->windows */
+};
+/* Sets p->window from its TRACE_FIELD_WINDOW field: 0, or -1 if absent or
+ * not a number from 1 to 2^20. */
+int reader_window_size(detshim_process *p);
+/* A RECORD payload of thread t, at its position t->count: chained into
+ * the open window, closed when full. A WINDOW payload: one summarized
+ * window at t->count. The end of t's stream (its THREAD_END, or the end
+ * of a cut file): the open window closed. Each returns 0, 1 when the
+ * frame does not fit the stream (malformed), or DETSHIM_ERR_NOMEM. */
+int reader_window_record(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
+                         const unsigned char *payload, uint32_t len);
+int reader_window_frame(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
+                        const unsigned char *payload, uint32_t len);
+int reader_window_end(detshim_thread *t, struct reader_wstate *w);
 
 /* Per thread, what a cursor needs to find its frames again. */
 struct reader_extent {

@@ -217,8 +217,13 @@ int reader_parse_header(struct proc_private *pp, const unsigned char *d, size_t 
     }
     uint32_t version = (uint32_t)reader_le(d + 8, 4), hlen = (uint32_t)reader_le(d + 12, 4);
     if (version != TRACE_VERSION) {
-        snprintf(err, errlen, "%s: trace format version %u, this detdiff reads version %u; "
-                 "use the detdiff of the detshim that wrote it", p->path, version, TRACE_VERSION);
+        /* Version 1 chained whole streams; version 2 roots are over window
+         * digests, so an old root cannot be compared with a new one. */
+        snprintf(err, errlen, "%s: trace format version %u, this detdiff reads version %u%s; "
+                 "use the detdiff of the detshim that wrote it, or trace the run again", p->path,
+                 version, TRACE_VERSION,
+                 version < TRACE_VERSION ? " only (its roots are over window digests, which "
+                                           "an older trace's are not)" : "");
         return DETSHIM_ERR_VERSION;
     }
     if (hlen > TRACE_MAX_HEADER || hlen > len - TRACE_FILE_HEADER_LEN) {
@@ -245,6 +250,12 @@ int reader_parse_header(struct proc_private *pp, const unsigned char *d, size_t 
     }
     if (c.bad) {
         snprintf(err, errlen, "%s: trace header fields are corrupt", p->path);
+        return DETSHIM_ERR_FORMAT;
+    }
+    /* Hook (reader_window.c): the window size every root is over. */
+    if (reader_window_size(p) != 0) {
+        snprintf(err, errlen, "%s: trace header has no valid window size (field %d)", p->path,
+                 TRACE_FIELD_WINDOW);
         return DETSHIM_ERR_FORMAT;
     }
     *body = TRACE_FILE_HEADER_LEN + hlen;

@@ -70,6 +70,7 @@ void reader_src_close(struct reader_src *s)
 struct scan_thread {
     detshim_thread t;
     struct reader_extent e;
+    struct reader_wstate w; /* reader_window.c: the open window */
 };
 struct scan {
     struct proc_private *pp;
@@ -134,7 +135,7 @@ static struct scan_thread *thread_for(struct scan *s, uint32_t index)
     struct scan_thread *t = &s->threads[s->n];
     memset(t, 0, sizeof *t);
     t->t.index = index;
-    chain_start(t->t.head);
+    chain_stream_start(t->t.head); /* the head is over windows (reader_window.c) */
     s->slots[k] = s->n++;
     return t;
 }
@@ -192,7 +193,9 @@ static int scan_record(struct scan *s, struct scan_thread *t, const unsigned cha
     if (!t->t.nrecords)
         t->e.first = off;
     t->e.end = off + TRACE_FRAME_HEADER_LEN + flen;
-    chain_step(NULL, t->t.head, payload, flen);
+    int rc = reader_window_record(&s->pp->pub, &t->t, &t->w, payload, flen); /* hook */
+    if (rc)
+        return rc;
     if (!s->keep) {
         t->t.nrecords++;
         return 0;
@@ -241,7 +244,8 @@ static int scan_frames(struct scan *s, struct reader_src *src, uint64_t off, int
             break;
         }
         struct scan_thread *t = NULL;
-        if (type == TRACE_FRAME_RECORD || type == TRACE_FRAME_THREAD_END) {
+        if (type == TRACE_FRAME_RECORD || type == TRACE_FRAME_THREAD_END ||
+            type == TRACE_FRAME_WINDOW) {
             t = thread_for(s, thread);
             if (!t)
                 return DETSHIM_ERR_NOMEM;
@@ -254,15 +258,25 @@ static int scan_frames(struct scan *s, struct reader_src *src, uint64_t off, int
                 mark(p, "malformed record at byte %llu", (unsigned long long)off);
                 break;
             }
+        } else if (type == TRACE_FRAME_WINDOW) { /* hook: a summarized window */
+            int rc = t->t.end_seen ? 1 : reader_window_frame(p, &t->t, &t->w, payload, flen);
+            if (rc < 0)
+                return rc;
+            if (rc) {
+                mark(p, "malformed window at byte %llu", (unsigned long long)off);
+                break;
+            }
         } else if (type == TRACE_FRAME_SITE && s->keep) {
             struct reader_site site;
             if (reader_parse_site(payload, flen, &s->pp->arena, &site) == 0 &&
                 reader_add_site(s->pp, &site) != 0)
                 return DETSHIM_ERR_NOMEM;
         } else if (type == TRACE_FRAME_THREAD_END && flen == 40) {
+            if (!t->t.end_seen && reader_window_end(&t->t, &t->w) != 0) /* the last window */
+                return DETSHIM_ERR_NOMEM;
             t->t.end_seen = 1;
             t->t.end_matches =
-                reader_le(payload, 8) == t->t.nrecords && !memcmp(payload + 8, t->t.head, 32);
+                reader_le(payload, 8) == t->t.count && !memcmp(payload + 8, t->t.head, 32);
         } else if (type == TRACE_FRAME_INCOMPLETE && flen > 0 && payload[0] < flen) {
             mark(p, "the writer marked it incomplete: %.*s", payload[0], (const char *)payload + 1);
         } else if (type == TRACE_FRAME_PROCESS_END && flen == 36) {
@@ -301,7 +315,7 @@ static int process_root(detshim_process *p)
     for (int i = 0; i < p->nthreads; i++) {
         if (p->threads[i].index & TRACE_THREAD_REAL)
             continue; /* real entropy by design: in no root */
-        heads[nheads].count = p->threads[i].nrecords;
+        heads[nheads].count = p->threads[i].count; /* summarized records included */
         memcpy(heads[nheads++].head, p->threads[i].head, 32);
     }
     chain_process_root(fields, nf, heads, nheads, p->root);
@@ -328,8 +342,12 @@ static int take_threads(struct scan *s)
     if (!pp->pub.threads || (!s->keep && !pp->extents))
         return DETSHIM_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
+        /* A stream cut short ends with its open window (reader_window.c). */
+        if (reader_window_end(&s->threads[i].t, &s->threads[i].w) != 0)
+            return DETSHIM_ERR_NOMEM;
         pp->pub.threads[i] = s->threads[i].t;
         s->threads[i].t.records = NULL; /* now owned by pp */
+        s->threads[i].t.windows = NULL;
         if (pp->extents)
             pp->extents[i] = s->threads[i].e;
     }
@@ -339,8 +357,10 @@ static int take_threads(struct scan *s)
 
 static void scan_free(struct scan *s)
 {
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n; i++) {
         free(s->threads[i].t.records);
+        free(s->threads[i].t.windows);
+    }
     free(s->threads);
     free(s->slots);
     arena_free(&s->scratch);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "detshim.h"
+#include "trace/window.h"
 
 #define TRACE_BUF_CAP (64u * 1024u)
 #define SITE_CACHE_SIZE 512 /* per thread, power of two */
@@ -31,7 +32,8 @@ struct site_entry {
 struct thread_buf {
     uint32_t index;
     uint64_t seq;
-    uint8_t head[32];
+    uint8_t head[32];          /* the open window's digest; at the end, the stream head */
+    struct trace_window win;   /* window.c: the head over closed windows */
     void *md; /* EVP_MD_CTX */
     uint8_t *buf;
     size_t len;

@@ -24,6 +24,7 @@
 #include "trace/digest.h"
 #include "trace/trace.h"
 #include "trace/trace_internal.h"
+#include "trace/window.h"
 
 /* A thread's streams: its calls, and the entropy it read (trace_format.h),
  * kept apart so that entropy read at timing-dependent moments (a worker's
@@ -75,6 +76,7 @@ static struct thread_buf *thread_get(int stream)
     }
     atomic_flag_clear(&tb->busy);
     chain_start(tb->head);
+    window_start(tb); /* hook (window.c): the stream head over windows */
     pthread_once(&thread_key_once, make_key);
     /* After the exit flush took the list, a new stream would never be
      * written: refuse it, and say the trace lacks its records. */
@@ -375,8 +377,15 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
     chain_step(tb->md, tb->head, payload, n);
     trace_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
-    tb->len += TRACE_FRAME_HEADER_LEN + n;
+    /* Hook (window.c): a record of a summarized window is chained but its
+     * bytes are left unused in the buffer; when the window closes,
+     * window_after_record fills the WINDOW frame that stands for it. */
+    if (window_keeps_record(tb))
+        tb->len += TRACE_FRAME_HEADER_LEN + n;
     tb->seq++;
+    uint8_t wf[TRACE_WINDOW_FRAME_LEN];
+    if (window_after_record(tb, wf))
+        append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
 }
 
 /* A record waiting in its thread's FIFO: a copy of the trace_rec whose
@@ -609,6 +618,9 @@ static void finish_locked(struct thread_buf *tb)
     /* A stream that recorded nothing (a forked child's inherited one) is
      * left out, here and in the process root. */
     if (tb->seq) {
+        uint8_t wf[TRACE_WINDOW_FRAME_LEN]; /* hook (window.c): the last window, */
+        if (window_finish(tb, wf))          /* and tb->head becomes the stream head */
+            append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
         uint8_t payload[40];
         put_u64(payload, tb->seq);
         memcpy(payload + 8, tb->head, 32);
@@ -681,6 +693,7 @@ void trace_threads_reset_after_fork(void)
         memset(mine->sites, 0, sizeof mine->sites);
         atomic_flag_clear(&mine->busy);
         chain_start(mine->head);
+        window_start(mine); /* hook (window.c) */
         mine->next = atomic_load(&trace_proc.threads);
         atomic_store(&trace_proc.threads, mine);
     }

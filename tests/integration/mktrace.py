@@ -26,17 +26,20 @@ import sys
 # ---- the format, from trace_format.h -------------------------------------
 
 MAGIC = b"DETSHIMT"
-VERSION = 1
+VERSION = 2
 
 F_DIGEST_ALGS, F_PROGRAM, F_PROCESS, F_POLICY_NAME, F_POLICY_DIGEST = 1, 2, 3, 4, 5
 F_SHIM_VERSION, F_ARGS, F_PID, F_HOST, F_START_TIME = 6, 7, 8, 9, 10
+F_WINDOW, F_LEVEL = 20, 21
 FIELD_INFO = 0x1
 
 RECORD, SITE, THREAD_END, PROCESS_END = 1, 2, 3, 4
+WINDOW = 7
 INT, CHAR, F32, F64, C64, C128, STR = 1, 2, 3, 4, 5, 6, 7
 IN, OUT = 1, 2
 
-CHAIN_SEED = b"detshim.chain.v1"
+WINDOW_SEED = b"detshim.window.v2"
+STREAM_SEED = b"detshim.stream.v2"
 PROCESS_SEED = b"detshim.process.v1"
 RUN_SEED = b"detshim.run.v1"
 
@@ -159,8 +162,11 @@ class Record:
 class Trace:
     """One process's trace: header fields and per-thread record lists."""
 
-    def __init__(self, process, program="train", policy="default", pid=100, extra_fields=()):
+    def __init__(self, process, program="train", policy="default", pid=100, extra_fields=(),
+                 window=4096, summary=False):
         self.process = process
+        self.window = window
+        self.summary = summary  # WINDOW frames in place of every window's records
         self.fields = [
             (F_DIGEST_ALGS, 0, b"operands=xxh3-128;chain=sha256"),
             (F_PROGRAM, 0, program.encode()),
@@ -172,6 +178,8 @@ class Trace:
             (F_PID, FIELD_INFO, str(pid).encode()),
             (F_HOST, FIELD_INFO, b"host-%d" % pid),
             (F_START_TIME, FIELD_INFO, str(1700000000 + pid).encode()),
+            (F_WINDOW, 0, str(window).encode()),
+            (F_LEVEL, FIELD_INFO, b"summary" if summary else b"full"),
         ] + list(extra_fields)
         self.threads = {}  # writer index -> [Record]
 
@@ -186,10 +194,21 @@ class Trace:
         block = b"".join(u16(k) + u16(f) + u32(len(v)) + v for k, f, v in self.fields)
         return MAGIC + u32(version) + u32(len(block)) + block
 
+    def windows(self, thread):
+        """(first record, count, digest) of each window of a stream."""
+        recs, out = self.threads[thread], []
+        for first in range(0, len(recs), self.window):
+            d = hashlib.sha256(WINDOW_SEED).digest()
+            part = recs[first:first + self.window]
+            for i, rec in enumerate(part):
+                d = hashlib.sha256(d + rec.payload(first + i)).digest()
+            out.append((first, len(part), d))
+        return out
+
     def chain(self, thread):
-        h = hashlib.sha256(CHAIN_SEED).digest()
-        for seq, rec in enumerate(self.threads[thread]):
-            h = hashlib.sha256(h + rec.payload(seq)).digest()
+        h = hashlib.sha256(STREAM_SEED).digest()
+        for _, _, d in self.windows(thread):
+            h = hashlib.sha256(h + d).digest()
         return h
 
     def root(self):
@@ -212,6 +231,11 @@ class Trace:
             for i in range(max((len(r) for r in self.threads.values()), default=0)):
                 order += [t for t in sorted(self.threads) if i < len(self.threads[t])]
         out, seen = [], set()
+        if self.summary:  # every window as its digest; no records, no sites
+            order = []
+            for t in sorted(self.threads):
+                for first, count, d in self.windows(t):
+                    out.append(frame(WINDOW, t, u64(first) + u32(count) + d))
         for t in order:
             seq, rec = queues[t].pop(0)
             for fr in rec.frames:
@@ -279,16 +303,17 @@ def saxpy(tag):
         [("libtrain.so", 0x1a40)], [])
 
 
-def training_run(pid=100, variant=None, main_calls=6):
+def training_run(pid=100, variant=None, main_calls=6, window=4096, summary=False):
     """A run of two processes: `main` with a main thread and two workers,
-    and a forked child `main.f1`. `variant(traces)` may alter it."""
-    main = Trace("main", pid=pid)
+    and a forked child `main.f1`. `variant(traces)` may alter it. window,
+    summary: the windows, and whether only their digests are written."""
+    main = Trace("main", pid=pid, window=window, summary=summary)
     for i in range(main_calls):
         main.add(0, gemm("step%d" % i))
     for i in range(3):
         main.add(1, ddot("w1.%d" % i))
         main.add(2, saxpy("w2.%d" % i))
-    child = Trace("main.f1", pid=pid + 1)
+    child = Trace("main.f1", pid=pid + 1, window=window, summary=summary)
     for i in range(2):
         child.add(0, ddot("child%d" % i))
     traces = [main, child]
@@ -385,6 +410,17 @@ def make_all(out):
     case(out, "identical", base(), base(pid=500, variant=swap_workers),
          b_orders={"main": [2, 2, 2, 1, 0, 1, 0, 0, 0, 1, 0, 0]})
 
+    # Summary traces (windows of 2 records): a summary and a full trace of
+    # the same run are identical; two summaries that differ at record 3
+    # name window 1 (records 2..3); a full and a summary trace too; a
+    # summary whose stream is longer names the window only it has.
+    def summary(**kw):
+        return base(window=2, summary=True, **kw)
+    case(out, "summary_same", base(window=2), summary())
+    case(out, "summary_window", summary(), summary(variant=replace(0, 0, 3, gemm("changed"))))
+    case(out, "summary_full", base(window=2), summary(variant=replace(0, 0, 3, gemm("changed"))))
+    case(out, "summary_longer", summary(), summary(main_calls=7))
+
     # A nondeterministic operation: record 2 of main's thread 0, same inputs,
     # different output.
     case(out, "nondet", base(), base(variant=replace(0, 0, 2, gemm("step2", out_tag="other.c"))))
@@ -459,6 +495,10 @@ def make_all(out):
          b_mangle=insert_after_records(2, frame(RECORD, 0, overrun)))
     garbage = bytes((i * 97 + 13) & 0xFF for i in range(4096))
     case(out, "hostile_garbage", base(), base(), b_mangle=insert_after_records(2, garbage))
+    # A WINDOW frame that does not fit its stream (it claims records 99..),
+    # in the middle of a full window: read up to it, marked.
+    bad_window = frame(WINDOW, 0, u64(99) + u32(1) + b"\x00" * 32)
+    case(out, "hostile_window", base(), base(), b_mangle=insert_after_records(2, bad_window))
     # Unknown frame types carry no records and are skipped.
     case(out, "unknown_frame", base(), base(),
          b_mangle=insert_after_records(2, frame(77, 0, b"future frame")))
@@ -487,11 +527,12 @@ def make_all(out):
     good = base()[0]
     write_bytes(os.path.join(d, "notrace.dtrace"), b"#!/bin/sh\necho this is not a trace\n")
     write_bytes(os.path.join(d, "empty.dtrace"), b"")
-    write_bytes(os.path.join(d, "version2.dtrace"), good.to_bytes(version=2))
-    write_bytes(os.path.join(d, "magic_only.dtrace"), MAGIC + u32(1))
-    write_bytes(os.path.join(d, "header_huge.dtrace"), MAGIC + u32(1) + u32(0xFFFFFFF0) + b"abc")
+    write_bytes(os.path.join(d, "version1.dtrace"), good.to_bytes(version=1))
+    write_bytes(os.path.join(d, "version3.dtrace"), good.to_bytes(version=3))
+    write_bytes(os.path.join(d, "magic_only.dtrace"), MAGIC + u32(VERSION))
+    write_bytes(os.path.join(d, "header_huge.dtrace"), MAGIC + u32(VERSION) + u32(0xFFFFFFF0) + b"abc")
     write_bytes(os.path.join(d, "header_only.dtrace"), good.header())
-    hdr = MAGIC + u32(1) + u32(8) + u16(2) + u16(0) + u32(1000)  # field overruns block
+    hdr = MAGIC + u32(VERSION) + u32(8) + u16(2) + u16(0) + u32(1000)  # field overruns block
     write_bytes(os.path.join(d, "header_field_overrun.dtrace"), hdr)
     write_bytes(os.path.join(d, "good.dtrace"), good.to_bytes())
     # A run directory holding one good trace and one that is not a trace,

@@ -116,6 +116,28 @@ pair
 expect_rc 0
 expect_out "identical: 2 processes"
 
+# ---- summary traces (windows of 2 records) ---------------------------------
+case=summary_same
+pair
+expect_rc 0
+expect_out "identical: 2 processes, 14 records, root $(cat "$TR/$case/root_a")"
+checks=$((checks + 1))
+[ "$(cat "$TR/$case/root_a")" = "$(cat "$TR/$case/root_b")" ] ||
+    fail "mktrace.py gave a full and a summary trace of one run different roots"
+for case in summary_window summary_full; do
+    pair
+    expect_rc 1
+    expect_out "window differs: thread 0 window 1 (records 2..3): the window digests differ, every earlier window matches"
+    expect_out "DETSHIM_TRACE_FULL_WINDOW=0:1)"
+    pair --json
+    expect_rc 1
+    expect_json "d['divergences'][0]['kind'] == 'window' and d['divergences'][0]['window'] == 1 and d['divergences'][0]['index'] == 2 and d['divergences'][0]['extra'] == 2"
+done
+case=summary_longer
+pair
+expect_rc 1
+expect_out "window differs: thread 0 window 3 (records 6..6) is in run B only; run A's stream ends before it"
+
 # ---- record divergences ----------------------------------------------------
 case=nondet
 pair
@@ -275,6 +297,10 @@ run_dd --root "$TR/$case/b"
 expect_rc 1
 
 # ---- hostile frames: read up to the damage, flagged, never a crash ---------
+case=hostile_window
+pair
+expect_rc 1
+expect_out "malformed window at byte"
 for case in hostile_huge hostile_counts hostile_overrun hostile_garbage; do
     pair
     expect_rc 1
@@ -321,9 +347,13 @@ expect_error "$B/notrace.dtrace: not a detshim trace"
 run_dd "$B/empty.dtrace" "$B/good.dtrace"
 expect_rc 2
 expect_error "$B/empty.dtrace"
-run_dd "$B/good.dtrace" "$B/version2.dtrace"
+# Version 1 roots were over whole streams, not windows: refused, saying so.
+run_dd "$B/good.dtrace" "$B/version1.dtrace"
 expect_rc 2
-expect_error "$B/version2.dtrace: trace format version 2"
+expect_error "$B/version1.dtrace: trace format version 1, this detdiff reads version 2 only (its roots are over window digests"
+run_dd "$B/good.dtrace" "$B/version3.dtrace"
+expect_rc 2
+expect_error "$B/version3.dtrace: trace format version 3, this detdiff reads version 2;"
 for f in magic_only header_huge header_field_overrun; do
     run_dd "$B/good.dtrace" "$B/$f.dtrace"
     expect_rc 2
@@ -350,7 +380,7 @@ expect_error "$B/no-such-dir: cannot read"
 run_dd --root "$B/notrace.dtrace"
 expect_rc 2
 expect_error "not a detshim trace"
-run_dd --show "$B/version2.dtrace"
+run_dd --show "$B/version1.dtrace"
 expect_rc 2
 expect_error "version"
 run_dd --json "$B/good.dtrace" "$B/notrace.dtrace"

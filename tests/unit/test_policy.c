@@ -97,6 +97,24 @@ static void test_bad_values_are_errors(void **state)
     expect_error("[rng]\nexempt_modules = lib/evil;rm\n", "bad.policy:2: bad value 'lib/evil;rm' for [rng] exempt_modules");
 }
 
+static void test_trace_level_and_window_are_read_and_checked(void **state)
+{
+    (void)state;
+    struct policy p;
+    char err[512] = "";
+    const char *path = write_policy("ok.policy", "[trace]\nframes = 2\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.trace_summary, 0);
+    assert_int_equal(p.trace_window, POLICY_DEFAULT_WINDOW);
+    path = write_policy("ok.policy", "[trace]\nlevel = summary\nwindow = 1\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.trace_summary, 1);
+    assert_int_equal(p.trace_window, 1);
+    expect_error("[trace]\nlevel = steps\n", "bad.policy:2: bad value 'steps' for [trace] level");
+    expect_error("[trace]\nwindow = 0\n", "bad.policy:2: bad value '0' for [trace] window");
+    expect_error("[trace]\nwindow = 1048577\n", "bad.policy:2: bad value '1048577' for [trace] window");
+}
+
 static void test_syntax_error_names_the_line(void **state)
 {
     (void)state;
@@ -325,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_unknown_key_names_file_and_line),
         cmocka_unit_test(test_unknown_section_names_file_and_line),
         cmocka_unit_test(test_bad_values_are_errors),
+        cmocka_unit_test(test_trace_level_and_window_are_read_and_checked),
         cmocka_unit_test(test_syntax_error_names_the_line),
         cmocka_unit_test(test_include_reads_the_included_file_first_and_later_lines_win),
         cmocka_unit_test(test_env_operators_and_family_sections_become_variables),

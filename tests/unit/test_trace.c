@@ -146,17 +146,30 @@ static void test_chain_head_is_sha256_over_the_record_payloads(void **state)
     detshim_run *run;
     char err[512];
     assert_int_equal(detshim_run_load(path, &run, err, sizeof err), 0);
-    detshim_thread *t = &run->processes[0].threads[0];
-    /* Recompute independently: h0, then h = SHA256(h || payload). */
-    uint8_t h[32];
-    chain_start(h);
+    detshim_process *p = &run->processes[0];
+    detshim_thread *t = &p->threads[0];
+    /* Recompute independently: per window of p->window records, d0, then
+     * d = SHA256(d || payload); the head is s0, then s = SHA256(s || d). */
+    uint8_t d[32], s[32];
+    chain_stream_start(s);
+    size_t nwin = 0;
+    assert_true(p->window >= 1);
     for (size_t i = 0; i < t->nrecords; i++) {
+        if (i % p->window == 0)
+            chain_start(d);
         size_t off = t->records[i].file_offset;
         uint32_t len = (uint32_t)file[off] | (uint32_t)file[off + 1] << 8 |
                        (uint32_t)file[off + 2] << 16 | (uint32_t)file[off + 3] << 24;
-        chain_step(NULL, h, file + off + TRACE_FRAME_HEADER_LEN, len);
+        chain_step(NULL, d, file + off + TRACE_FRAME_HEADER_LEN, len);
+        if ((i + 1) % p->window == 0 || i + 1 == t->nrecords) {
+            chain_stream_fold(s, d);
+            nwin++;
+        }
     }
-    assert_memory_equal(h, t->head, 32);
+    assert_memory_equal(s, t->head, 32);
+    assert_int_equal(t->nwindows, nwin);
+    assert_int_equal(t->nsummary, 0);
+    assert_int_equal(t->count, t->nrecords);
     detshim_run_free(run);
 }
 
