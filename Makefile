@@ -28,6 +28,7 @@ TRACE_SRC := $(filter-out $(READER_SRC),$(wildcard shim/trace/*.c))
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
+NCCL_SRC := $(wildcard shim/nccl/*.c)
 ARTIFACT_SRC := $(wildcard shim/artifact/*.c)
 # The libc interposers stay out of the unit tests: a test program's own
 # open and read must be libc's.
@@ -45,7 +46,7 @@ ifneq ($(NVCC),)
 CPPFLAGS += -DDETSHIM_DIGEST_KERNEL=1
 endif
 LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC) \
-    $(ARTIFACT_SRC)) $(PTX_OBJ)
+    $(NCCL_SRC) $(ARTIFACT_SRC)) $(PTX_OBJ)
 LIBC_OBJ := $(call obj,$(LIBC_SRC))
 # The lifecycle (constructor, fork handlers, destructor) lives apart so
 # unit tests can link every other object without starting a shim.
@@ -199,6 +200,21 @@ $(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64 \
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
 	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)
 
+# A fake NCCL (tests/fakes/nccl), linked to the fake driver as the real
+# one loads libcuda; its programs link both by soname.
+NCCL_FAKE := $(B)/fakes/libnccl.so.2
+$(NCCL_FAKE): tests/fakes/nccl/nccl.c shim/nccl/nccl_api.h shim/nccl/nccl_elem.h \
+    $(B)/fakes/libcuda.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
+	    -o $@ $< -Wl,--no-as-needed $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes) \
+	    -lpthread -lrt
+NCCL_PROGS := $(B)/programs/nccl_ranks $(B)/bench/bench_nccl
+$(NCCL_PROGS): $(B)/%: tests/%.c $(NCCL_FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -Wl,--no-as-needed $(NCCL_FAKE) \
+	    $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes) -lm
+
 # Linked to none of them: it dlopens each by soname, as TensorFlow does.
 $(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(GPU_FAKES) \
     $(GPU_FAKE_ADV)
@@ -220,7 +236,7 @@ unit: all $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 # T=NAME (or several, quoted) runs those integration tests alone.
-integration: all $(FAKE_LIB) $(GPU_FAKES) $(PROG_BIN)
+integration: all $(FAKE_LIB) $(GPU_FAKES) $(NCCL_FAKE) $(PROG_BIN)
 	@OFFLINE=$(OFFLINE) scripts/run-integration.sh $(T)
 
 test: deps
@@ -237,7 +253,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
 	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas \
-	    $(B)/bench/bench_cublas $(B)/bench/bench_trace_calls
+	    $(B)/bench/bench_cublas $(B)/bench/bench_trace_calls $(B)/bench/bench_nccl
 	@scripts/bench.sh
 
 # The per-call benchmarks are plain programs: the shim reaches them only

@@ -1,0 +1,107 @@
+/* The slice of NCCL's ABI the nccl family (shim/nccl) uses: the handle
+ * and id types, the result, reduction and data-type enums, the config
+ * struct up to the fields it reads, and one function type per symbol it
+ * intercepts or calls. Our own declarations with NVIDIA's names (nccl.h
+ * of NCCL 2.28), so libdetshim builds without NCCL; the values are checked
+ * against the real header, where installed, by tests/unit/test_nccl_abi.c.
+ * Also used by the fake libnccl (tests/fakes/nccl) and its test programs.
+ */
+#ifndef DETSHIM_NCCL_API_H
+#define DETSHIM_NCCL_API_H
+
+#include <stddef.h>
+
+#include "cuda/cuda_api.h"
+
+#ifndef DETSHIM_NCCL_REAL_TYPES
+typedef struct ncclComm *ncclComm_t;
+
+#define NCCL_UNIQUE_ID_BYTES 128
+typedef struct {
+    char internal[NCCL_UNIQUE_ID_BYTES];
+} ncclUniqueId;
+
+typedef enum {
+    ncclSuccess = 0, ncclUnhandledCudaError = 1, ncclSystemError = 2, ncclInternalError = 3,
+    ncclInvalidArgument = 4, ncclInvalidUsage = 5, ncclRemoteError = 6, ncclInProgress = 7
+} ncclResult_t;
+
+#define NCCL_SPLIT_NOCOLOR -1
+#define NCCL_CONFIG_UNDEF_INT (-2147483647 - 1)
+
+/* Values >= ncclNumOps are operators made by ncclRedOpCreatePreMulSum. */
+typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4,
+               ncclNumOps = 5, ncclMaxRedOp = 0x7fffffff } ncclRedOp_t;
+
+typedef enum {
+    ncclInt8 = 0, ncclUint8 = 1, ncclInt32 = 2, ncclUint32 = 3, ncclInt64 = 4, ncclUint64 = 5,
+    ncclFloat16 = 6, ncclFloat32 = 7, ncclFloat64 = 8, ncclBfloat16 = 9, ncclFloat8e4m3 = 10,
+    ncclFloat8e5m2 = 11, ncclNumTypes = 12
+} ncclDataType_t;
+
+/* ncclConfig_t as NCCL 2.28 lays it out. Older releases end earlier:
+ * read a field only when `size` covers it (NCCL_CONFIG_HAS). */
+typedef struct {
+    size_t size;
+    unsigned int magic;
+    unsigned int version;
+    int blocking;
+    int cgaClusterSize;
+    int minCTAs;
+    int maxCTAs;
+    const char *netName;
+    int splitShare;
+    int trafficClass;
+    const char *commName;
+    int collnetEnable;
+    int CTAPolicy;
+    int shrinkShare;
+    int nvlsCTAs;
+    int nChannelsPerNetPeer;
+    int nvlinkCentricSched;
+} ncclConfig_t;
+#endif
+
+#define NCCL_CONFIG_HAS(cfg, field)                                                        \
+    ((cfg)->size >= offsetof(ncclConfig_t, field) + sizeof((cfg)->field))
+
+typedef ncclResult_t ncclGetUniqueId_fn(ncclUniqueId *uniqueId);
+typedef ncclResult_t ncclCommInitRank_fn(ncclComm_t *comm, int nranks, ncclUniqueId commId,
+                                         int rank);
+typedef ncclResult_t ncclCommInitRankConfig_fn(ncclComm_t *comm, int nranks,
+                                               ncclUniqueId commId, int rank,
+                                               ncclConfig_t *config);
+typedef ncclResult_t ncclCommInitAll_fn(ncclComm_t *comm, int ndev, const int *devlist);
+typedef ncclResult_t ncclCommSplit_fn(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                                      ncclConfig_t *config);
+typedef ncclResult_t ncclCommCount_fn(const ncclComm_t comm, int *count);
+typedef ncclResult_t ncclCommUserRank_fn(const ncclComm_t comm, int *rank);
+typedef ncclResult_t ncclCommDestroy_fn(ncclComm_t comm);
+typedef ncclResult_t ncclMemAlloc_fn(void **ptr, size_t size);
+typedef ncclResult_t ncclMemFree_fn(void *ptr);
+typedef ncclResult_t ncclAllReduce_fn(const void *sendbuff, void *recvbuff, size_t count,
+                                      ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                      cudaStream_t stream);
+typedef ncclResult_t ncclReduce_fn(const void *sendbuff, void *recvbuff, size_t count,
+                                   ncclDataType_t datatype, ncclRedOp_t op, int root,
+                                   ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t ncclBcast_fn(void *buff, size_t count, ncclDataType_t datatype, int root,
+                                  ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t ncclBroadcast_fn(const void *sendbuff, void *recvbuff, size_t count,
+                                      ncclDataType_t datatype, int root, ncclComm_t comm,
+                                      cudaStream_t stream);
+typedef ncclResult_t ncclReduceScatter_fn(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                          ncclDataType_t datatype, ncclRedOp_t op,
+                                          ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t ncclAllGather_fn(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                      ncclDataType_t datatype, ncclComm_t comm,
+                                      cudaStream_t stream);
+typedef ncclResult_t ncclSend_fn(const void *sendbuff, size_t count, ncclDataType_t datatype,
+                                 int peer, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t ncclRecv_fn(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                                 ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t ncclGroupStart_fn(void);
+typedef ncclResult_t ncclGroupEnd_fn(void);
+typedef CUresult cuMemcpyHtoD_v2_fn(CUdeviceptr dst, const void *src, size_t bytes);
+
+#endif

@@ -1,0 +1,186 @@
+/* An NCCL program of N ranks on the fake libnccl (tests/fakes/nccl), as
+ * test-nccl.sh runs it:
+ *     nccl_ranks NRANKS COUNT [all]
+ * starts NRANKS copies of itself (fork + exec, RANK=r in each one's
+ * environment, so the shim names each trace by its rank) that share the
+ * unique id rank 0's parent made. Each rank all-reduces (sum, float32)
+ * COUNT values it makes from its rank, wide in magnitude so that the
+ * order of the sum shows in the bits, and prints
+ *     rank R allreduce <hash of the result> reference <equal|differs>
+ * where the reference is the ascending-rank sum ((x0 + x1) + x2) + ...
+ * computed here from every rank's values. With `all` it goes on through
+ * ncclReduce, ncclBroadcast, ncclBcast, ncclReduceScatter, ncclAllGather,
+ * a ring of ncclSend/ncclRecv in a group, ncclCommSplit and an
+ * all-reduce on the split, printing a hash of each result.
+ * NCCL_TEST_ALGO=Tree makes the program set NCCL_ALGO itself just before
+ * it creates its communicator; NCCL_TEST_PERTURB=R changes one input
+ * value of rank R.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nccl/nccl_api.h"
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id);
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                           ncclConfig_t *config);
+ncclResult_t ncclCommDestroy(ncclComm_t comm);
+ncclAllReduce_fn ncclAllReduce;
+ncclReduce_fn ncclReduce;
+ncclBroadcast_fn ncclBroadcast;
+ncclBcast_fn ncclBcast;
+ncclReduceScatter_fn ncclReduceScatter;
+ncclAllGather_fn ncclAllGather;
+ncclSend_fn ncclSend;
+ncclRecv_fn ncclRecv;
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        ncclResult_t st_ = (call);                                                         \
+        if (st_ != ncclSuccess) {                                                          \
+            fprintf(stderr, "nccl_ranks: %s failed: %d\n", #call, (int)st_);               \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Rank r's value i: a fraction scaled by 2^-12..2^12, so sums round. */
+static float value(int r, size_t i)
+{
+    uint64_t h = hash_bytes(&i, sizeof i) ^ ((uint64_t)r * 0x9e3779b97f4a7c15ull);
+    h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull;
+    float f = (float)((h >> 40) & 0xffffff) / 16777216.0f - 0.5f;
+    int e = (int)((h >> 8) % 25) - 12;
+    return f * (float)(1 << (e + 12)) / 4096.0f;
+}
+
+static void fill(float *x, int r, size_t count)
+{
+    const char *p = getenv("NCCL_TEST_PERTURB");
+    for (size_t i = 0; i < count; i++)
+        x[i] = value(r, i);
+    if (p && atoi(p) == r && count)
+        x[0] += 1.0f;
+}
+
+static int launch(int nranks, char **argv)
+{
+    ncclUniqueId id;
+    CHECK(ncclGetUniqueId(&id));
+    char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
+    for (int i = 0; i < NCCL_UNIQUE_ID_BYTES; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)id.internal[i]);
+    pid_t pids[64];
+    for (int r = 0; r < nranks; r++) {
+        pids[r] = fork();
+        if (pids[r] == 0) {
+            char rank[16];
+            snprintf(rank, sizeof rank, "%d", r);
+            setenv("RANK", rank, 1);
+            setenv("NCCL_TEST_ID", hex, 1);
+            execv("/proc/self/exe", argv);
+            _exit(127);
+        }
+    }
+    int failed = 0;
+    for (int r = 0; r < nranks; r++) {
+        int status;
+        waitpid(pids[r], &status, 0);
+        failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    }
+    return failed;
+}
+
+static void print_hash(int rank, const char *what, const void *p, size_t n)
+{
+    printf("rank %d %s %016llx\n", rank, what, (unsigned long long)hash_bytes(p, n));
+}
+
+/* The rest of the collectives, each result hashed. */
+static void the_others(ncclComm_t comm, int rank, int n, size_t count, const float *x)
+{
+    float *a = calloc(count * (size_t)n, sizeof *a), *b = calloc(count * (size_t)n, sizeof *b);
+    CHECK(ncclReduce(x, a, count, ncclFloat32, ncclSum, n - 1, comm, NULL));
+    if (rank == n - 1)
+        print_hash(rank, "reduce", a, count * sizeof *a);
+    CHECK(ncclBroadcast(x, a, count, ncclFloat32, 1, comm, NULL));
+    print_hash(rank, "broadcast", a, count * sizeof *a);
+    memcpy(a, x, count * sizeof *a);
+    CHECK(ncclBcast(a, count, ncclFloat32, 0, comm, NULL));
+    print_hash(rank, "bcast", a, count * sizeof *a);
+    for (int r = 0; r < n; r++)
+        fill(a + (size_t)r * count, (rank + r) % n, count);
+    CHECK(ncclReduceScatter(a, b, count, ncclFloat32, ncclSum, comm, NULL));
+    print_hash(rank, "reducescatter", b, count * sizeof *b);
+    CHECK(ncclAllGather(x, b, count, ncclFloat32, comm, NULL));
+    print_hash(rank, "allgather", b, count * (size_t)n * sizeof *b);
+    CHECK(ncclGroupStart());
+    CHECK(ncclSend(x, count, ncclFloat32, (rank + 1) % n, comm, NULL));
+    CHECK(ncclRecv(a, count, ncclFloat32, (rank + n - 1) % n, comm, NULL));
+    CHECK(ncclGroupEnd());
+    print_hash(rank, "sendrecv", a, count * sizeof *a);
+    ncclComm_t half;
+    CHECK(ncclCommSplit(comm, rank % 2, rank, &half, NULL));
+    CHECK(ncclAllReduce(x, a, count, ncclFloat32, ncclAvg, half, NULL));
+    print_hash(rank, "split-avg", a, count * sizeof *a);
+    CHECK(ncclCommDestroy(half));
+    free(a);
+    free(b);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: nccl_ranks NRANKS COUNT [all]\n");
+        return 2;
+    }
+    int nranks = atoi(argv[1]);
+    size_t count = (size_t)atol(argv[2]);
+    const char *idhex = getenv("NCCL_TEST_ID");
+    if (!idhex)
+        return launch(nranks, argv);
+    int rank = atoi(getenv("RANK"));
+    ncclUniqueId id;
+    for (int i = 0; i < NCCL_UNIQUE_ID_BYTES; i++) {
+        unsigned v;
+        sscanf(idhex + 2 * i, "%2x", &v);
+        id.internal[i] = (char)v;
+    }
+    const char *algo = getenv("NCCL_TEST_ALGO");
+    if (algo)
+        setenv("NCCL_ALGO", algo, 1);
+    ncclComm_t comm;
+    CHECK(ncclCommInitRank(&comm, nranks, id, rank));
+    float *x = malloc(count * sizeof *x), *y = malloc(count * sizeof *y);
+    float *ref = malloc(count * sizeof *ref), *other = malloc(count * sizeof *other);
+    fill(x, rank, count);
+    CHECK(ncclAllReduce(x, y, count, ncclFloat32, ncclSum, comm, NULL));
+    fill(ref, 0, count);
+    for (int r = 1; r < nranks; r++) {
+        fill(other, r, count);
+        for (size_t i = 0; i < count; i++)
+            ref[i] = ref[i] + other[i];
+    }
+    printf("rank %d allreduce %016llx reference %s\n", rank,
+           (unsigned long long)hash_bytes(y, count * sizeof *y),
+           memcmp(y, ref, count * sizeof *y) == 0 ? "equal" : "differs");
+    if (argc > 3 && strcmp(argv[3], "all") == 0)
+        the_others(comm, rank, nranks, count, x);
+    CHECK(ncclCommDestroy(comm));
+    return 0;
+}
