@@ -89,6 +89,8 @@ static void rec_start(struct trace_rec *r, const struct nccl_op *o, int mode, in
 {
     trace_rec_begin(r, o->api);
     nccl_rec_comm(r, &o->ci, mode);
+    if (o->coll >= 0)
+        trace_rec_int(r, "coll", o->coll);
     trace_rec_str(r, "datatype", nccl_type_name(o->type));
     trace_rec_int(r, "count", (int64_t)o->count);
     if (has_op(o->kind))
@@ -172,6 +174,7 @@ static ncclResult_t call(struct nccl_op o)
     if (!nccl_enter(&c))
         return real_call(&o);
     nccl_comm_get(o.comm, &o.ci);
+    o.coll = o.kind == NCCL_SEND || o.kind == NCCL_RECV ? -1 : nccl_comm_next_coll(o.comm);
     o.canonical = c.mode == NCCL_MODE_CANONICAL && has_op(o.kind) &&
                   nccl_canonical_applies(o.type, o.op) && o.ci.nranks > 0;
     if (group_depth > 0) {

@@ -77,6 +77,17 @@ static unsigned comm_next_split(ncclComm_t comm)
     return k;
 }
 
+int64_t nccl_comm_next_coll(ncclComm_t comm)
+{
+    int64_t k = -1;
+    pthread_mutex_lock(&comms_lock);
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].comm == comm)
+            k = comms[i].info.ncoll++;
+    pthread_mutex_unlock(&comms_lock);
+    return k;
+}
+
 int nccl_comm_get(ncclComm_t comm, struct nccl_comm_info *out)
 {
     int found = 0;
@@ -252,7 +263,7 @@ static ncclResult_t create(struct create *k, ncclResult_t (*make)(struct create 
             cfg = pin_config(k->cfg, &notes);
         st = make(k, cfg);
     }
-    struct nccl_comm_info ci = { "", k->rank, k->nranks, 0, "", "", "" };
+    struct nccl_comm_info ci = { "", k->rank, k->nranks, 0, 0, "", "", "" };
     snprintf(ci.id, sizeof ci.id, "%s", k->id);
     decision(&ci, cfg);
     for (int i = 0; st == ncclSuccess && i < k->n; i++) {

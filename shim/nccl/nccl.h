@@ -44,12 +44,19 @@ struct nccl_comm_info {
     char id[64];
     int rank, nranks;
     unsigned nsplits;
+    int64_t ncoll; /* collectives called on it so far */
     char algo[72], proto[72], channels[40];
 };
 
 /* Fills *out for comm; returns 0, or -1 for a communicator the shim did
  * not see made (its info then says "unknown", rank and size from NCCL). */
 int nccl_comm_get(ncclComm_t comm, struct nccl_comm_info *out);
+
+/* The ordinal of the next collective on comm (0, 1, ...), the same on
+ * every rank, since NCCL requires every rank to call a communicator's
+ * collectives in one order; -1 for a communicator the shim did not see
+ * made. detdiff lines ranks up by it (shim/detdiff/ranks.c). */
+int64_t nccl_comm_next_coll(ncclComm_t comm);
 
 /* Adds rank, nranks and comm to r, and the decision notes nccl.algo,
  * nccl.proto, nccl.channels and nccl.mode. */
@@ -85,6 +92,7 @@ struct nccl_op {
     ncclComm_t comm;
     cudaStream_t stream;
     struct nccl_comm_info ci;
+    int64_t coll;  /* nccl_comm_next_coll; -1 for send and recv */
     int canonical; /* run by nccl_canonical_run, not by NCCL */
     ncclResult_t status;
 };
