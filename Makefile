@@ -210,9 +210,9 @@ $(NCCL_FAKE): tests/fakes/nccl/nccl.c shim/nccl/nccl_api.h shim/nccl/nccl_elem.h
 	    -o $@ $< -Wl,--no-as-needed $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes) \
 	    -lpthread -lrt
 NCCL_PROGS := $(B)/programs/nccl_ranks $(B)/bench/bench_nccl
-$(NCCL_PROGS): $(B)/%: tests/%.c $(NCCL_FAKE)
+$(NCCL_PROGS): $(B)/%: tests/%.c $(NCCL_FAKE) tests/programs/nccl_launch.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -Wl,--no-as-needed $(NCCL_FAKE) \
+	$(CC) $(CPPFLAGS) -Itests/programs $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -Wl,--no-as-needed $(NCCL_FAKE) \
 	    $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes) -lm
 
 # Linked to none of them: it dlopens each by soname, as TensorFlow does.

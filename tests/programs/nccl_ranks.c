@@ -20,12 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "nccl/nccl_api.h"
+#include "nccl_launch.h"
 
-ncclResult_t ncclGetUniqueId(ncclUniqueId *id);
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config);
@@ -78,34 +75,6 @@ static void fill(float *x, int r, size_t count)
         x[0] += 1.0f;
 }
 
-static int launch(int nranks, char **argv)
-{
-    ncclUniqueId id;
-    CHECK(ncclGetUniqueId(&id));
-    char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
-    for (int i = 0; i < NCCL_UNIQUE_ID_BYTES; i++)
-        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)id.internal[i]);
-    pid_t pids[64];
-    for (int r = 0; r < nranks; r++) {
-        pids[r] = fork();
-        if (pids[r] == 0) {
-            char rank[16];
-            snprintf(rank, sizeof rank, "%d", r);
-            setenv("RANK", rank, 1);
-            setenv("NCCL_TEST_ID", hex, 1);
-            execv("/proc/self/exe", argv);
-            _exit(127);
-        }
-    }
-    int failed = 0;
-    for (int r = 0; r < nranks; r++) {
-        int status;
-        waitpid(pids[r], &status, 0);
-        failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    }
-    return failed;
-}
-
 static void print_hash(int rank, const char *what, const void *p, size_t n)
 {
     printf("rank %d %s %016llx\n", rank, what, (unsigned long long)hash_bytes(p, n));
@@ -151,16 +120,10 @@ int main(int argc, char **argv)
     }
     int nranks = atoi(argv[1]);
     size_t count = (size_t)atol(argv[2]);
-    const char *idhex = getenv("NCCL_TEST_ID");
-    if (!idhex)
-        return launch(nranks, argv);
-    int rank = atoi(getenv("RANK"));
+    int rank;
     ncclUniqueId id;
-    for (int i = 0; i < NCCL_UNIQUE_ID_BYTES; i++) {
-        unsigned v;
-        sscanf(idhex + 2 * i, "%2x", &v);
-        id.internal[i] = (char)v;
-    }
+    if (nccl_launched(&rank, &id) != 0)
+        return nccl_launch(nranks, argv);
     const char *algo = getenv("NCCL_TEST_ALGO");
     if (algo)
         setenv("NCCL_ALGO", algo, 1);
