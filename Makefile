@@ -285,7 +285,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
-	install -m 644 policies/python/sitecustomize.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
+	install -m 644 policies/python/*.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
 	# Compiled now: an installed folder is not writable, and the start-up
 	# hook would otherwise be compiled again at every Python start.
 	-/usr/bin/python3 -m compileall -q $(DESTDIR)$(PREFIX)/share/detshim/policies/python

@@ -344,4 +344,5 @@ def _register_package_record():
 _keep_secrets_real()
 _register_package_record()
 _install_hooks()
+__import__("detshim_dist").install(_AfterImportFinder)  # torch.distributed records
 _run_next_sitecustomize()

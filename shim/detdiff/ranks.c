@@ -9,8 +9,10 @@
  * it differ brought the divergence in ("inputs differ on rank 1 only");
  * the other ranks then receive other results with the same inputs, which
  * per process reads as a nondeterministic operation but is explained by
- * the first. Where no rank's inputs differ, the collective itself gave
- * different results: its reduction order changed. Called by text.c.
+ * the first. A rank whose first divergence is outside collectives (its
+ * own GEMM) brought it in the same way, through its next collective.
+ * Where neither, the collective itself gave different results: its
+ * reduction order changed. Called by text.c.
  */
 #include <string.h>
 
@@ -149,8 +151,30 @@ void ranks_report(FILE *f, const struct diff_result *r)
                 "ranks' different results follow from %s inputs\n", in == 1 ? "its" : "their");
         return;
     }
-    fputs("inputs agree on every rank shown; results differ on ", f);
-    list_ranks(f, cs, ncoll, first, DIFF_NONDETERMINISTIC);
-    fputs(": the collective's own reduction order changed (nondeterministic; compare the "
-          "nccl.algo, nccl.proto and nccl.channels notes)\n", f);
+    /* A rank that diverged in its own work, outside collectives: its
+     * next collective sends other data, and every rank receives it. */
+    size_t local = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct coll_at c;
+        if (coll_of(firsts[i], &c) == 0)
+            continue;
+        fputs(local++ ? "; " : "", f);
+        text_put(f, pname(firsts[i]->pa));
+        fputs(" diverged in its own work first (", f);
+        text_put(f, firsts[i]->ra->api);
+        fprintf(f, ": %s)", why(firsts[i]->kind));
+    }
+    if (local) {
+        fputs(", before its next collective: the other ranks' different results there follow "
+              "from it\n", f);
+        return;
+    }
+    if (list_ranks(NULL, cs, ncoll, first, DIFF_NONDETERMINISTIC)) {
+        fputs("inputs agree on every rank shown; results differ on ", f);
+        list_ranks(f, cs, ncoll, first, DIFF_NONDETERMINISTIC);
+        fputs(": the collective's own reduction order changed (nondeterministic; compare the "
+              "nccl.algo, nccl.proto and nccl.channels notes)\n", f);
+        return;
+    }
+    fprintf(f, "%s there; see each rank's report above\n", why(first->it->kind));
 }

@@ -117,7 +117,10 @@ static int pick_channels(const ncclConfig_t *cfg)
     if (n <= 0) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        n = 1 + (int)(((unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u) >> 7) % 4;
+        uint64_t z = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_sec;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        n = 1 + (int)((z ^ (z >> 31)) % 4);
     }
     return n > MAX_RANKS ? MAX_RANKS : n;
 }
