@@ -150,6 +150,16 @@ $(B)/tests/test_cuda_abi: UNIT_EXTRA := -DDETSHIM_HAVE_CUDA_HEADERS -isystem $(C
     -Wno-deprecated-declarations
 endif
 
+# The same for NCCL's ABI (shim/nccl/nccl_api.h) where nccl.h is installed.
+NCCL_INC ?= $(firstword $(dir $(wildcard $(CUDA_INC)/nccl.h /usr/local/include/nccl.h \
+    /usr/include/nccl.h)))
+ifneq ($(NCCL_INC),)
+ifneq ($(wildcard $(CUDA_INC)/cublasLt.h $(CUDA_INC)/cudnn.h $(CUDA_INC)/curand.h),)
+$(B)/tests/test_nccl_abi: UNIT_EXTRA := -DDETSHIM_HAVE_NCCL_HEADER -isystem $(NCCL_INC) \
+    -isystem $(CUDA_INC) -Wno-deprecated-declarations
+endif
+endif
+
 # Device digests are tested on the fake driver, whose device memory is
 # host memory; it is linked in so that dlopen("libcuda.so.1") finds it.
 $(B)/tests/test_cuda_digest: $(B)/fakes/libcuda.so.1

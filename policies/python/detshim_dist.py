@@ -248,7 +248,10 @@ def _apply(torch):
 
 def install(finder_class):
     """Called by sitecustomize: waits for torch's import when the process
-    is traced by the shim (once, whichever copy of the hook calls)."""
+    is traced by the shim (once, whichever copy of the hook calls). The
+    module leaves sys.modules again: a program listing its modules sees
+    what it would without the hook, but for sitecustomize."""
+    sys.modules.pop(__name__, None)
     if "libdetshim" not in os.environ.get("LD_PRELOAD", "") or not os.environ.get("DETSHIM_TRACE"):
         return
     if "torch" in sys.modules:

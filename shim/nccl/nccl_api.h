@@ -13,7 +13,23 @@
 
 #include "cuda/cuda_api.h"
 
+/* Every enum value used, as X(name, value), one list per enum: the enums
+ * themselves in a normal build, static assertions against nccl.h in the
+ * ABI test. */
+#define DETSHIM_NCCL_RESULTS(X)                                                            \
+    X(ncclSuccess, 0) X(ncclUnhandledCudaError, 1) X(ncclSystemError, 2)                   \
+    X(ncclInternalError, 3) X(ncclInvalidArgument, 4) X(ncclInvalidUsage, 5)               \
+    X(ncclRemoteError, 6) X(ncclInProgress, 7)
+/* Values >= ncclNumOps are operators made by ncclRedOpCreatePreMulSum. */
+#define DETSHIM_NCCL_OPS(X)                                                                \
+    X(ncclSum, 0) X(ncclProd, 1) X(ncclMax, 2) X(ncclMin, 3) X(ncclAvg, 4) X(ncclNumOps, 5)
+#define DETSHIM_NCCL_TYPES(X)                                                              \
+    X(ncclInt8, 0) X(ncclUint8, 1) X(ncclInt32, 2) X(ncclUint32, 3) X(ncclInt64, 4)        \
+    X(ncclUint64, 5) X(ncclFloat16, 6) X(ncclFloat32, 7) X(ncclFloat64, 8)                 \
+    X(ncclBfloat16, 9) X(ncclFloat8e4m3, 10) X(ncclFloat8e5m2, 11) X(ncclNumTypes, 12)
+
 #ifndef DETSHIM_NCCL_REAL_TYPES
+#define DETSHIM_NCCL_ENUM_ITEM(name, value) name = value,
 typedef struct ncclComm *ncclComm_t;
 
 #define NCCL_UNIQUE_ID_BYTES 128
@@ -21,23 +37,12 @@ typedef struct {
     char internal[NCCL_UNIQUE_ID_BYTES];
 } ncclUniqueId;
 
-typedef enum {
-    ncclSuccess = 0, ncclUnhandledCudaError = 1, ncclSystemError = 2, ncclInternalError = 3,
-    ncclInvalidArgument = 4, ncclInvalidUsage = 5, ncclRemoteError = 6, ncclInProgress = 7
-} ncclResult_t;
+typedef enum { DETSHIM_NCCL_RESULTS(DETSHIM_NCCL_ENUM_ITEM) } ncclResult_t;
+typedef enum { DETSHIM_NCCL_OPS(DETSHIM_NCCL_ENUM_ITEM) ncclMaxRedOp = 0x7fffffff } ncclRedOp_t;
+typedef enum { DETSHIM_NCCL_TYPES(DETSHIM_NCCL_ENUM_ITEM) } ncclDataType_t;
 
 #define NCCL_SPLIT_NOCOLOR -1
 #define NCCL_CONFIG_UNDEF_INT (-2147483647 - 1)
-
-/* Values >= ncclNumOps are operators made by ncclRedOpCreatePreMulSum. */
-typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4,
-               ncclNumOps = 5, ncclMaxRedOp = 0x7fffffff } ncclRedOp_t;
-
-typedef enum {
-    ncclInt8 = 0, ncclUint8 = 1, ncclInt32 = 2, ncclUint32 = 3, ncclInt64 = 4, ncclUint64 = 5,
-    ncclFloat16 = 6, ncclFloat32 = 7, ncclFloat64 = 8, ncclBfloat16 = 9, ncclFloat8e4m3 = 10,
-    ncclFloat8e5m2 = 11, ncclNumTypes = 12
-} ncclDataType_t;
 
 /* ncclConfig_t as NCCL 2.28 lays it out. Older releases end earlier:
  * read a field only when `size` covers it (NCCL_CONFIG_HAS). */
