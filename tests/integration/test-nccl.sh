@@ -11,7 +11,8 @@
 #     NCCL_ALGO=Tree itself gets Ring, recorded; with conflict = refuse its
 #     communicator is refused with one line.
 #   - Canonical: Ring and Tree, 3 and 4 ranks, give the reference's bits,
-#     also over several rounds of the canonical path.
+#     also over several rounds of the canonical path, and with one thread
+#     driving every rank (ncclCommInitAll).
 #   - One rank's input perturbed: detdiff says which rank and call.
 . "$(dirname "$0")/lib.sh"
 P=$PROGS/nccl_ranks
@@ -111,6 +112,19 @@ $DETDIFF --show "$WORK/cbig/rank2.dtrace" > "$WORK/cbig.show"
 expect_grep "canonical: the record says so" \
     "ncclAllReduce rank=2 .*nccl.mode=canonical .*nccl.order=canonical: ascending rank order" \
     "$WORK/cbig.show"
+
+# One thread driving every rank (ncclCommInitAll, one group).
+NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=1 run $P initall 4 $N > "$WORK/ia-bare.out"
+expect_grep "ncclCommInitAll, bare Tree: the ranks agree, not with the ascending-rank sum" \
+    "reference differs ranks agree" "$WORK/ia-bare.out"
+DETSHIM_POLICY="$WORK/canon.policy" NCCL_ALGO=Tree shim "$WORK/ia" run $P initall 4 1500000 \
+    > "$WORK/ia.out"
+expect_grep "ncclCommInitAll, canonical: one thread drives 4 ranks to the reference" \
+    "reference equal ranks agree" "$WORK/ia.out"
+$DETDIFF --show "$WORK/ia" > "$WORK/ia.show"
+expect_grep "ncclCommInitAll: each rank's all-reduce is recorded at the group's end" \
+    "ncclAllReduce rank=3 nranks=4 comm=a0 coll=0 .*nccl.order=canonical.*nccl.group=launched" \
+    "$WORK/ia.show"
 
 # ---- one rank's data perturbed -------------------------------------------
 DETSHIM_POLICY=pytorch NCCL_TEST_PERTURB=1 shim "$WORK/bad" run $P 3 $N all > "$WORK/bad.out"

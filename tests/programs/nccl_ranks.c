@@ -12,6 +12,10 @@
  * ncclReduce, ncclBroadcast, ncclBcast, ncclReduceScatter, ncclAllGather,
  * a ring of ncclSend/ncclRecv in a group, ncclCommSplit and an
  * all-reduce on the split, printing a hash of each result.
+ *     nccl_ranks initall NRANKS COUNT
+ * does the all-reduce in one process instead: ncclCommInitAll, and one
+ * thread driving every rank in one group, printing
+ *     initall allreduce <hash> reference <equal|differs> ranks <agree|disagree>
  * NCCL_TEST_ALGO=Tree makes the program set NCCL_ALGO itself just before
  * it creates its communicator; NCCL_TEST_PERTURB=R changes one input
  * value of rank R.
@@ -24,6 +28,7 @@
 #include "nccl_launch.h"
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
+ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist);
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
@@ -112,8 +117,52 @@ static void the_others(ncclComm_t comm, int rank, int n, size_t count, const flo
     free(b);
 }
 
+/* The reference: ascending-rank sums of every rank's values. */
+static void reference(float *ref, int nranks, size_t count)
+{
+    float *other = malloc(count * sizeof *other);
+    fill(ref, 0, count);
+    for (int r = 1; r < nranks; r++) {
+        fill(other, r, count);
+        for (size_t i = 0; i < count; i++)
+            ref[i] = ref[i] + other[i];
+    }
+    free(other);
+}
+
+static int init_all(int n, size_t count)
+{
+    ncclComm_t comms[16];
+    float *x[16], *y[16], *ref = malloc(count * sizeof *ref);
+    if (n < 1 || n > 16)
+        return 2;
+    CHECK(ncclCommInitAll(comms, n, NULL));
+    for (int r = 0; r < n; r++) {
+        x[r] = malloc(count * sizeof *x[r]);
+        y[r] = malloc(count * sizeof *y[r]);
+        fill(x[r], r, count);
+    }
+    CHECK(ncclGroupStart());
+    for (int r = 0; r < n; r++)
+        CHECK(ncclAllReduce(x[r], y[r], count, ncclFloat32, ncclSum, comms[r], NULL));
+    CHECK(ncclGroupEnd());
+    reference(ref, n, count);
+    int agree = 1;
+    for (int r = 1; r < n; r++)
+        agree &= memcmp(y[0], y[r], count * sizeof *ref) == 0;
+    printf("initall allreduce %016llx reference %s ranks %s\n",
+           (unsigned long long)hash_bytes(y[0], count * sizeof *ref),
+           memcmp(y[0], ref, count * sizeof *ref) == 0 ? "equal" : "differs",
+           agree ? "agree" : "disagree");
+    for (int r = 0; r < n; r++)
+        CHECK(ncclCommDestroy(comms[r]));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "initall") == 0)
+        return init_all(atoi(argv[2]), (size_t)atol(argv[3]));
     if (argc < 3) {
         fprintf(stderr, "usage: nccl_ranks NRANKS COUNT [all]\n");
         return 2;
@@ -130,15 +179,10 @@ int main(int argc, char **argv)
     ncclComm_t comm;
     CHECK(ncclCommInitRank(&comm, nranks, id, rank));
     float *x = malloc(count * sizeof *x), *y = malloc(count * sizeof *y);
-    float *ref = malloc(count * sizeof *ref), *other = malloc(count * sizeof *other);
+    float *ref = malloc(count * sizeof *ref);
     fill(x, rank, count);
     CHECK(ncclAllReduce(x, y, count, ncclFloat32, ncclSum, comm, NULL));
-    fill(ref, 0, count);
-    for (int r = 1; r < nranks; r++) {
-        fill(other, r, count);
-        for (size_t i = 0; i < count; i++)
-            ref[i] = ref[i] + other[i];
-    }
+    reference(ref, nranks, count);
     printf("rank %d allreduce %016llx reference %s\n", rank,
            (unsigned long long)hash_bytes(y, count * sizeof *y),
            memcmp(y, ref, count * sizeof *y) == 0 ? "equal" : "differs");
