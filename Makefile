@@ -225,6 +225,11 @@ $(NCCL_PROGS): $(B)/%: tests/%.c $(NCCL_FAKE) tests/programs/nccl_launch.h
 	$(CC) $(CPPFLAGS) -Itests/programs $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -Wl,--no-as-needed $(NCCL_FAKE) \
 	    $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes) -lm
 
+# Linked to no NCCL: it dlopens the fake by soname, as JAX does.
+$(B)/programs/nccl_dlsym: tests/programs/nccl_dlsym.c $(NCCL_FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -ldl -Wl,-rpath,$(abspath $(B)/fakes)
+
 # Linked to none of them: it dlopens each by soname, as TensorFlow does.
 $(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(GPU_FAKES) \
     $(GPU_FAKE_ADV)

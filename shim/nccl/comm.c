@@ -2,7 +2,8 @@
  * ncclCommInitAll and ncclCommSplit. Each new communicator gets an
  * identity that is the same in every run and on every one of its ranks
  * (nccl.h), kept with its rank, size and the decision in force, for the
- * records of its collectives (coll.c). NCCL reads its environment when a
+ * records of its collectives (coll.c); ncclGetUniqueId only passes
+ * through (its id is random). NCCL reads its environment when a
  * communicator is made, so that is where pinned and canonical modes act:
  * each NCCL_* variable the policy sets is checked against what the
  * process has now (a program may have changed it since start-up, as
@@ -298,6 +299,19 @@ static ncclResult_t create(struct create *k, ncclResult_t (*make)(struct create 
     }
     if (cfg != k->cfg)
         free(cfg);
+    nccl_leave();
+    return st;
+}
+
+/* Not recorded: the id is random. Wrapped so that a launcher that only
+ * makes the id counts as reached (shim/cuda/reach.c). */
+DETSHIM_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+{
+    NCCL_REAL_FN(ncclGetUniqueId_fn *, ncclGetUniqueId);
+    struct nccl_call c;
+    if (!nccl_enter(&c))
+        return real(id);
+    ncclResult_t st = real(id);
     nccl_leave();
     return st;
 }

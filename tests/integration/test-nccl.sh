@@ -13,6 +13,8 @@
 #   - Canonical: Ring and Tree, 3 and 4 ranks, give the reference's bits,
 #     also over several rounds of the canonical path, and with one thread
 #     driving every rank (ncclCommInitAll).
+#   - A program that fetches NCCL with dlsym (as JAX does) is traced under
+#     detrun (the audit module), and warned about under a bare preload.
 #   - One rank's input perturbed: detdiff says which rank and call.
 . "$(dirname "$0")/lib.sh"
 P=$PROGS/nccl_ranks
@@ -125,6 +127,18 @@ $DETDIFF --show "$WORK/ia" > "$WORK/ia.show"
 expect_grep "ncclCommInitAll: each rank's all-reduce is recorded at the group's end" \
     "ncclAllReduce rank=3 nranks=4 comm=a0 coll=0 .*nccl.order=canonical.*nccl.group=launched" \
     "$WORK/ia.show"
+
+# A program that dlopens libnccl and fetches its functions with dlsym (JAX).
+D=$PROGS/nccl_dlsym
+DETSHIM_POLICY=pytorch shim "$WORK/dl-bare" $D > "$WORK/dl-bare.out" 2> "$WORK/dl-bare.err"
+expect_grep "dlsym, bare LD_PRELOAD: the exit warning names libnccl and the fix" \
+    "^detshim: libnccl.so.2 was loaded but none of its calls reached the shim: .*LD_AUDIT=" \
+    "$WORK/dl-bare.err"
+$TOP/scripts/detrun -p pytorch -t "$WORK/dl" -- $D > "$WORK/dl.out" 2> "$WORK/dl.err"
+expect_eq "dlsym under detrun: the same result" "$(cat "$WORK/dl-bare.out")" "$(cat "$WORK/dl.out")"
+$DETDIFF --show "$WORK/dl" > "$WORK/dl.show"
+expect_grep "dlsym under detrun: the audit module hands NCCL's functions to the shim" \
+    "ncclAllReduce rank=2 nranks=3 comm=a0 coll=0 " "$WORK/dl.show"
 
 # ---- one rank's data perturbed -------------------------------------------
 DETSHIM_POLICY=pytorch NCCL_TEST_PERTURB=1 shim "$WORK/bad" run $P 3 $N all > "$WORK/bad.out"

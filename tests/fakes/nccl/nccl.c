@@ -434,7 +434,10 @@ FAKE_EXPORT const char *ncclGetErrorString(ncclResult_t r)
     return r == ncclSuccess ? "no error" : "fake libnccl error";
 }
 
-FAKE_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+/* The id: a segment name unique to this process and moment. The real
+ * library's internal calls do not go through its exported names, so
+ * ncclCommInitAll calls this, not ncclGetUniqueId. */
+static void make_id(ncclUniqueId *id)
 {
     static atomic_uint counter;
     struct timespec ts;
@@ -442,11 +445,16 @@ FAKE_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
     memset(id, 0, sizeof *id);
     snprintf(id->internal, sizeof id->internal, "/detshim-fakenccl-%d-%u-%ld", (int)getpid(),
              atomic_fetch_add(&counter, 1), (long)ts.tv_nsec);
+}
+
+FAKE_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+{
+    make_id(id);
     return ncclSuccess;
 }
 
-FAKE_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id,
-                                                int rank, ncclConfig_t *config)
+static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
+                              ncclConfig_t *config)
 {
     if (id.internal[0] != '/')
         return fail("not a unique id of this fake");
@@ -456,17 +464,23 @@ FAKE_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, nc
     return attach(comm, name, nranks, rank, config, 0);
 }
 
+FAKE_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id,
+                                                int rank, ncclConfig_t *config)
+{
+    return init_rank(comm, nranks, id, rank, config);
+}
+
 FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                                           int rank)
 {
-    return ncclCommInitRankConfig(comm, nranks, id, rank, NULL);
+    return init_rank(comm, nranks, id, rank, NULL);
 }
 
 FAKE_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
 {
     (void)devlist;
     ncclUniqueId id;
-    ncclGetUniqueId(&id);
+    make_id(&id);
     for (int r = 0; r < ndev; r++) {
         ncclResult_t rc = attach(&comms[r], id.internal, ndev, r, NULL, 1);
         if (rc != ncclSuccess)
@@ -591,7 +605,10 @@ FAKE_EXPORT ncclResult_t ncclBroadcast(const void *send, void *recv, size_t coun
 FAKE_EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t t, int root,
                                    ncclComm_t comm, cudaStream_t stream)
 {
-    return ncclBroadcast(buff, buff, count, t, root, comm, stream);
+    (void)stream;
+    if (root < 0 || (comm && root >= comm->nranks))
+        return fail("bad root");
+    return submit((struct op){ OP_COPY, "Broadcast", buff, buff, count, t, 0, root, 0, 0, comm });
 }
 
 FAKE_EXPORT ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t t, int peer,
