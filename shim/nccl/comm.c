@@ -267,7 +267,10 @@ static ncclResult_t create(struct create *k, ncclResult_t (*make)(struct create 
     struct nccl_comm_info ci = { "", k->rank, k->nranks, 0, 0, "", "", "" };
     snprintf(ci.id, sizeof ci.id, "%s", k->id);
     decision(&ci, cfg);
-    for (int i = 0; st == ncclSuccess && i < k->n; i++) {
+    /* A non-blocking communicator (config.blocking = 0) is made, but not
+     * ready yet: ncclInProgress. Its handle is known already. */
+    int made = st == ncclSuccess || st == ncclInProgress;
+    for (int i = 0; made && i < k->n; i++) {
         if (k->out[i] == NULL)
             continue; /* a split's NCCL_SPLIT_NOCOLOR */
         struct nccl_comm_info one = ci;
