@@ -28,6 +28,7 @@ TRACE_SRC := $(filter-out $(READER_SRC),$(wildcard shim/trace/*.c))
 BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
+NCCL_SRC := $(wildcard shim/nccl/*.c)
 ARTIFACT_SRC := $(wildcard shim/artifact/*.c)
 # The libc interposers stay out of the unit tests: a test program's own
 # open and read must be libc's.
@@ -45,7 +46,7 @@ ifneq ($(NVCC),)
 CPPFLAGS += -DDETSHIM_DIGEST_KERNEL=1
 endif
 LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC) \
-    $(ARTIFACT_SRC)) $(PTX_OBJ)
+    $(NCCL_SRC) $(ARTIFACT_SRC)) $(PTX_OBJ)
 LIBC_OBJ := $(call obj,$(LIBC_SRC))
 # The lifecycle (constructor, fork handlers, destructor) lives apart so
 # unit tests can link every other object without starting a shim.
@@ -149,6 +150,16 @@ $(B)/tests/test_cuda_abi: UNIT_EXTRA := -DDETSHIM_HAVE_CUDA_HEADERS -isystem $(C
     -Wno-deprecated-declarations
 endif
 
+# The same for NCCL's ABI (shim/nccl/nccl_api.h) where nccl.h is installed.
+NCCL_INC ?= $(firstword $(dir $(wildcard $(CUDA_INC)/nccl.h /usr/local/include/nccl.h \
+    /usr/include/nccl.h)))
+ifneq ($(NCCL_INC),)
+ifneq ($(wildcard $(CUDA_INC)/cublasLt.h $(CUDA_INC)/cudnn.h $(CUDA_INC)/curand.h),)
+$(B)/tests/test_nccl_abi: UNIT_EXTRA := -DDETSHIM_HAVE_NCCL_HEADER -isystem $(NCCL_INC) \
+    -isystem $(CUDA_INC) -Wno-deprecated-declarations
+endif
+endif
+
 # Device digests are tested on the fake driver, whose device memory is
 # host memory; it is linked in so that dlopen("libcuda.so.1") finds it.
 $(B)/tests/test_cuda_digest: $(B)/fakes/libcuda.so.1
@@ -199,6 +210,26 @@ $(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64 \
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
 	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)
 
+# A fake NCCL (tests/fakes/nccl), linked to the fake driver as the real
+# one loads libcuda; its programs link both by soname.
+NCCL_FAKE := $(B)/fakes/libnccl.so.2
+$(NCCL_FAKE): tests/fakes/nccl/nccl.c shim/nccl/nccl_api.h shim/nccl/nccl_elem.h \
+    $(B)/fakes/libcuda.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
+	    -o $@ $< -Wl,--no-as-needed $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes) \
+	    -lpthread -lrt
+NCCL_PROGS := $(B)/programs/nccl_ranks $(B)/bench/bench_nccl
+$(NCCL_PROGS): $(B)/%: tests/%.c $(NCCL_FAKE) tests/programs/nccl_launch.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/programs $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -Wl,--no-as-needed $(NCCL_FAKE) \
+	    $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes) -lm
+
+# Linked to no NCCL: it dlopens the fake by soname, as JAX does.
+$(B)/programs/nccl_dlsym: tests/programs/nccl_dlsym.c $(NCCL_FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -ldl -Wl,-rpath,$(abspath $(B)/fakes)
+
 # Linked to none of them: it dlopens each by soname, as TensorFlow does.
 $(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(GPU_FAKES) \
     $(GPU_FAKE_ADV)
@@ -220,7 +251,7 @@ unit: all $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 # T=NAME (or several, quoted) runs those integration tests alone.
-integration: all $(FAKE_LIB) $(GPU_FAKES) $(PROG_BIN)
+integration: all $(FAKE_LIB) $(GPU_FAKES) $(NCCL_FAKE) $(PROG_BIN)
 	@OFFLINE=$(OFFLINE) scripts/run-integration.sh $(T)
 
 test: deps
@@ -237,7 +268,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
 	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas \
-	    $(B)/bench/bench_cublas $(B)/bench/bench_trace_calls
+	    $(B)/bench/bench_cublas $(B)/bench/bench_trace_calls $(B)/bench/bench_nccl
 	@scripts/bench.sh
 
 # The per-call benchmarks are plain programs: the shim reaches them only
@@ -269,7 +300,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
-	install -m 644 policies/python/sitecustomize.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
+	install -m 644 policies/python/*.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
 	# Compiled now: an installed folder is not writable, and the start-up
 	# hook would otherwise be compiled again at every Python start.
 	-/usr/bin/python3 -m compileall -q $(DESTDIR)$(PREFIX)/share/detshim/policies/python

@@ -28,6 +28,7 @@ GETRANDOM=$TOP/build/bench/bench_getrandom
 CANON_GEMM=$TOP/build/bench/bench_canonical
 CANON_BLAS=$TOP/build/bench/bench_canonical_blas
 CUBLAS=$TOP/build/bench/bench_cublas
+NCCL=$TOP/build/bench/bench_nccl
 PY=/usr/bin/python3
 TORCH_PROG=$TOP/tests/programs/torch_prog.py
 DDOT_CALLS=${BENCH_DDOT_CALLS:-2000000}
@@ -44,7 +45,7 @@ die() {
     exit 1
 }
 for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM" "$CANON_GEMM" "$CANON_BLAS" \
-    "$CUBLAS" "$TRACE_CALLS"; do
+    "$CUBLAS" "$TRACE_CALLS" "$NCCL"; do
     [ -f "$f" ] || die "missing $f: run 'make bench'"
 done
 unset DETSHIM_TRACE LD_PRELOAD
@@ -135,6 +136,30 @@ printf '  %-36s %10s %10s\n' "LD_PRELOAD, no trace" "$notrace" \
 printf '  %-36s %10s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$traced" \
     "$(awk -v a="$traced" -v b="$plain" 'BEGIN { printf "%.1f", a - b }')"
 rm -rf "$WORK/cublas"
+echo
+
+echo "== All-reduce on the fake NCCL: float32 sum, 2 ranks (processes), pinned vs canonical"
+# Pinned is -p pytorch (Ring, Simple, 4 channels pinned); canonical the
+# same with [nccl] mode = canonical: ncclAllGather of 4 MiB rounds and an
+# ascending-rank sum on the host (docs/collectives.md). The fake reduces
+# with scalar C on the host, so its own column is no model of a GPU: read
+# the canonical column against it only as the shim's extra work here.
+printf 'include = pytorch\n[nccl]\nmode = canonical\n' > "$WORK/canonical.policy"
+ms() { "$@" | awk '{ for (i = 1; i <= NF; i++) if ($i == "ms/call") print $(i - 1) }'; }
+printf '  %-10s %12s %12s %12s %12s %10s\n' "" "fake alone" "pinned" "pinned+trace" "canonical" \
+    "canon/pin"
+for spec in "1048576 20 1 MiB" "67108864 2 64 MiB"; do
+    set -- $spec
+    bare=$(ms "$NCCL" 2 "$1" "$2")
+    pin=$(ms env LD_PRELOAD="$SHIM" DETSHIM_POLICY=pytorch "$NCCL" 2 "$1" "$2")
+    traced=$(ms env LD_PRELOAD="$SHIM" DETSHIM_POLICY=pytorch DETSHIM_TRACE="$WORK/nccl" \
+        "$NCCL" 2 "$1" "$2")
+    [ -f "$WORK/nccl/rank0.dtrace" ] || die "traced NCCL run wrote no rank0 trace: not intercepted?"
+    rm -rf "$WORK/nccl"
+    canon=$(ms env LD_PRELOAD="$SHIM" DETSHIM_POLICY="$WORK/canonical.policy" "$NCCL" 2 "$1" "$2")
+    printf '  %-10s %12s %12s %12s %12s %10s\n' "$3 $4" "$bare ms" "$pin ms" "$traced ms" \
+        "$canon ms" "$(ratio "$canon" "$pin")"
+done
 echo
 
 echo "== Pinned randomness: getrandom of 32 bytes (best of 5 runs of each loop)"

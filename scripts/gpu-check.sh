@@ -13,7 +13,10 @@
 #      of 4 KiB and more) with host digests of the same tensors' bytes
 #      (copied to the host by the script);
 #   5. times a training step without the shim, with the shim and no trace,
-#      and with the trace (goal: traced / untraced under 1.05).
+#      and with the trace (goal: traced / untraced under 1.05);
+#   6. NCCL: a world-size-1 communicator's all-reduce traced, its device
+#      digests equal to the host digest; with 2 or more GPUs, a 2-rank DDP
+#      training (nccl) twice under detrun with identical traces.
 # The shim runs with the audit module (LD_AUDIT), as detrun runs it.
 # Results go to $OUT (default build/gpu-check): summary.txt, the logs and
 # the traces' --show output. Exit status: 0 all checks passed, 1 a check
@@ -228,6 +231,66 @@ say "step time: no shim ${t0:-?} ms, shim no trace ${t1:-?} ms, shim with trace 
 if [ -n "$t1" ] && [ -n "$t2" ]; then
     ratio=$(awk -v a="$t2" -v b="$t1" 'BEGIN {printf "%.3f", a / b}')
     say "trace on / off: $ratio (goal: under 1.05; device digests collected asynchronously)"
+fi
+
+# 6. NCCL (docs/collectives.md): a world-size-1 communicator's all-reduce,
+# traced, its device digests equal to the host digest of the same bytes;
+# with 2 or more GPUs, a 2-rank DDP training (nccl backend) twice under
+# detrun, the same weights on both ranks and runs and identical traces.
+cat > "$OUT/nccl_one.py" <<'EOF'
+import ctypes, sys, torch, torch.distributed as dist
+dist.init_process_group("nccl", init_method="file://" + sys.argv[1] + "/nccl.rdv", rank=0,
+                        world_size=1)
+torch.manual_seed(0)
+t = torch.randn(1 << 20, device="cuda")
+h = t.detach().cpu().contiguous()
+with open(sys.argv[1] + "/nccl_in.bin", "wb") as f:
+    f.write(ctypes.string_at(h.data_ptr(), h.numel() * h.element_size()))
+dist.all_reduce(t)
+torch.cuda.synchronize()
+dist.destroy_process_group()
+EOF
+rm -rf "$OUT/traceN" "$OUT/nccl.rdv"
+LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch DETSHIM_TRACE=$OUT/traceN timeout 180 \
+    "$PY" "$OUT/nccl_one.py" "$OUT" > "$OUT/nccl_one.out" 2>&1
+check "NCCL, world size 1: the all-reduce program exits 0" $?
+"$DETDIFF" --show "$OUT/traceN" > "$OUT/traceN.show" 2>&1
+line=$(grep -m1 -E " ncclAllReduce rank=0 nranks=1 " "$OUT/traceN.show")
+say "NCCL all-reduce record: $(echo "${line:-none}" | cut -c1-300)"
+[ -n "$line" ]; check "NCCL, world size 1: ncclAllReduce is intercepted and traced" $?
+if [ -x "$OUT/hostdigest" ] && [ -f "$OUT/nccl_in.bin" ]; then
+    # A sum over one rank is its input: both digests are the input's.
+    short=$("$OUT/hostdigest" "$OUT/nccl_in.bin" | cut -c1-8)
+    echo "$line" | grep -qE "send:in:1048576x4:$short.* recv:out:1048576x4:$short"
+    check "NCCL, world size 1: send and receive device digests equal the host digest ($short)" $?
+fi
+ngpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
+if [ "$ngpus" -ge 2 ]; then
+    # tests/programs/ddp_train.py on the GPUs: nccl, one GPU per rank.
+    sed -e 's/"gloo"/"nccl"/' \
+        -e 's/^rank, world = dist.get_rank(), dist.get_world_size()$/&\ntorch.cuda.set_device(rank)/' \
+        -e 's/^model = \(.*\))$/model = \1).cuda()/' \
+        -e 's/^    x = x_all\[step, rank::world\].clone()$/    x = x_all[step, rank::world].clone().cuda()/' \
+        -e 's/^    y = y_all\[step, rank::world\]$/    y = y_all[step, rank::world].cuda()/' \
+        -e 's/p.detach().numpy()/p.detach().cpu().numpy()/' \
+        tests/programs/ddp_train.py > "$OUT/ddp_nccl.py"
+    for run in 1 2; do
+        rm -rf "$OUT/traceDDP$run"
+        timeout 300 scripts/detrun -p pytorch -t "$OUT/traceDDP$run" -- "$PY" "$OUT/ddp_nccl.py" \
+            > "$OUT/ddp$run.out" 2>&1
+        check "NCCL DDP, 2 ranks, run $run: exits 0" $?
+    done
+    w1=$(sed -n 's/^rank [01] weights \([0-9a-f]*\) .*/\1/p' "$OUT/ddp1.out" | sort -u | tr '\n' ' ')
+    w2=$(sed -n 's/^rank [01] weights \([0-9a-f]*\) .*/\1/p' "$OUT/ddp2.out" | sort -u | tr '\n' ' ')
+    say "NCCL DDP weights: run 1 '$w1', run 2 '$w2'"
+    [ "$(echo "$w1" | wc -w)" -eq 1 ] && [ "$w1" = "$w2" ]
+    check "NCCL DDP, 2 ranks: one set of weights on both ranks and both runs" $?
+    "$DETDIFF" "$OUT/traceDDP1" "$OUT/traceDDP2" > "$OUT/traceDDP.diff" 2>&1
+    check "NCCL DDP, 2 ranks: the two runs' traces diff identical" $?
+    "$DETDIFF" --show "$OUT/traceDDP1" 2>/dev/null | grep -q " ncclAllReduce rank=1 nranks=2 "
+    check "NCCL DDP, 2 ranks: rank 1's gradient all-reduces are intercepted" $?
+else
+    say "SKIP NCCL DDP, 2 ranks: $ngpus GPU(s) on this machine, 2 needed"
 fi
 
 say "== $failures check(s) failed"

@@ -344,4 +344,6 @@ def _register_package_record():
 _keep_secrets_real()
 _register_package_record()
 _install_hooks()
+if os.environ.get("DETSHIM_TRACE"):  # torch.distributed records (detshim_dist.py)
+    __import__("detshim_dist").install(_AfterImportFinder)
 _run_next_sitecustomize()

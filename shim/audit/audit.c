@@ -1,6 +1,6 @@
 /* libdetshim-audit.so: an rtld-audit module (LD_AUDIT, see rtld-audit(7))
  * that brings calls looked up with dlsym into the shim. TensorFlow and JAX
- * (XLA) dlopen cuBLAS, cuDNN and cuRAND RTLD_LOCAL and fetch every
+ * (XLA) dlopen cuBLAS, cuDNN, cuRAND and NCCL RTLD_LOCAL and fetch every
  * function with dlsym(handle, name), which searches only that library and
  * its dependencies: a preloaded libdetshim is never asked, so without this
  * module their GPU calls are neither pinned nor traced. The dynamic linker
@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cuda/cuda_libs.h"
+#include "nccl/nccl_libs.h"
 
 #define AUDIT_EXPORT __attribute__((visibility("default")))
 
@@ -51,7 +52,7 @@ static enum audit_kind kind_of(const char *path)
     const char *name = file_name(path);
     if (strcmp(name, "libdetshim.so") == 0)
         return KIND_SHIM;
-    return cuda_is_vendor_file(name) ? KIND_VENDOR : KIND_OTHER;
+    return cuda_is_vendor_file(name) || nccl_is_vendor_file(name) ? KIND_VENDOR : KIND_OTHER;
 }
 
 /* A dynamic-section address: x86-64's loader relocates these entries in

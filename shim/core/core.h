@@ -36,6 +36,8 @@ struct core_config {
     int blas_threads;        /* the policy's [blas] threads; 0: auto */
     int cuda_mode;           /* enum policy_cuda_mode */
     int cuda_tf32;           /* enum policy_tf32 */
+    int nccl_mode;           /* enum policy_nccl_mode */
+    int nccl_conflict;       /* enum policy_nccl_conflict */
     char isa[16];            /* DETSHIM_ISA, "" for the best the CPU has */
     int trace_frames;        /* call-site depth recorded */
     unsigned long long trace_max_bytes; /* [trace] max_bytes per file; 0: unlimited */

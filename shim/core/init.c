@@ -105,6 +105,8 @@ static void read_policy(void)
     core_cfg.blas_threads = p.blas_threads;
     core_cfg.cuda_mode = p.cuda_mode;
     core_cfg.cuda_tf32 = p.cuda_tf32;
+    core_cfg.nccl_mode = p.nccl_mode;
+    core_cfg.nccl_conflict = p.nccl_conflict;
     core_cfg.trace_frames = p.trace_frames;
     core_cfg.trace_max_bytes = p.trace_max_bytes;
     core_cfg.trace_group_readable = p.trace_group_readable;
@@ -235,6 +237,8 @@ static void explain_and_exit(void)
         printf("[blas] threads  %d\n", core_cfg.blas_threads);
     printf("[cuda] mode     %s\n", core_cfg.cuda_mode == CUDA_MODE_PINNED ? "pinned" : "passthrough");
     printf("[cuda] tf32     %s\n", core_cfg.cuda_tf32 == TF32_DENY ? "deny" : "allow");
+    printf("[nccl] mode     %s, conflict %s\n", modes[core_cfg.nccl_mode],
+           core_cfg.nccl_conflict == NCCL_CONFLICT_REFUSE ? "refuse" : "override");
     printf("[trace] frames  %d\n", core_cfg.trace_frames);
     if (core_cfg.trace_max_bytes)
         printf("[trace] max_bytes %llu per process file\n", core_cfg.trace_max_bytes);

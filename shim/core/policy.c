@@ -338,26 +338,50 @@ static int on_cuda(struct parse_state *st, const char *key, const char *value)
                      "mode, tf32, cublas_workspace");
 }
 
-/* [nccl]: the collective algorithm and protocol fix the reduction order;
- * NVLS (NVLink SHARP) reduces in the switch, in no fixed order. */
+/* [nccl]: the collective algorithm, protocol and channel count fix the
+ * reduction order; NVLS and CollNet reduce in the switch or the network,
+ * in no fixed order. mode and conflict are read by shim/nccl. */
 static int on_nccl(struct parse_state *st, const char *key, const char *value)
 {
+    static const char *const onoff[] = { "off", "on", NULL };
+    static const char *const modes[] = { "passthrough", "pinned", "canonical", NULL };
+    static const char *const conflicts[] = { "override", "refuse", NULL };
     char where[160];
     where_key(where, sizeof where, "nccl", key, "=", value, st);
+    int is_mode = strcmp(key, "mode") == 0, is_conflict = strcmp(key, "conflict") == 0;
+    int v = pick(value, is_mode ? modes : is_conflict ? conflicts : onoff);
     if (strcmp(key, "algo") == 0 || strcmp(key, "proto") == 0) {
         if (!only_chars(value, ALNUM ",^") || strlen(value) > 64)
             return set_error(st, "bad value '%s' for [nccl] %s (expected NCCL's names, "
                              "comma-separated, e.g. Ring or Simple)", value, key);
         return env_put(st, key[0] == 'a' ? "NCCL_ALGO" : "NCCL_PROTO", ENV_SET, value, where);
     }
-    if (strcmp(key, "nvls") == 0) {
-        static const char *const onoff[] = { "off", "on", NULL };
-        int v = pick(value, onoff);
-        if (v < 0)
-            return set_error(st, "bad value '%s' for [nccl] nvls (expected: %s)", value, "on or off");
-        return env_put(st, "NCCL_NVLS_ENABLE", ENV_SET, v ? "1" : "0", where);
+    if (strcmp(key, "channels") == 0) {
+        unsigned long long n;
+        if (strcmp(value, "auto") == 0) {
+            env_remove(st->p, "NCCL_MIN_NCHANNELS");
+            env_remove(st->p, "NCCL_MAX_NCHANNELS");
+            return 1;
+        }
+        if (parse_uint(value, 64, &n) != 0 || n == 0)
+            return set_error(st, "bad value '%s' for [nccl] %s (expected 1..64 or auto)", value, key);
+        return env_put(st, "NCCL_MIN_NCHANNELS", ENV_SET, value, where) &&
+               env_put(st, "NCCL_MAX_NCHANNELS", ENV_SET, value, where);
     }
-    return set_error(st, "unknown key '%s' in [nccl] (known: %s)", key, "algo, proto, nvls");
+    if (!is_mode && !is_conflict && strcmp(key, "nvls") != 0 && strcmp(key, "collnet") != 0)
+        return set_error(st, "unknown key '%s' in [nccl] (known: %s)", key,
+                         "mode, conflict, algo, proto, channels, nvls, collnet");
+    if (v < 0)
+        return set_error(st, "bad value '%s' for [nccl] %s", value,
+                         is_mode ? "mode (expected: passthrough, pinned or canonical)"
+                         : is_conflict ? "conflict (expected: override or refuse)"
+                                       : "nvls or collnet (expected: on or off)");
+    if (is_mode || is_conflict) {
+        *(is_mode ? &st->p->nccl_mode : &st->p->nccl_conflict) = v;
+        return 1;
+    }
+    return env_put(st, key[0] == 'n' ? "NCCL_NVLS_ENABLE" : "NCCL_COLLNET_ENABLE", ENV_SET,
+                   v ? "1" : "0", where);
 }
 
 static int on_pytorch(struct parse_state *st, const char *key, const char *value)

@@ -29,6 +29,13 @@ enum policy_torch { TORCH_UNTOUCHED = 0, TORCH_DETERMINISTIC = 1, TORCH_WARN_ONL
  * cuDNN and cuRAND deterministic through their own controls. */
 enum policy_cuda_mode { CUDA_MODE_PASSTHROUGH = 0, CUDA_MODE_PINNED = 1 };
 enum policy_tf32 { TF32_ALLOW = 0, TF32_DENY = 1 };
+/* [nccl] mode: passthrough traces only; pinned applies the policy's NCCL
+ * environment at communicator creation; canonical also sums floating-point
+ * reductions in ascending rank order (docs/collectives.md). conflict: a
+ * program's own NCCL_* value that differs from the policy's is overridden
+ * (recorded) or refused. */
+enum policy_nccl_mode { NCCL_MODE_PASSTHROUGH = 0, NCCL_MODE_PINNED = 1, NCCL_MODE_CANONICAL = 2 };
+enum policy_nccl_conflict { NCCL_CONFLICT_OVERRIDE = 0, NCCL_CONFLICT_REFUSE = 1 };
 
 /* How a policy sets one environment variable:
  *   SET      NAME = v   the policy's value, even over the user's own
@@ -73,6 +80,8 @@ struct policy {
     int tf_seed_hook;      /* [tensorflow] deterministic = on: seed TensorFlow */
     int cuda_mode;         /* enum policy_cuda_mode, from [cuda] mode */
     int cuda_tf32;         /* enum policy_tf32, from [cuda] tf32 */
+    int nccl_mode;         /* enum policy_nccl_mode, from [nccl] mode */
+    int nccl_conflict;     /* enum policy_nccl_conflict, from [nccl] conflict */
     int nenv;
     struct policy_env env[POLICY_MAX_ENV]; /* in the order first set */
     char path[4096];       /* the top file */

@@ -1,5 +1,6 @@
-/* Whether the cuda family is reached at all. TensorFlow and JAX fetch
- * cuBLAS, cuDNN and cuRAND functions with dlsym on handles of their own,
+/* Whether the cuda family is reached at all (NCCL's calls count too, and
+ * libnccl is a vendor library here). TensorFlow and JAX fetch cuBLAS,
+ * cuDNN, cuRAND and NCCL functions with dlsym on handles of their own,
  * which a preloaded library never sees; the audit module (LD_AUDIT,
  * shim/audit/audit.c, set by detrun) brings those lookups here. Without
  * it, such a program's GPU work would be neither pinned nor traced while
@@ -17,6 +18,7 @@
 #include "core/core.h"
 #include "cuda/cuda.h"
 #include "cuda/cuda_libs.h"
+#include "nccl/nccl_libs.h"
 
 static atomic_int reached;
 static int forked;
@@ -46,7 +48,7 @@ static int find_vendor(struct dl_phdr_info *info, size_t size, void *arg)
     const char *name = slash ? slash + 1 : info->dlpi_name;
     if (strcmp(name, "libcuda.so.1") == 0)
         l->driver = 1;
-    if (!l->vendor[0] && cuda_is_vendor_file(name))
+    if (!l->vendor[0] && (cuda_is_vendor_file(name) || nccl_is_vendor_file(name)))
         snprintf(l->vendor, sizeof l->vendor, "%s", name);
     return 0;
 }

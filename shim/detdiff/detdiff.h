@@ -8,6 +8,8 @@
  *   show.c   --show: one run printed readably
  *   root.c   --root: a run's root, with warnings when it is partial
  *   chrome.c --chrome-trace: both runs as a Trace Event file (Perfetto)
+ *   ranks.c  a run of several ranks: first divergence per rank, in
+ *            collective order
  */
 #ifndef DETDIFF_H
 #define DETDIFF_H
@@ -42,6 +44,11 @@ void text_params(FILE *f, const detshim_record *r);
 void text_frame(FILE *f, const detshim_process *p, const detshim_frame *fr);
 /* The whole comparison of a with b as text. */
 void text_result(FILE *f, const detshim_run *a, const struct diff_result *r);
+
+/* After text_result's per-process report: each rank's first divergence
+ * and the first in collective order, explained; prints nothing for a
+ * run without collectives among its first divergences (ranks.c). */
+void ranks_report(FILE *f, const struct diff_result *r);
 
 /* A JSON string (s is len bytes, or NUL-terminated for json_put); NULL
  * prints null. */

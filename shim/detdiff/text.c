@@ -616,5 +616,6 @@ void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
     if (unreadable)
         fprintf(f, "%zu unreadable file%s, ", unreadable, plural(unreadable));
     fprintf(f, "%zu difference%s\n", r->nitems, plural(r->nitems));
+    ranks_report(f, r);
 }
 

@@ -207,6 +207,36 @@ static void test_cuda_mode_and_tf32_are_read_and_default_to_untouched(void **sta
     assert_int_equal(p.cuda_tf32, TF32_DENY);
 }
 
+static void test_nccl_mode_conflict_channels_and_collnet_are_read(void **state)
+{
+    (void)state;
+    struct policy p;
+    char err[512] = "";
+    const char *path = write_policy("nonccl.policy", "[blas]\nmode = pinned\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.nccl_mode, NCCL_MODE_PASSTHROUGH);
+    assert_int_equal(p.nccl_conflict, NCCL_CONFLICT_OVERRIDE);
+    path = write_policy("nccl.policy", "[nccl]\nmode = canonical\nconflict = refuse\n"
+                                       "channels = 4\ncollnet = off\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.nccl_mode, NCCL_MODE_CANONICAL);
+    assert_int_equal(p.nccl_conflict, NCCL_CONFLICT_REFUSE);
+    assert_string_equal(policy_env_get(&p, "NCCL_MIN_NCHANNELS")->value, "4");
+    assert_string_equal(policy_env_get(&p, "NCCL_MAX_NCHANNELS")->value, "4");
+    assert_string_equal(policy_env_get(&p, "NCCL_COLLNET_ENABLE")->value, "0");
+    /* channels = auto in an including file leaves NCCL's choice. */
+    path = write_policy("ncclauto.policy", "include = nccl\n[nccl]\nchannels = auto\nmode = pinned\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_null(policy_env_get(&p, "NCCL_MAX_NCHANNELS"));
+    assert_int_equal(p.nccl_mode, NCCL_MODE_PINNED);
+    expect_error("[nccl]\nmode = fast\n", "bad.policy:2: bad value 'fast' for [nccl] mode "
+                                           "(expected: passthrough, pinned or canonical)");
+    expect_error("[nccl]\nconflict = warn\n", "bad.policy:2: bad value 'warn' for [nccl] conflict");
+    expect_error("[nccl]\nchannels = 0\n", "bad.policy:2: bad value '0' for [nccl] channels");
+    expect_error("[nccl]\ncollnet = maybe\n", "bad.policy:2: bad value 'maybe' for [nccl] nvls or collnet");
+    expect_error("[nccl]\nalgorithm = Ring\n", "bad.policy:2: unknown key 'algorithm' in [nccl]");
+}
+
 static void test_bad_include_and_include_cycle_name_file_and_line(void **state)
 {
     (void)state;
@@ -348,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_include_reads_the_included_file_first_and_later_lines_win),
         cmocka_unit_test(test_env_operators_and_family_sections_become_variables),
         cmocka_unit_test(test_cuda_mode_and_tf32_are_read_and_default_to_untouched),
+        cmocka_unit_test(test_nccl_mode_conflict_channels_and_collnet_are_read),
         cmocka_unit_test(test_bad_include_and_include_cycle_name_file_and_line),
         cmocka_unit_test(test_bad_env_lines_are_errors),
         cmocka_unit_test(test_env_may_set_only_determinism_switches),

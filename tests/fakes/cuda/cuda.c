@@ -16,8 +16,8 @@
  * every module load, as in a context where the PTX does not load.
  * Synchronisations and other calls are counted: fake_cuda_count(name) for
  * unit tests, and with DETSHIM_FAKE_CUDA_STATS=path written to that file
- * at exit as `name count` lines. Only the calls detshim's device digests and
- * gpu_prog make.
+ * at exit as `name count` lines. Only the calls detshim's device digests,
+ * its canonical collectives (cuMemcpyHtoD) and gpu_prog make.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -103,6 +103,16 @@ FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 {
     count_and_deliver_all(&counts.cuMemcpyDtoH);
     memcpy(dst, (const void *)(uintptr_t)src, bytes);
+    return CUDA_SUCCESS;
+}
+
+/* Synchronous, as the real one: the work queued before it is done. */
+FAKE_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    pthread_mutex_lock(&lock);
+    deliver(queued);
+    pthread_mutex_unlock(&lock);
+    memcpy((void *)(uintptr_t)dst, src, bytes);
     return CUDA_SUCCESS;
 }
 
