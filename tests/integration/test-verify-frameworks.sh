@@ -40,8 +40,13 @@ check() {
     expect_grep "$name: and says the published trace matches the re-run" \
         "the published trace matches the re-run, so the published weights were produced outside the published run" \
         "$verifier/poisoned.out"
-    rm -rf "${TMPDIR:-/tmp}"/detverify.*
+    rm -rf "$TMPDIR"/detverify.*
 }
+# detverify re-runs into TMPDIR; a folder of this test's own, so that its
+# clean-up never removes another run's re-run folder (concurrent make test).
+TMPDIR=$WORK/tmp
+export TMPDIR
+mkdir -p "$TMPDIR"
 check keras tensorflow keras_train.py model.weights.h5
 check jax jax jax_train.py params.npz
 finish
