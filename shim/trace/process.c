@@ -26,6 +26,7 @@
 #include "trace/trace_internal.h"
 
 struct trace_process trace_proc = { .fd = -1, .next_index = 1, .lock = PTHREAD_MUTEX_INITIALIZER };
+_Thread_local int trace_in_vfork_child __attribute__((tls_model("initial-exec")));
 
 /* The compared header fields as written, kept for the process root. */
 static uint8_t header_buf[TRACE_MAX_HEADER];
@@ -579,5 +580,9 @@ int trace_active(void)
         return 0;
     }
     /* A vfork child shares our memory until it execs: it must not record. */
+#ifdef TRACE_VFORK_MARKED
+    return !trace_in_vfork_child;
+#else
     return trace_proc.pid == getpid();
+#endif
 }

@@ -35,6 +35,7 @@ struct thread_buf {
     void *md; /* EVP_MD_CTX */
     uint8_t *buf;
     size_t len;
+    size_t chained; /* buf[0..chained) is in head already (writer.c) */
     atomic_flag busy; /* owner while appending; the exit flusher */
     int finished;     /* closed: records after this are late (under busy) */
     int gone;         /* its thread has exited (under busy) */

@@ -1,7 +1,7 @@
 /* Record encoding and per-thread buffers. An interceptor fills a struct
- * trace_rec; commit encodes it straight into the calling thread's buffer,
- * extends the thread's SHA-256 chain and, when the buffer is full, writes
- * it to the process's file in one write(2). Threads never share a buffer,
+ * trace_rec; commit encodes it straight into the calling thread's buffer
+ * and, when the buffer is full, extends the thread's SHA-256 chain over its
+ * records and writes it to the process's file in one write(2). Threads never share a buffer,
  * so the hot path takes no global lock. A record with digests still being
  * computed (device digests, collected asynchronously) waits in a bounded
  * per-thread FIFO, with every later record of its thread, and is encoded
@@ -151,12 +151,33 @@ void trace_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_
     put_u32(h + 12, trace_frame_check(payload, len, type, thread));
 }
 
+/* Extends the thread's chain over the RECORD frames buffered since the
+ * last call: the chain is fed a buffer at a time, in one tight loop, rather
+ * than a record at a time between the interceptor's own work; the heads
+ * are those of trace_format.h. Caller holds tb->busy. */
+static void chain_catch_up(struct thread_buf *tb)
+{
+    size_t off = tb->chained;
+    while (off + TRACE_FRAME_HEADER_LEN <= tb->len) {
+        const uint8_t *h = tb->buf + off;
+        uint32_t len;
+        uint16_t type;
+        memcpy(&len, h, 4);
+        memcpy(&type, h + 4, 2);
+        if (type == TRACE_FRAME_RECORD)
+            chain_step(tb->md, tb->head, h + TRACE_FRAME_HEADER_LEN, len);
+        off += TRACE_FRAME_HEADER_LEN + len;
+    }
+    tb->chained = off;
+}
+
 /* Caller holds tb->busy. */
 void trace_buf_flush(struct thread_buf *tb)
 {
+    chain_catch_up(tb);
     if (tb->len)
         trace_file_write(tb->buf, tb->len); /* a failure is reported there */
-    tb->len = 0;
+    tb->len = tb->chained = 0;
 }
 
 static void ensure_room(struct thread_buf *tb, size_t need)
@@ -184,27 +205,39 @@ void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload,
     buf_unlock(tb);
 }
 
-/* A small writer over a fixed buffer; overflow is remembered, not UB. */
+/* A small writer over a fixed buffer; overflow is remembered, not UB.
+ * Fields are stored with single moves (the format is little-endian, as is
+ * every machine the shim builds for): encoding is on every record's path. */
 struct enc {
     uint8_t *p;
     size_t len, cap;
 };
 
-static void enc_bytes(struct enc *e, const void *v, size_t n)
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the trace encoder stores little-endian fields with plain moves"
+#endif
+_Static_assert(sizeof(detshim_frame) == 16, "a call-site frame is {u64 module, u64 offset}");
+
+static inline void enc_bytes(struct enc *e, const void *v, size_t n)
 {
-    if (e->len + n <= e->cap)
+    if (__builtin_expect(e->len + n <= e->cap, 1))
         memcpy(e->p + e->len, v, n);
     e->len += n;
 }
 
-static void enc_u8(struct enc *e, uint8_t v) { enc_bytes(e, &v, 1); }
-static void enc_u64(struct enc *e, uint64_t v) { uint8_t b[8]; put_u64(b, v); enc_bytes(e, b, 8); }
-
-static void enc_str(struct enc *e, const char *s)
+static inline void enc_u8(struct enc *e, uint8_t v)
 {
-    size_t n = s ? strlen(s) : 0;
-    if (n > 255)
-        n = 255;
+    if (__builtin_expect(e->len < e->cap, 1))
+        e->p[e->len] = v;
+    e->len++;
+}
+
+static inline void enc_u32(struct enc *e, uint32_t v) { enc_bytes(e, &v, 4); }
+static inline void enc_u64(struct enc *e, uint64_t v) { enc_bytes(e, &v, 8); }
+
+static inline void enc_str(struct enc *e, const char *s)
+{
+    size_t n = s ? strnlen(s, 255) : 0;
     enc_u8(e, (uint8_t)n);
     enc_bytes(e, s, n);
 }
@@ -223,14 +256,11 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
         enc_u8(&e, r->params[i].type);
         switch (r->params[i].type) {
         case TRACE_PARAM_CHAR: enc_u8(&e, (uint8_t)r->params[i].a); break;
-        case TRACE_PARAM_F32: { uint8_t b[4]; put_u32(b, (uint32_t)r->params[i].a); enc_bytes(&e, b, 4); break; }
-        case TRACE_PARAM_C64: {
-            uint8_t b[8];
-            put_u32(b, (uint32_t)r->params[i].a);
-            put_u32(b + 4, (uint32_t)r->params[i].b);
-            enc_bytes(&e, b, 8);
+        case TRACE_PARAM_F32: enc_u32(&e, (uint32_t)r->params[i].a); break;
+        case TRACE_PARAM_C64:
+            enc_u32(&e, (uint32_t)r->params[i].a);
+            enc_u32(&e, (uint32_t)r->params[i].b);
             break;
-        }
         case TRACE_PARAM_C128: enc_u64(&e, r->params[i].a); enc_u64(&e, r->params[i].b); break;
         case TRACE_PARAM_STR: enc_str(&e, r->params[i].s); break;
         default: enc_u64(&e, r->params[i].a); break; /* INT, F64 */
@@ -246,10 +276,7 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
         enc_u64(&e, r->operands[i].digest.hi);
     }
     enc_u8(&e, (uint8_t)nframes);
-    for (int i = 0; i < nframes; i++) {
-        enc_u64(&e, frames[i].module);
-        enc_u64(&e, frames[i].offset);
-    }
+    enc_bytes(&e, frames, (size_t)nframes * sizeof *frames); /* {u64 module, u64 offset} each */
     enc_u8(&e, (uint8_t)r->nnotes);
     for (int i = 0; i < r->nnotes; i++) {
         enc_str(&e, r->notes[i].key);
@@ -353,8 +380,9 @@ void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
     r->operands[r->noperands - 1].later = later;
 }
 
-/* Encodes, chains and buffers one record as the thread's next. Caller
- * holds tb->busy; every operand's digest is final. */
+/* Encodes and buffers one record as the thread's next (chained when the
+ * buffer is written: chain_catch_up). Caller holds tb->busy; every
+ * operand's digest is final. */
 static void write_record(struct thread_buf *tb, const struct trace_rec *r,
                          const detshim_frame *frames, int nframes)
 {
@@ -373,7 +401,6 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
     assert(n > 0 && n <= TRACE_MAX_FRAME); /* bounded by TRACE_MAX_* and 255-byte strings */
     uint8_t *h = tb->buf + tb->len;
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
-    chain_step(tb->md, tb->head, payload, n);
     trace_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
     tb->len += TRACE_FRAME_HEADER_LEN + n;
     tb->seq++;
@@ -610,6 +637,7 @@ static void finish_locked(struct thread_buf *tb)
      * left out, here and in the process root. */
     if (tb->seq) {
         uint8_t payload[40];
+        chain_catch_up(tb);
         put_u64(payload, tb->seq);
         memcpy(payload + 8, tb->head, 32);
         append_locked(tb, TRACE_FRAME_THREAD_END, payload, sizeof payload);
@@ -676,7 +704,7 @@ void trace_threads_reset_after_fork(void)
             continue;
         mine->index = stream_bit(s);
         mine->seq = 0;
-        mine->len = 0;
+        mine->len = mine->chained = 0;
         pending_discard(mine);
         memset(mine->sites, 0, sizeof mine->sites);
         atomic_flag_clear(&mine->busy);
