@@ -39,10 +39,16 @@
  *                 u8 n, n x { u64 module id, u64 offset }  call site frames,
  *                   innermost first; module id = XXH3_64 of the module's
  *                   file name (basename), so it is stable across machines.
+ *                   A Python frame (the innermost one of the calling
+ *                   thread, CPython 3.11) comes last, as module id
+ *                   TRACE_PYTHON_MODULE, offset = XXH3_64 of its SITE
+ *                   strings ("FILE:LINE" and its NUL, then the function).
  *                 u8 n, n x { str key, str value }  notes: decisions and
  *                   remarks (e.g. "blas.mode" = "passthrough").
  *   SITE          u64 module id, u64 offset, str module name, str symbol.
  *                 Written once per frame address per thread; metadata only.
+ *                 For a Python frame: "FILE:LINE" (FILE relative to its
+ *                 sys.path entry) and the function's qualified name.
  *   THREAD_END    u64 record count, 32 bytes chain head.
  *   PROCESS_END   u32 thread count, 32 bytes process root.
  *   SPARE         TRACE_SPARE_LEN zero bytes, written with the header: room
@@ -117,6 +123,9 @@ enum trace_field_key {
                                     * its start-up hook: docs/security.md) */
     TRACE_FIELD_CPU = 17,          /* informational: "model=...;isa=<features,
                                     * comma-separated>;cores=<n>" */
+    TRACE_FIELD_PYTHON_SITES = 20, /* informational, in Python processes only:
+                                    * whether records carry Python frames, or
+                                    * why not (an unsupported CPython) */
 };
 
 #define TRACE_INTERPOSITION_AUDIT \
@@ -136,6 +145,9 @@ enum trace_field_key {
 #define TRACE_DEVICE_DIGEST "xxh3-128 copy-and-hash (cuMemcpyDtoHAsync, then an event), " \
                             "collected asynchronously"
 #endif
+
+/* The module id of Python call-site frames: XXH3_64 of "<python>". */
+#define TRACE_PYTHON_MODULE 0xea2bf6fe5c3a5c08ull
 
 #define TRACE_FIELD_INFO 0x1u
 #define TRACE_THREAD_ENTROPY 0x80000000u

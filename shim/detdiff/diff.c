@@ -664,6 +664,7 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_INTERPOSITION: return "interposition";
     case TRACE_FIELD_ENTROPY_RULE: return "entropy_rule";
     case TRACE_FIELD_CPU: return "cpu";
+    case TRACE_FIELD_PYTHON_SITES: return "python_sites";
     }
     return NULL;
 }

@@ -169,17 +169,20 @@ static void callsite_describe(struct thread_buf *tb, const struct site_entry *e,
     }
     if (!name_plausible(sym, addr))
         sym = "";
+    callsite_emit(tb, e->module, e->offset, module, sym);
+}
+
+void callsite_emit(struct thread_buf *tb, uint64_t module, uint64_t offset, const char *name,
+                   const char *symbol)
+{
     uint8_t payload[16 + 2 + 512];
     size_t n = 0;
-    for (int i = 0; i < 8; i++)
-        payload[n++] = (uint8_t)(e->module >> (8 * i));
-    for (int i = 0; i < 8; i++)
-        payload[n++] = (uint8_t)(e->offset >> (8 * i));
-    const char *strs[2] = { module, sym };
+    memcpy(payload, &module, 8); /* little-endian, as the format */
+    memcpy(payload + 8, &offset, 8);
+    n = 16;
+    const char *strs[2] = { name, symbol };
     for (int s = 0; s < 2; s++) {
-        size_t len = strlen(strs[s]);
-        if (len > 255)
-            len = 255;
+        size_t len = strnlen(strs[s], 255);
         payload[n++] = (uint8_t)len;
         memcpy(payload + n, strs[s], len);
         n += len;

@@ -164,6 +164,9 @@ static void build_header(void)
               resolve_audit_active() ? TRACE_INTERPOSITION_AUDIT : TRACE_INTERPOSITION_PRELOAD);
     core_machine_describe(text, sizeof text);
     add_field(TRACE_FIELD_CPU, TRACE_FIELD_INFO, text);
+    const char *py = pysite_header(text, sizeof text);
+    if (py)
+        add_field(TRACE_FIELD_PYTHON_SITES, TRACE_FIELD_INFO, py);
 }
 
 /* The file's identity, so a descriptor the program closed (and perhaps

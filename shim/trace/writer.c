@@ -464,7 +464,15 @@ static int pending_fill(struct pending_rec *p, const struct trace_rec *r,
         p->arena_cap = need;
     }
     p->arena_len = 0;
-    p->r = *r;
+    /* The used entries only: the whole struct is some 3 KB of arrays. */
+    p->r.api = r->api;
+    p->r.stream = r->stream;
+    p->r.nparams = r->nparams;
+    p->r.noperands = r->noperands;
+    p->r.nnotes = r->nnotes;
+    memcpy(p->r.params, r->params, (size_t)r->nparams * sizeof r->params[0]);
+    memcpy(p->r.operands, r->operands, (size_t)r->noperands * sizeof r->operands[0]);
+    memcpy(p->r.notes, r->notes, (size_t)r->nnotes * sizeof r->notes[0]);
     p->r.api = arena_copy(p, r->api);
     for (int i = 0; i < r->nparams; i++) {
         p->r.params[i].name = arena_copy(p, r->params[i].name);
@@ -588,6 +596,10 @@ void trace_rec_commit(struct trace_rec *r)
     }
     detshim_frame frames[TRACE_MAX_FRAMES];
     int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
+    /* The Python frame that made the call, last (outermost) among them. */
+    if (core_cfg.trace_frames > 0 && nframes < TRACE_MAX_FRAMES &&
+        r->stream != TRACE_STREAM_IDENTITY && pysite_capture(tb, &frames[nframes]))
+        nframes++;
 
     buf_lock(tb);
     if (tb->finished) {
@@ -707,6 +719,7 @@ void trace_threads_reset_after_fork(void)
         mine->len = mine->chained = 0;
         pending_discard(mine);
         memset(mine->sites, 0, sizeof mine->sites);
+        memset(mine->pysites, 0, sizeof mine->pysites); /* described anew in the child's file */
         atomic_flag_clear(&mine->busy);
         chain_start(mine->head);
         mine->next = atomic_load(&trace_proc.threads);
