@@ -565,6 +565,7 @@ static void start_once(void)
     char err[1024];
     if (trace_process_start(err, sizeof err) != 0)
         core_fail("the trace", "%s", err);
+    pysite_configure();
 }
 
 void trace_start(void)

@@ -9,7 +9,8 @@
  * frames, and it is inside our call, so they hold still while we read.
  * The interpreter's symbols are looked up once with dlsym, in the main
  * program (a static python3) or a loaded libpython; the shim never links
- * libpython. Other versions get no Python site, said in the trace header.
+ * libpython. Other versions get no Python site, said in the trace header,
+ * as does DETSHIM_PYTHON_SITES=off.
  *
  * A frame is (module TRACE_PYTHON_MODULE, offset XXH3_64 of its text),
  * described once per thread in a SITE frame: module name "FILE:LINE",
@@ -29,11 +30,12 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "core/core.h"
 #include "trace/pysite_layout.h"
 #include "trace/trace.h"
 #include "trace/trace_internal.h"
 
-enum py_state { PY_ABSENT, PY_OK, PY_UNSUPPORTED };
+enum py_state { PY_ABSENT, PY_OK, PY_UNSUPPORTED, PY_OFF };
 
 static struct {
     enum py_state state;
@@ -302,6 +304,17 @@ static void find_script_dir(void)
     py.script_dir[len > 1 ? len - 1 : len] = 0; /* its directory */
 }
 
+static int py_off; /* DETSHIM_PYTHON_SITES=off */
+
+void pysite_configure(void)
+{
+    const char *v = core_getenv("DETSHIM_PYTHON_SITES");
+    py_off = v && strcmp(v, "off") == 0;
+    if (v && *v && !py_off && strcmp(v, "on") != 0)
+        core_fail("DETSHIM_PYTHON_SITES (Python call sites are recorded)",
+                  "DETSHIM_PYTHON_SITES=%s is not on or off; set one of those", v);
+}
+
 static void py_resolve(void)
 {
     void *init = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
@@ -309,6 +322,10 @@ static void py_resolve(void)
         return; /* not a Python process */
     const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version"); /* 3.11 and later */
     py.version = version ? *version : 0;
+    if (py_off) {
+        py.state = PY_OFF;
+        return;
+    }
     py.state = PY_UNSUPPORTED;
     if (!version || (py.version >> 16) != PY311_VERSION_MAJOR_MINOR)
         return;
@@ -329,6 +346,8 @@ const char *pysite_header(char *buf, size_t cap)
     if (py.state == PY_OK)
         return "CPython 3.11: the innermost Python frame of the calling thread, beside the "
                "native frames; files relative to their sys.path entry";
+    if (py.state == PY_OFF)
+        return "off: DETSHIM_PYTHON_SITES=off";
     if (py.version)
         snprintf(buf, cap, "none: CPython %lu.%lu is not supported (3.11 only)",
                  py.version >> 24, (py.version >> 16) & 0xff);

@@ -104,6 +104,8 @@ void callsite_emit(struct thread_buf *tb, uint64_t module, uint64_t offset, cons
  * and returns 1 (its SITE frame written the first time), or returns 0:
  * not Python, an unsupported version, no Python frame on this thread. */
 int pysite_capture(struct thread_buf *tb, detshim_frame *out);
+/* Reads DETSHIM_PYTHON_SITES at start-up; a bad value fails there. */
+void pysite_configure(void);
 /* The trace header's line on Python call sites (buf may hold it), or NULL
  * in a process without a Python interpreter. */
 const char *pysite_header(char *buf, size_t cap);
