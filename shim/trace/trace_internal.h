@@ -35,6 +35,7 @@ struct site_entry {
     uintptr_t addr; /* 0: empty */
     uint64_t module, offset;
     int ours;
+    int undescribed; /* found by a first walk that was redone (callsite.c) */
 };
 
 /* One per recording thread; lives until process exit (its head and count
