@@ -147,7 +147,7 @@ printf '  %-36s %10s %10s\n' "pinned + DETSHIM_TRACE" "$traced" "$(ratio "$trace
 rm -rf "$WORK/rng"
 echo
 
-echo "== Python call sites: np.dot of two 16-vectors (cblas_ddot) from a Python loop, traced"
+echo "== Python call sites: np.dot of two 16-vectors (cblas_ddot) from a Python loop, traced (thread CPU time)"
 # The same traced loop with and without the Python frame of each record
 # (DETSHIM_PYTHON_SITES=off), alternating three runs each, keeping the best.
 PYSITE=$TOP/tests/bench/bench_pysite.py
@@ -171,7 +171,7 @@ if "$PY" -c 'import numpy' 2> /dev/null; then
     printf '  %-36s %10s\n' "traced, DETSHIM_PYTHON_SITES=off" "$py_off"
     printf '  %-36s %10s\n' "traced, with Python call sites" "$py_on"
     echo "  difference $(awk -v a="$py_on" -v b="$py_off" 'BEGIN { printf "%.1f", a - b }') ns/call" \
-        "(within the noise of a Python loop: tens of ns)"
+        "(a Python loop's time varies by more than this from run to run)"
 else
     echo "  skipped: Debian's numpy (python3-numpy) is not installed"
 fi
