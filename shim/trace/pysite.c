@@ -98,9 +98,8 @@ size_t pysite_normalize(const char *in, char *out, size_t cap)
 
 const char *pysite_relative(const char *path, const char *script_dir)
 {
-    size_t d = strlen(script_dir);
-    if (d > 1 && strncmp(path, script_dir, d) == 0 && path[d] == '/')
-        return path + d + 1;
+    /* Packages first: a virtual environment inside the project is found
+     * through its site-packages entry, not the script's directory. */
     const char *best = NULL;
     static const char *const pkgs[] = { "/site-packages/", "/dist-packages/" };
     for (int i = 0; i < 2; i++)
@@ -109,6 +108,9 @@ const char *pysite_relative(const char *path, const char *script_dir)
                 best = s + strlen(pkgs[i]);
     if (best)
         return best;
+    size_t d = strlen(script_dir);
+    if (d > 1 && strncmp(path, script_dir, d) == 0 && path[d] == '/')
+        return path + d + 1;
     /* The standard library: .../lib/pythonX.Y/ */
     const char *lib = strstr(path, "/lib/python3");
     if (lib) {

@@ -115,6 +115,9 @@ static void test_paths_are_relative_to_their_sys_path_entry(void **state)
     assert_string_equal(pysite_relative("/usr/lib/python3/dist-packages/numpy/core/x.py", ""),
                         "numpy/core/x.py");
     assert_string_equal(pysite_relative("/usr/lib/python3.11/random.py", ""), "random.py");
+    assert_string_equal(pysite_relative("/home/u/proj/.venv/lib/python3.11/site-packages/t/f.py",
+                                        "/home/u/proj"),
+                        "t/f.py"); /* a venv inside the project: by its site-packages */
     assert_string_equal(pysite_relative("/home/u/proj2/x.py", "/home/u/proj"),
                         "/home/u/proj2/x.py");
     assert_string_equal(pysite_relative("<string>", "/home/u/proj"), "<string>");
