@@ -175,6 +175,36 @@ printf '  %-36s %10s %10s\n' "pinned + DETSHIM_TRACE" "$traced" "$(ratio "$trace
 rm -rf "$WORK/rng"
 echo
 
+echo "== Python call sites: np.dot of two 16-vectors (cblas_ddot) from a Python loop, traced (thread CPU time)"
+# The same traced loop with and without the Python frame of each record
+# (DETSHIM_PYTHON_SITES=off), alternating three runs each, keeping the best.
+PYSITE=$TOP/tests/bench/bench_pysite.py
+if "$PY" -c 'import numpy' 2> /dev/null; then
+    py_on=""
+    py_off=""
+    for i in 1 2 3; do
+        rm -rf "$WORK/py"
+        py_on=$(min "$py_on" "$(ns_per_call "$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/py \
+            "$PY" "$PYSITE" 20000 5)")")
+        n=$(records "$WORK/py")
+        [ "$n" -ge 100000 ] || die "traced np.dot run wrote $n records: calls not intercepted?"
+        "$DETDIFF" --show "$WORK/py" | grep -q '| python bench_pysite.py:' ||
+            die "the traced np.dot records carry no Python call site"
+        rm -rf "$WORK/py"
+        py_off=$(min "$py_off" "$(ns_per_call "$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/py \
+            DETSHIM_PYTHON_SITES=off "$PY" "$PYSITE" 20000 5)")")
+    done
+    rm -rf "$WORK/py"
+    printf '  %-36s %10s\n' "" "ns/call"
+    printf '  %-36s %10s\n' "traced, DETSHIM_PYTHON_SITES=off" "$py_off"
+    printf '  %-36s %10s\n' "traced, with Python call sites" "$py_on"
+    echo "  difference $(awk -v a="$py_on" -v b="$py_off" 'BEGIN { printf "%.1f", a - b }') ns/call" \
+        "(a Python loop's time varies by more than this from run to run)"
+else
+    echo "  skipped: Debian's numpy (python3-numpy) is not installed"
+fi
+echo
+
 echo "== Canonical BLAS vs OpenBLAS, side by side in one process (default policy's kernels)"
 DETSHIM_POLICY=$POLICY_FILE "$CANON_GEMM" "${BENCH_CANON_ROUNDS:-3}" | sed 's/^/  /'
 echo

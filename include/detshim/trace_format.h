@@ -39,10 +39,16 @@
  *                 u8 n, n x { u64 module id, u64 offset }  call site frames,
  *                   innermost first; module id = XXH3_64 of the module's
  *                   file name (basename), so it is stable across machines.
+ *                   A Python frame (the innermost one of the calling
+ *                   thread, CPython 3.11) comes last, as module id
+ *                   TRACE_PYTHON_MODULE, offset = XXH3_64 of its SITE
+ *                   strings ("FILE:LINE" and its NUL, then the function).
  *                 u8 n, n x { str key, str value }  notes: decisions and
  *                   remarks (e.g. "blas.mode" = "passthrough").
  *   SITE          u64 module id, u64 offset, str module name, str symbol.
  *                 Written once per frame address per thread; metadata only.
+ *                 For a Python frame: "FILE:LINE" (FILE relative to its
+ *                 sys.path entry) and the function's qualified name.
  *   THREAD_END    u64 record count (every call of the stream, summarized
  *                 windows included), 32 bytes stream head.
  *   WINDOW        u64 index of the window's first record (in its stream),
@@ -145,6 +151,9 @@ enum trace_field_key {
     TRACE_FIELD_LEVEL = 21,        /* informational: "full", "summary", or
                                     * "summary, full in window [S:]K"; never
                                     * compared: levels agree on the root */
+    TRACE_FIELD_PYTHON_SITES = 22, /* informational, in Python processes only:
+                                    * whether records carry Python frames, or
+                                    * why not (an unsupported CPython) */
 };
 
 #define TRACE_INTERPOSITION_AUDIT \
@@ -164,6 +173,9 @@ enum trace_field_key {
 #define TRACE_DEVICE_DIGEST "xxh3-128 copy-and-hash (cuMemcpyDtoHAsync, then an event), " \
                             "collected asynchronously"
 #endif
+
+/* The module id of Python call-site frames: XXH3_64 of "<python>". */
+#define TRACE_PYTHON_MODULE 0xea2bf6fe5c3a5c08ull
 
 #define TRACE_FIELD_INFO 0x1u
 #define TRACE_THREAD_ENTROPY 0x80000000u

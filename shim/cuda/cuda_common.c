@@ -196,7 +196,9 @@ static void rec_batch(struct trace_rec *r, const char *name, int role, CUstream 
 {
     int64_t len, lines;
     if (batch > 0 && stored_shape(trans, rows, cols, ld, &len, &lines) == 0) {
-        struct cuda_span *spans = malloc((size_t)batch * sizeof *spans);
+        /* One matrix, the usual case, needs no allocation. */
+        struct cuda_span one;
+        struct cuda_span *spans = batch == 1 ? &one : malloc((size_t)batch * sizeof *spans);
         for (int64_t b = 0; spans && b < batch; b++)
             spans[b] = (struct cuda_span){
                 indirect ? (const void *)((const void *const *)x + b)
@@ -205,7 +207,8 @@ static void rec_batch(struct trace_rec *r, const char *name, int role, CUstream 
         int rc = spans ? rec_spans(r, name, role, stream, spans, batch,
                                    (uint64_t)rows * (uint64_t)cols * (uint64_t)batch, elem)
                        : -1;
-        free(spans);
+        if (spans != &one)
+            free(spans);
         if (rc == 0)
             return;
         cuda_note_no_digest(r);

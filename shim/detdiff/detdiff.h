@@ -40,8 +40,11 @@ void text_put(FILE *f, const char *s);
 /* " name=value" per parameter, or " (no params)". */
 void text_params(FILE *f, const detshim_record *r);
 /* One call-site frame as "module+0xOFFSET symbol", named from p's SITE
- * frames where the writer described it. */
+ * frames where the writer described it; a Python frame as "python
+ * FILE:LINE in FUNCTION". */
 void text_frame(FILE *f, const detshim_process *p, const detshim_frame *fr);
+/* The index of r's Python call-site frame (its last), or -1 if none. */
+int diff_python_frame(const detshim_record *r);
 /* The whole comparison of a with b as text. */
 void text_result(FILE *f, const detshim_run *a, const struct diff_result *r);
 

@@ -38,6 +38,11 @@ static void show_record(FILE *f, const detshim_process *p, const detshim_record 
         fputs("(no call site)", f);
     else
         text_frame(f, p, &r->frames[0]);
+    int py = diff_python_frame(r); /* the Python frame beside the native one */
+    if (py > 0) {
+        fputs(" | ", f);
+        text_frame(f, p, &r->frames[py]);
+    }
     fputc('\n', f);
 }
 

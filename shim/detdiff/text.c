@@ -85,7 +85,12 @@ void text_params(FILE *f, const detshim_record *r)
 void text_frame(FILE *f, const detshim_process *p, const detshim_frame *fr)
 {
     const char *module = NULL, *symbol = NULL;
-    if (detshim_site_lookup(p, fr, &module, &symbol) == 0) {
+    if (fr->module == TRACE_PYTHON_MODULE && detshim_site_lookup(p, fr, &module, &symbol) == 0) {
+        fputs("python ", f); /* "FILE:LINE in FUNCTION" */
+        text_put(f, module && *module ? module : "?");
+        fputs(" in ", f);
+        text_put(f, symbol && *symbol ? symbol : "?");
+    } else if (detshim_site_lookup(p, fr, &module, &symbol) == 0) {
         text_put(f, module && *module ? module : "?");
         fprintf(f, "+0x%" PRIx64 " ", fr->offset);
         text_put(f, symbol && *symbol ? symbol : "?");
@@ -102,13 +107,25 @@ static void text_site(FILE *f, const detshim_process *p, const detshim_record *r
     int n = diff_nframes(r);
     if (n == 0)
         fprintf(f, "%s(no call site recorded)\n", indent);
-    for (int i = 0; i < n && i < SITE_FRAMES; i++) {
+    int py = diff_python_frame(r) >= 0; /* last, and always shown */
+    for (int i = 0; i < n - py && i < SITE_FRAMES; i++) {
         fprintf(f, "%s#%d ", indent, i);
         text_frame(f, p, &r->frames[i]);
         fputc('\n', f);
     }
-    if (n > SITE_FRAMES)
-        fprintf(f, "%s... %d more frames\n", indent, n - SITE_FRAMES);
+    if (n - py > SITE_FRAMES)
+        fprintf(f, "%s... %d more frames\n", indent, n - py - SITE_FRAMES);
+    if (py) {
+        fprintf(f, "%s#%d ", indent, n - 1);
+        text_frame(f, p, &r->frames[n - 1]);
+        fputc('\n', f);
+    }
+}
+
+int diff_python_frame(const detshim_record *r)
+{
+    int n = diff_nframes(r);
+    return n > 0 && r->frames[n - 1].module == TRACE_PYTHON_MODULE ? n - 1 : -1;
 }
 
 /* "seq S API params at innermost-frame" */
@@ -120,6 +137,11 @@ static void text_record_line(FILE *f, const detshim_process *p, const detshim_re
     if (diff_nframes(r) > 0) {
         fputs(" at ", f);
         text_frame(f, p, &r->frames[0]);
+    }
+    int py = diff_python_frame(r);
+    if (py > 0) {
+        fputs(", ", f);
+        text_frame(f, p, &r->frames[py]);
     }
     fputc('\n', f);
 }

@@ -11,6 +11,7 @@
  *   exec.c     execve and the exec family: the old image's trace is closed
  *              first (exec runs no destructor) and the new one named
  *   exit.c     _exit, _Exit: the trace closed (they run no destructor)
+ *   vfork.c    vfork: the child is marked, so it records nothing
  * Kept out of the unit tests, whose own open and read must be libc's.
  */
 #ifndef DETSHIM_LIBC_H

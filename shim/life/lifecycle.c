@@ -23,8 +23,8 @@
  *    starts fresh streams; the entropy streams restart (their key holds
  *    the new name); the artifacts forget the parent's files; the canonical
  *    BLAS pool starts without the parent's workers; the CUDA reach check
- *    notes the fork. A vfork child records nothing (each family checks
- *    the pid).
+ *    notes the fork. A vfork child records nothing (shim/libc/vfork.c
+ *    marks it; trace_active checks the mark).
  * 4. Exec (shim/libc/exec.c). The old image's records are written and its
  *    streams closed; the new image starts as in 1 and keeps the process's
  *    name (shim/core/lineage.c), so its entropy streams are the ones the

@@ -26,6 +26,7 @@
 #include "trace/trace_internal.h"
 
 struct trace_process trace_proc = { .fd = -1, .next_index = 1, .lock = PTHREAD_MUTEX_INITIALIZER };
+_Thread_local int trace_in_vfork_child __attribute__((tls_model("initial-exec")));
 
 /* The compared header fields as written, kept for the process root. */
 static uint8_t header_buf[TRACE_MAX_HEADER];
@@ -167,6 +168,9 @@ static void build_header(void)
      * the level, which never changes a root (informational). */
     add_field(TRACE_FIELD_WINDOW, 0, window_size_text());
     add_field(TRACE_FIELD_LEVEL, TRACE_FIELD_INFO, window_level_text());
+    const char *py = pysite_header(text, sizeof text);
+    if (py)
+        add_field(TRACE_FIELD_PYTHON_SITES, TRACE_FIELD_INFO, py);
 }
 
 /* The file's identity, so a descriptor the program closed (and perhaps
@@ -567,6 +571,7 @@ static void start_once(void)
         core_fail("the trace", "%s", err);
     else if (trace_process_start(err, sizeof err) != 0)
         core_fail("the trace", "%s", err);
+    pysite_configure();
 }
 
 void trace_start(void)
@@ -585,5 +590,9 @@ int trace_active(void)
         return 0;
     }
     /* A vfork child shares our memory until it execs: it must not record. */
+#ifdef TRACE_VFORK_MARKED
+    return !trace_in_vfork_child;
+#else
     return trace_proc.pid == getpid();
+#endif
 }

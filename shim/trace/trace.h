@@ -64,8 +64,18 @@ struct trace_rec {
 };
 
 /* 1 if calls should be recorded now: tracing is on, start-up is done, and
- * this is not the child of a vfork (which shares our memory until exec). */
+ * this is not the child of a vfork (which shares our memory until exec).
+ * No system call: the vfork wrapper marks its child, and the pid is
+ * renewed by the fork handler. */
 int trace_active(void);
+
+/* Nonzero on a thread that is the child of a vfork, until it execs: set
+ * by the wrapper in shim/libc/vfork.c (x86-64; builds with shadow stacks
+ * keep libc's vfork, and trace_active compares pids instead). */
+#if defined(__x86_64__) && !(defined(__CET__) && (__CET__ & 2))
+#define TRACE_VFORK_MARKED 1
+#endif
+extern _Thread_local int trace_in_vfork_child __attribute__((tls_model("initial-exec")));
 
 void trace_rec_begin(struct trace_rec *r, const char *api);
 void trace_rec_int(struct trace_rec *r, const char *name, int64_t v);

@@ -1,6 +1,6 @@
 /* Private state shared by the trace writer's files (writer.c: records and
  * buffers; process.c: naming, the file, fork and exit; dir.c: the trace
- * directory; callsite.c: stacks).
+ * directory; callsite.c: stacks; pysite.c: Python frames).
  */
 #ifndef DETSHIM_TRACE_INTERNAL_H
 #define DETSHIM_TRACE_INTERNAL_H
@@ -21,10 +21,22 @@
 
 struct pending_rec; /* writer.c */
 
+#define PYSITE_CACHE_SIZE 256 /* per thread, power of two */
+
+/* A Python frame this thread described (pysite.c): code object, the
+ * instruction, and what tells a reused address apart. */
+struct pysite_entry {
+    const void *code; /* NULL: empty */
+    const void *filename, *qualname, *linetable;
+    int lasti;
+    uint64_t id; /* the frame's offset under TRACE_PYTHON_MODULE */
+};
+
 struct site_entry {
     uintptr_t addr; /* 0: empty */
     uint64_t module, offset;
     int ours;
+    int undescribed; /* found by a first walk that was redone (callsite.c) */
 };
 
 /* One per recording thread; lives until process exit (its head and count
@@ -37,6 +49,7 @@ struct thread_buf {
     void *md; /* EVP_MD_CTX */
     uint8_t *buf;
     size_t len;
+    size_t chained; /* buf[0..chained) is in head already (writer.c) */
     atomic_flag busy; /* owner while appending; the exit flusher */
     int finished;     /* closed: records after this are late (under busy) */
     int gone;         /* its thread has exited (under busy) */
@@ -45,6 +58,7 @@ struct thread_buf {
     struct pending_rec **pending;
     unsigned pending_head, npending;
     struct site_entry sites[SITE_CACHE_SIZE];
+    struct pysite_entry pysites[PYSITE_CACHE_SIZE];
     struct thread_buf *next;
 };
 
@@ -86,6 +100,27 @@ int trace_write_all(int fd, const void *data, size_t len);
 /* callsite.c: fills frames (innermost first, our own skipped) and emits
  * SITE frames for addresses this thread has not described yet. */
 int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max);
+/* Writes a SITE frame describing (module, offset); strings cut at 255. */
+void callsite_emit(struct thread_buf *tb, uint64_t module, uint64_t offset, const char *name,
+                   const char *symbol);
+/* pysite.c: sets *out to the innermost Python frame of the calling thread
+ * and returns 1 (its SITE frame written the first time), or returns 0:
+ * not Python, an unsupported version, no Python frame on this thread. */
+int pysite_capture(struct thread_buf *tb, detshim_frame *out);
+/* Reads DETSHIM_PYTHON_SITES at start-up; a bad value fails there. */
+void pysite_configure(void);
+/* The trace header's line on Python call sites (buf may hold it), or NULL
+ * in a process without a Python interpreter. */
+const char *pysite_header(char *buf, size_t cap);
+/* Pieces, for the unit tests: `in` with "//", "." and ".." folded (paths
+ * not starting with '/' copied as they are), returning its length; the
+ * part of a normalized path after its sys.path entry; the line of code
+ * unit `lasti` in a 3.11 location table (-1: none); a compact str object
+ * as UTF-8 (its length, or -1). */
+size_t pysite_normalize(const char *in, char *out, size_t cap);
+const char *pysite_relative(const char *path, const char *script_dir);
+int pysite_line_at(const uint8_t *table, size_t len, int firstlineno, int lasti);
+int pysite_read_str(const void *obj, char *out, size_t cap);
 /* writer.c */
 void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload, uint32_t len);
 void trace_buf_flush(struct thread_buf *tb);

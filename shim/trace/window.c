@@ -133,6 +133,11 @@ static int close_window(struct thread_buf *tb, uint8_t frame[TRACE_WINDOW_FRAME_
     return written;
 }
 
+int window_closes_next(const struct thread_buf *tb)
+{
+    return tb->win.in_window + 1 >= window_size;
+}
+
 int window_after_record(struct thread_buf *tb, uint8_t frame[TRACE_WINDOW_FRAME_LEN])
 {
     if (++tb->win.in_window < window_size)

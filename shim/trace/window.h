@@ -44,6 +44,10 @@ int window_keeps_record(const struct thread_buf *tb);
  * the window when it is full. Returns 1 and fills frame (a WINDOW payload)
  * when the window is summarized and the frame must be written, else 0. */
 int window_after_record(struct thread_buf *tb, uint8_t frame[TRACE_WINDOW_FRAME_LEN]);
+/* 1 if the next window_after_record closes the open window: every record
+ * of it must be chained into tb->head by then (the writer chains kept
+ * records a buffer at a time, so it catches up first). */
+int window_closes_next(const struct thread_buf *tb);
 /* At the stream's end (tb->seq > 0): closes the open, partial window
  * (filling frame as window_after_record does) and leaves the stream head
  * in tb->head. */

@@ -1,7 +1,7 @@
 /* Record encoding and per-thread buffers. An interceptor fills a struct
- * trace_rec; commit encodes it straight into the calling thread's buffer,
- * extends the thread's SHA-256 chain and, when the buffer is full, writes
- * it to the process's file in one write(2). Threads never share a buffer,
+ * trace_rec; commit encodes it straight into the calling thread's buffer
+ * and, when the buffer is full, extends the thread's SHA-256 chain over its
+ * records and writes it to the process's file in one write(2). Threads never share a buffer,
  * so the hot path takes no global lock. A record with digests still being
  * computed (device digests, collected asynchronously) waits in a bounded
  * per-thread FIFO, with every later record of its thread, and is encoded
@@ -153,12 +153,33 @@ void trace_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_
     put_u32(h + 12, trace_frame_check(payload, len, type, thread));
 }
 
+/* Extends the thread's chain over the RECORD frames buffered since the
+ * last call: the chain is fed a buffer at a time, in one tight loop, rather
+ * than a record at a time between the interceptor's own work; the heads
+ * are those of trace_format.h. Caller holds tb->busy. */
+static void chain_catch_up(struct thread_buf *tb)
+{
+    size_t off = tb->chained;
+    while (off + TRACE_FRAME_HEADER_LEN <= tb->len) {
+        const uint8_t *h = tb->buf + off;
+        uint32_t len;
+        uint16_t type;
+        memcpy(&len, h, 4);
+        memcpy(&type, h + 4, 2);
+        if (type == TRACE_FRAME_RECORD)
+            chain_step(tb->md, tb->head, h + TRACE_FRAME_HEADER_LEN, len);
+        off += TRACE_FRAME_HEADER_LEN + len;
+    }
+    tb->chained = off;
+}
+
 /* Caller holds tb->busy. */
 void trace_buf_flush(struct thread_buf *tb)
 {
+    chain_catch_up(tb);
     if (tb->len)
         trace_file_write(tb->buf, tb->len); /* a failure is reported there */
-    tb->len = 0;
+    tb->len = tb->chained = 0;
 }
 
 static void ensure_room(struct thread_buf *tb, size_t need)
@@ -186,27 +207,39 @@ void trace_buf_append(struct thread_buf *tb, uint16_t type, const void *payload,
     buf_unlock(tb);
 }
 
-/* A small writer over a fixed buffer; overflow is remembered, not UB. */
+/* A small writer over a fixed buffer; overflow is remembered, not UB.
+ * Fields are stored with single moves (the format is little-endian, as is
+ * every machine the shim builds for): encoding is on every record's path. */
 struct enc {
     uint8_t *p;
     size_t len, cap;
 };
 
-static void enc_bytes(struct enc *e, const void *v, size_t n)
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the trace encoder stores little-endian fields with plain moves"
+#endif
+_Static_assert(sizeof(detshim_frame) == 16, "a call-site frame is {u64 module, u64 offset}");
+
+static inline void enc_bytes(struct enc *e, const void *v, size_t n)
 {
-    if (e->len + n <= e->cap)
+    if (__builtin_expect(e->len + n <= e->cap, 1))
         memcpy(e->p + e->len, v, n);
     e->len += n;
 }
 
-static void enc_u8(struct enc *e, uint8_t v) { enc_bytes(e, &v, 1); }
-static void enc_u64(struct enc *e, uint64_t v) { uint8_t b[8]; put_u64(b, v); enc_bytes(e, b, 8); }
-
-static void enc_str(struct enc *e, const char *s)
+static inline void enc_u8(struct enc *e, uint8_t v)
 {
-    size_t n = s ? strlen(s) : 0;
-    if (n > 255)
-        n = 255;
+    if (__builtin_expect(e->len < e->cap, 1))
+        e->p[e->len] = v;
+    e->len++;
+}
+
+static inline void enc_u32(struct enc *e, uint32_t v) { enc_bytes(e, &v, 4); }
+static inline void enc_u64(struct enc *e, uint64_t v) { enc_bytes(e, &v, 8); }
+
+static inline void enc_str(struct enc *e, const char *s)
+{
+    size_t n = s ? strnlen(s, 255) : 0;
     enc_u8(e, (uint8_t)n);
     enc_bytes(e, s, n);
 }
@@ -225,14 +258,11 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
         enc_u8(&e, r->params[i].type);
         switch (r->params[i].type) {
         case TRACE_PARAM_CHAR: enc_u8(&e, (uint8_t)r->params[i].a); break;
-        case TRACE_PARAM_F32: { uint8_t b[4]; put_u32(b, (uint32_t)r->params[i].a); enc_bytes(&e, b, 4); break; }
-        case TRACE_PARAM_C64: {
-            uint8_t b[8];
-            put_u32(b, (uint32_t)r->params[i].a);
-            put_u32(b + 4, (uint32_t)r->params[i].b);
-            enc_bytes(&e, b, 8);
+        case TRACE_PARAM_F32: enc_u32(&e, (uint32_t)r->params[i].a); break;
+        case TRACE_PARAM_C64:
+            enc_u32(&e, (uint32_t)r->params[i].a);
+            enc_u32(&e, (uint32_t)r->params[i].b);
             break;
-        }
         case TRACE_PARAM_C128: enc_u64(&e, r->params[i].a); enc_u64(&e, r->params[i].b); break;
         case TRACE_PARAM_STR: enc_str(&e, r->params[i].s); break;
         default: enc_u64(&e, r->params[i].a); break; /* INT, F64 */
@@ -248,10 +278,7 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
         enc_u64(&e, r->operands[i].digest.hi);
     }
     enc_u8(&e, (uint8_t)nframes);
-    for (int i = 0; i < nframes; i++) {
-        enc_u64(&e, frames[i].module);
-        enc_u64(&e, frames[i].offset);
-    }
+    enc_bytes(&e, frames, (size_t)nframes * sizeof *frames); /* {u64 module, u64 offset} each */
     enc_u8(&e, (uint8_t)r->nnotes);
     for (int i = 0; i < r->nnotes; i++) {
         enc_str(&e, r->notes[i].key);
@@ -355,8 +382,9 @@ void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
     r->operands[r->noperands - 1].later = later;
 }
 
-/* Encodes, chains and buffers one record as the thread's next. Caller
- * holds tb->busy; every operand's digest is final. */
+/* Encodes and buffers one record as the thread's next (chained when the
+ * buffer is written: chain_catch_up). Caller holds tb->busy; every
+ * operand's digest is final. */
 static void write_record(struct thread_buf *tb, const struct trace_rec *r,
                          const detshim_frame *frames, int nframes)
 {
@@ -375,14 +403,21 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
     assert(n > 0 && n <= TRACE_MAX_FRAME); /* bounded by TRACE_MAX_* and 255-byte strings */
     uint8_t *h = tb->buf + tb->len;
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
-    chain_step(tb->md, tb->head, payload, n);
     trace_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
-    /* Hook (window.c): a record of a summarized window is chained but its
-     * bytes are left unused in the buffer; when the window closes,
-     * window_after_record fills the WINDOW frame that stands for it. */
+    /* Hook (window.c): a kept record is chained with its buffer
+     * (chain_catch_up); a record of a summarized window is chained now and
+     * its bytes are left unused past the buffer's end. A window is all kept
+     * or all summarized, and the chain is caught up before a window
+     * closes, so the records enter tb->head in order either way; when the
+     * window closes, window_after_record folds it into the stream head and
+     * fills the WINDOW frame that stands for a summarized one. */
     if (window_keeps_record(tb))
         tb->len += TRACE_FRAME_HEADER_LEN + n;
+    else
+        chain_step(tb->md, tb->head, payload, n);
     tb->seq++;
+    if (window_closes_next(tb))
+        chain_catch_up(tb);
     uint8_t wf[TRACE_WINDOW_FRAME_LEN];
     if (window_after_record(tb, wf))
         append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
@@ -446,7 +481,15 @@ static int pending_fill(struct pending_rec *p, const struct trace_rec *r,
         p->arena_cap = need;
     }
     p->arena_len = 0;
-    p->r = *r;
+    /* The used entries only: the whole struct is some 3 KB of arrays. */
+    p->r.api = r->api;
+    p->r.stream = r->stream;
+    p->r.nparams = r->nparams;
+    p->r.noperands = r->noperands;
+    p->r.nnotes = r->nnotes;
+    memcpy(p->r.params, r->params, (size_t)r->nparams * sizeof r->params[0]);
+    memcpy(p->r.operands, r->operands, (size_t)r->noperands * sizeof r->operands[0]);
+    memcpy(p->r.notes, r->notes, (size_t)r->nnotes * sizeof r->notes[0]);
     p->r.api = arena_copy(p, r->api);
     for (int i = 0; i < r->nparams; i++) {
         p->r.params[i].name = arena_copy(p, r->params[i].name);
@@ -570,6 +613,10 @@ void trace_rec_commit(struct trace_rec *r)
     }
     detshim_frame frames[TRACE_MAX_FRAMES];
     int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
+    /* The Python frame that made the call, last (outermost) among them. */
+    if (core_cfg.trace_frames > 0 && nframes < TRACE_MAX_FRAMES &&
+        r->stream != TRACE_STREAM_IDENTITY && pysite_capture(tb, &frames[nframes]))
+        nframes++;
 
     buf_lock(tb);
     if (tb->finished) {
@@ -619,6 +666,7 @@ static void finish_locked(struct thread_buf *tb)
      * left out, here and in the process root. */
     if (tb->seq) {
         uint8_t wf[TRACE_WINDOW_FRAME_LEN]; /* hook (window.c): the last window, */
+        chain_catch_up(tb);                 /* chained whole, */
         if (window_finish(tb, wf))          /* and tb->head becomes the stream head */
             append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
         uint8_t payload[40];
@@ -688,9 +736,10 @@ void trace_threads_reset_after_fork(void)
             continue;
         mine->index = stream_bit(s);
         mine->seq = 0;
-        mine->len = 0;
+        mine->len = mine->chained = 0;
         pending_discard(mine);
         memset(mine->sites, 0, sizeof mine->sites);
+        memset(mine->pysites, 0, sizeof mine->pysites); /* described anew in the child's file */
         atomic_flag_clear(&mine->busy);
         chain_start(mine->head);
         window_start(mine); /* hook (window.c) */
