@@ -75,13 +75,20 @@ enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
 
 /* The instruction-set paths both kernel families have (canonical_isa.c):
  * each keeps one kernel table per path, indexed by this. */
-enum canon_isa_path { CANON_ISA_SCALAR, CANON_ISA_AVX2, CANON_ISA_NPATHS };
-/* The best path the CPU can run. */
+enum canon_isa_path { CANON_ISA_SCALAR, CANON_ISA_AVX2, CANON_ISA_AVX512, CANON_ISA_NPATHS };
+/* The two kernel families, which may choose their automatic paths apart. */
+enum canon_isa_family { CANON_FAMILY_GEMM, CANON_FAMILY_BLAS };
+/* The best path the CPU can run (AVX-512 only with the OS's zmm state). */
 int canon_isa_best(void);
-/* The path a name asks for: "scalar", "avx2", or NULL / "auto" for the
- * best; -1 when the name is unknown, the CPU lacks the instructions, or
- * this build has no kernel for them ("avx512"). */
-int canon_isa_parse(const char *isa);
+/* Whether the CPU and OS can run the AVX-512 kernels. */
+int canon_cpu_has_avx512(void);
+/* The path "auto" gives a family: the fastest this CPU can run, as
+ * measured (docs/benchmarks.md); never one it cannot. */
+int canon_isa_auto(enum canon_isa_family family);
+/* The path a name asks for: "scalar", "avx2", "avx512", or NULL / "auto"
+ * for canon_isa_auto(family); -1 when the name is unknown or the CPU
+ * lacks the instructions. */
+int canon_isa_parse(const char *isa, enum canon_isa_family family);
 
 /* C = alpha*op(A)*op(B) + beta*C in the contract's order. order: 'R'
  * (row-major, as cblas CblasRowMajor) or 'C' (column-major, as Fortran);
@@ -124,10 +131,11 @@ void canon_set_threads(int n);
 int canon_threads(void);
 
 /* The instruction-set path: "scalar" (plain C with fma(), any x86-64),
- * "avx2" (AVX2 + FMA) or "avx512" (AVX-512F). NULL or "auto" picks the
- * best the CPU has, which is also the default. Returns 0, or -1 when the
- * name is unknown, the CPU lacks the instructions, or this build has no
- * kernel for them (the path is then unchanged). Changes no result bit. */
+ * "avx2" (AVX2 + FMA) or "avx512" (AVX-512F/DQ/VL/BW with the OS's zmm
+ * state). NULL or "auto" picks canon_isa_auto(CANON_FAMILY_GEMM), which
+ * is also the default. Returns 0, or -1 when the name is unknown or the
+ * CPU lacks the instructions (the path is then unchanged). Changes no
+ * result bit. */
 int canon_set_isa(const char *isa);
 /* The path in use: "scalar", "avx2" or "avx512". */
 const char *canon_isa(void);

@@ -55,13 +55,14 @@ int canon_threads(void)
 static const struct canon_isa_kernels *const paths[CANON_ISA_NPATHS] = {
     [CANON_ISA_SCALAR] = &canon_scalar_kernels,
     [CANON_ISA_AVX2] = &canon_avx2_kernels,
+    [CANON_ISA_AVX512] = &canon_avx512_kernels,
 };
 
 static const struct canon_isa_kernels *isa_current(void)
 {
     const struct canon_isa_kernels *k = atomic_load(&active);
     if (!k) {
-        k = paths[canon_isa_best()];
+        k = paths[canon_isa_auto(CANON_FAMILY_GEMM)];
         atomic_store(&active, k);
     }
     return k;
@@ -69,7 +70,7 @@ static const struct canon_isa_kernels *isa_current(void)
 
 int canon_set_isa(const char *isa)
 {
-    int p = canon_isa_parse(isa);
+    int p = canon_isa_parse(isa, CANON_FAMILY_GEMM);
     if (p < 0)
         return -1;
     atomic_store(&active, paths[p]);

@@ -83,6 +83,7 @@ struct canon_isa_kernels {
 
 extern const struct canon_isa_kernels canon_scalar_kernels;
 extern const struct canon_isa_kernels canon_avx2_kernels;
+extern const struct canon_isa_kernels canon_avx512_kernels;
 
 /* Overrides the cache blocking of every kernel, and the bytes up to which
  * a panel of B is packed once for all of K (0 keeps a default), so tests
@@ -211,6 +212,8 @@ struct canon_blas_isa {
 
 extern const struct canon_blas_isa canon_blas_scalar_kernels;
 extern const struct canon_blas_isa canon_blas_avx2_kernels;
+/* Built on first use from the AVX2 table (canonical_blas_avx512.c). */
+const struct canon_blas_isa *canon_blas_avx512_kernels(void);
 
 /* The table in use (canonical_l1.c), chosen by canon_blas_set_isa. */
 const struct canon_blas_isa *canon_blas_kernels(void);

@@ -8,6 +8,11 @@
  * dot stays on the caller by design) each runs on its own, canonical
  * first, since OpenBLAS's idle worker spins for a while after each call
  * and would slow whatever runs next. The best repetition counts.
+ * The canonical columns are measured on each instruction-set path the
+ * CPU has beyond scalar (the isa column: avx2, and avx512 where the CPU
+ * and OS have it); the OpenBLAS columns are the same for a routine's
+ * rows. "in L1" rows repeat a 4096-element dot 256 times per call, where
+ * the 16 lane chains of the contract, not memory, set the speed.
  * Usage: bench_canonical_blas [repetitions]   (default 20)
  */
 #include <stdint.h>
@@ -27,6 +32,8 @@ void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float *a
 enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };
 
 #define DOT_N 1000000
+#define SMALL_N 4096
+#define SMALL_REPS 256
 #define GEMV_N 4096
 
 static double now_s(void)
@@ -83,6 +90,34 @@ static void vendor_ddot_1(void)
     sink_d = cblas_ddot(DOT_N, dx, 1, dy, 1);
 }
 
+static void canon_sdot_small(void)
+{
+    float r;
+    for (int i = 0; i < SMALL_REPS; i++)
+        canon_sdot(SMALL_N, sx, 1, sy, 1, &r);
+    sink_f = r;
+}
+
+static void vendor_sdot_small(void)
+{
+    for (int i = 0; i < SMALL_REPS; i++)
+        sink_f = cblas_sdot(SMALL_N, sx, 1, sy, 1);
+}
+
+static void canon_ddot_small(void)
+{
+    double r;
+    for (int i = 0; i < SMALL_REPS; i++)
+        canon_ddot(SMALL_N, dx, 1, dy, 1, &r);
+    sink_d = r;
+}
+
+static void vendor_ddot_small(void)
+{
+    for (int i = 0; i < SMALL_REPS; i++)
+        sink_d = cblas_ddot(SMALL_N, dx, 1, dy, 1);
+}
+
 static void canon_sgemv_n(void)
 {
     canon_sgemv('C', 'N', GEMV_N, GEMV_N, 1.0f, sa, GEMV_N, sv, 1, 0.0f, sw, 1);
@@ -119,6 +154,10 @@ int main(int argc, char **argv)
     const struct bench benches[] = {
         {"sdot n=1e6", "GB/s", 2.0 * DOT_N * sizeof(float), canon_sdot_1, vendor_sdot_1},
         {"ddot n=1e6", "GB/s", 2.0 * DOT_N * sizeof(double), canon_ddot_1, vendor_ddot_1},
+        {"sdot 4096 in L1", "GB/s", 2.0 * SMALL_REPS * SMALL_N * sizeof(float), canon_sdot_small,
+         vendor_sdot_small},
+        {"ddot 4096 in L1", "GB/s", 2.0 * SMALL_REPS * SMALL_N * sizeof(double),
+         canon_ddot_small, vendor_ddot_small},
         {"sgemv N 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_n, vendor_sgemv_n},
         {"sgemv T 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_t, vendor_sgemv_t},
     };
@@ -141,30 +180,47 @@ int main(int argc, char **argv)
     for (int i = 0; i < GEMV_N; i++)
         sv[i] = (float)rand() / RAND_MAX - 0.5f;
 
-    printf("canonical path: %s; best of %d repetitions\n", canon_blas_isa(), reps);
-    printf("%-14s %-8s %8s %8s %11s %11s %9s %9s\n", "routine", "unit", "canon-1t", "canon-2t",
-           "openblas-1t", "openblas-2t", "ratio-1t", "ratio-2t");
+    static const char *const isas[] = {"avx2", "avx512"};
+    printf("automatic canonical path: %s; best of %d repetitions\n", canon_blas_isa(), reps);
+    printf("%-16s %-8s %6s %8s %8s %11s %11s %9s %9s\n", "routine", "unit", "isa", "canon-1t",
+           "canon-2t", "openblas-1t", "openblas-2t", "ratio-1t", "ratio-2t");
     for (size_t b = 0; b < sizeof benches / sizeof benches[0]; b++) {
-        double best_c[2] = {1e30, 1e30}, best_v[2] = {1e30, 1e30};
+        double best_c[2][2] = {{1e30, 1e30}, {1e30, 1e30}}, best_v[2] = {1e30, 1e30};
+        int have[2];
+        for (int q = 0; q < 2; q++)
+            have[q] = canon_blas_set_isa(isas[q]) == 0;
         canon_set_threads(1);
         openblas_set_num_threads(1);
         for (int r = 0; r < reps; r++) {
             best_time(benches[b].vendor, &best_v[0]);
-            best_time(benches[b].canon, &best_c[0]);
+            for (int q = 0; q < 2; q++)
+                if (have[q]) {
+                    canon_blas_set_isa(isas[q]);
+                    best_time(benches[b].canon, &best_c[q][0]);
+                }
         }
         canon_set_threads(2);
         for (int r = 0; r < reps; r++)
-            best_time(benches[b].canon, &best_c[1]);
+            for (int q = 0; q < 2; q++)
+                if (have[q]) {
+                    canon_blas_set_isa(isas[q]);
+                    best_time(benches[b].canon, &best_c[q][1]);
+                }
         canon_set_threads(1);
+        canon_blas_set_isa(NULL);
         openblas_set_num_threads(2);
         for (int r = 0; r < reps; r++)
             best_time(benches[b].vendor, &best_v[1]);
-        const double c1 = benches[b].work / best_c[0] * 1e-9,
-                     c2 = benches[b].work / best_c[1] * 1e-9;
         const double v1 = benches[b].work / best_v[0] * 1e-9,
                      v2 = benches[b].work / best_v[1] * 1e-9;
-        printf("%-14s %-8s %8.2f %8.2f %11.2f %11.2f %9.2f %9.2f\n", benches[b].name,
-               benches[b].unit, c1, c2, v1, v2, c1 / v1, c2 / v2);
+        for (int q = 0; q < 2; q++) {
+            if (!have[q])
+                continue;
+            const double c1 = benches[b].work / best_c[q][0] * 1e-9,
+                         c2 = benches[b].work / best_c[q][1] * 1e-9;
+            printf("%-16s %-8s %6s %8.2f %8.2f %11.2f %11.2f %9.2f %9.2f\n", benches[b].name,
+                   benches[b].unit, isas[q], c1, c2, v1, v2, c1 / v1, c2 / v2);
+        }
     }
     return 0;
 }
