@@ -393,6 +393,47 @@ int canon_csyrk(char order, char uplo, char trans, int64_t n, int64_t k, const v
 int canon_zsyrk(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                 const void *a, int64_t lda, const void *beta, void *c, int64_t ldc);
 
+/* Rank-2k updates on the uplo triangle of the n x n C (the other
+ * triangle is neither read nor written). trans 'N': op(X) = X, n x k;
+ * syr2k 'T' (and 'C' for real types): op(X) = X^T, X k x n; her2k 'C':
+ * op(X) = X^H. syr2k: C = alpha*op(A)*op(B)^T + alpha*op(B)*op(A)^T +
+ * beta*C; per C_ij in the triangle, ONE sum:
+ *   s = SEQ over p of CMAC(s, op(A)_ip, op(B)_jp), then continued over p
+ *       of CMAC(s, op(B)_ip, op(A)_jp)   (all A*B terms, then all B*A)
+ * then AB. her2k: C = alpha*op(A)*op(B)^H + conj(alpha)*op(B)*op(A)^H +
+ * beta*C with beta real and C Hermitian; per C_ij, TWO sums:
+ *   s1 = SEQ over p of CMAC(s1, op(A)_ip, conj(op(B)_jp)),
+ *   s2 = SEQ over p of CMAC(s2, op(B)_ip, conj(op(A)_jp)),
+ * then r = CMUL(alpha, s1) if beta == 0, else t = (beta*c.re, beta*c.im)
+ * (each part rounded; a diagonal c.im read as 0) and r = t + alpha*s1 by
+ * CMAC; then r = r + conj(alpha)*s2 by CMAC; C_ij = r, and a diagonal
+ * element stores r.im = +0 (as the reference BLAS, C_ii is real).
+ * alpha == 0 or k == 0: syr2k the alpha == 0 rule; her2k c = beta*c per
+ * part, diagonal real, beta == 0 stores zero. Quick return: n == 0, or
+ * (alpha == 0 or k == 0) and beta == 1. Rejects k < 0, lda or ldb <
+ * max(1, rows of A or B), ldc < max(1, n), syr2k 'C' for complex types,
+ * her2k 'T'. 'R' order: column-major with uplo flipped and trans 'N' <->
+ * 'T' (syr2k; real 'C' -> 'N') or 'N' <-> 'C' (her2k, which also takes
+ * conj(alpha)), as CBLAS defines them. */
+int canon_ssyr2k(char order, char uplo, char trans, int64_t n, int64_t k, float alpha,
+                 const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                 int64_t ldc);
+int canon_dsyr2k(char order, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                 const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                 double *c, int64_t ldc);
+int canon_csyr2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
+                 void *c, int64_t ldc);
+int canon_zsyr2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
+                 void *c, int64_t ldc);
+int canon_cher2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, float beta, void *c,
+                 int64_t ldc);
+int canon_zher2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                 int64_t ldc);
+
 /* C = alpha*A*B + beta*C (side 'L', A m x m) or alpha*B*A + beta*C (side
  * 'R', A n x n); C and B m x n; A symmetric (not Hermitian), read from its
  * uplo triangle only (A_ip = A_pi). Per C_ij: s = SEQ over p of

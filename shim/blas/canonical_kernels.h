@@ -244,6 +244,17 @@ void canon_blas_add(enum canon_type t, void *s, const void *v);
 /* *q = CDIV(s, d) (conj_d: by conj(d)); real: s / d. q may be s. */
 void canon_blas_div(enum canon_type t, void *q, const void *s, const void *d, int conj_d);
 
+/* How the x values of a sweep enter the products (canonical_l3.c). */
+#define X_NEG 1  /* negated (s -= ...) */
+#define X_CONJ 2 /* conjugated */
+
+/* Column sweep: for p = 0 .. cnt-1 in order, for every i < rows:
+ * s_i = CMAC(s_i, M_ip, x_p), M column-major (ldm), x_p = x[p*incx]
+ * negated and conjugated as how says (canonical_l3.c). */
+void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
+                      int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                      int how, void *s);
+
 /* Upper-cases a BLAS character argument (the BLAS accepts either case). */
 static inline char canon_blas_upper(char c)
 {

@@ -54,9 +54,6 @@ union block {
     double d[BLOCK_BYTES / sizeof(double)];
 };
 
-/* How the x values of a sweep or of dots enter the products. */
-#define X_NEG 1  /* negated (s -= ...) */
-#define X_CONJ 2 /* conjugated */
 
 /* Copies x_p = x[p*incx], p < cnt, to buf, negated and conjugated as how
  * says (exact sign flips). */
@@ -84,9 +81,13 @@ static void load_x(enum canon_type t, int64_t cnt, const void *x, int64_t incx, 
 
 /* Column sweep: for p = 0 .. cnt-1 in order, for every i < rows:
  * s_i = CMAC(s_i, M_ip, x_p), M column-major (ldm), x as how says. */
-static void sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
-                  int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx, int how,
-                  void *s)
+/* Declared in canonical_kernels.h (syr2k and her2k use it too); here
+ * under its short name. */
+#define sweep canon_blas_sweep
+
+void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
+                      int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                      int how, void *s)
 {
     const size_t size = canon_blas_size(t);
     if (!how) {
