@@ -161,9 +161,11 @@ const char *canon_isa(void);
  * reassociated. Negation and |x| are exact. Every path (scalar with fma(),
  * AVX2 + FMA) performs exactly these operations, and every output element
  * is computed whole on one thread (?gemv may split its outputs among
- * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum;
- * every other routine runs on the calling thread only), so neither the
- * ISA nor the thread count can change a bit. A result that
+ * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum,
+ * and ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
+ * which split C as the GEMM does; every other routine runs on the calling
+ * thread only), so neither the ISA nor the thread count can change a
+ * bit. (AVX-512 too: the paths are scalar, AVX2 + FMA and AVX-512.) A result that
  * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed
  * when several NaNs meet.
  *
@@ -397,24 +399,25 @@ int canon_zsyrk(char order, char uplo, char trans, int64_t n, int64_t k, const v
  * triangle is neither read nor written). trans 'N': op(X) = X, n x k;
  * syr2k 'T' (and 'C' for real types): op(X) = X^T, X k x n; her2k 'C':
  * op(X) = X^H. syr2k: C = alpha*op(A)*op(B)^T + alpha*op(B)*op(A)^T +
- * beta*C; per C_ij in the triangle, ONE sum:
- *   s = SEQ over p of CMAC(s, op(A)_ip, op(B)_jp), then continued over p
- *       of CMAC(s, op(B)_ip, op(A)_jp)   (all A*B terms, then all B*A)
- * then AB. her2k: C = alpha*op(A)*op(B)^H + conj(alpha)*op(B)*op(A)^H +
- * beta*C with beta real and C Hermitian; per C_ij, TWO sums:
- *   s1 = SEQ over p of CMAC(s1, op(A)_ip, conj(op(B)_jp)),
- *   s2 = SEQ over p of CMAC(s2, op(B)_ip, conj(op(A)_jp)),
- * then r = CMUL(alpha, s1) if beta == 0, else t = (beta*c.re, beta*c.im)
- * (each part rounded; a diagonal c.im read as 0) and r = t + alpha*s1 by
- * CMAC; then r = r + conj(alpha)*s2 by CMAC; C_ij = r, and a diagonal
- * element stores r.im = +0 (as the reference BLAS, C_ii is real).
- * alpha == 0 or k == 0: syr2k the alpha == 0 rule; her2k c = beta*c per
- * part, diagonal real, beta == 0 stores zero. Quick return: n == 0, or
- * (alpha == 0 or k == 0) and beta == 1. Rejects k < 0, lda or ldb <
- * max(1, rows of A or B), ldc < max(1, n), syr2k 'C' for complex types,
- * her2k 'T'. 'R' order: column-major with uplo flipped and trans 'N' <->
- * 'T' (syr2k; real 'C' -> 'N') or 'N' <-> 'C' (her2k, which also takes
- * conj(alpha)), as CBLAS defines them. */
+ * beta*C; her2k: C = alpha*op(A)*op(B)^H + conj(alpha)*op(B)*op(A)^H +
+ * beta*C, beta real, C Hermitian. The order is TWO GEMM UPDATES of the
+ * triangle in turn, each by the ?gemm contract above (its sum, in
+ * increasing p, and its alpha/beta step):
+ *   1. C_ij = GEMM(alpha, op(A), w(op(B))^T, beta) on C_ij:
+ *      s = SEQ over p of CMAC(s, op(A)_ip, w(op(B)_jp)), then AB with beta
+ *      (her2k: as the complex (beta, 0));
+ *   2. C_ij = GEMM(alpha2, op(B), w(op(A))^T, 1) on the result:
+ *      s = SEQ over p of CMAC(s, op(B)_ip, w(op(A)_jp)), then AB with 1,
+ * where w is conj for her2k (identity for syr2k) and alpha2 is conj(alpha)
+ * for her2k (alpha for syr2k). her2k reads a diagonal element's imaginary
+ * part as 0 and stores it as +0 after each update (as the reference BLAS,
+ * C_ii is real). alpha == 0 or k == 0: syr2k the alpha == 0 rule; her2k
+ * c = beta*c per part, diagonal real, beta == 0 stores zero. Quick return:
+ * n == 0, or (alpha == 0 or k == 0) and beta == 1. Rejects k < 0, lda or
+ * ldb < max(1, rows of A or B), ldc < max(1, n), syr2k 'C' for complex
+ * types, her2k 'T'. 'R' order: column-major with uplo flipped and trans
+ * 'N' <-> 'T' (syr2k; real 'C' -> 'N') or 'N' <-> 'C' (her2k, which also
+ * takes conj(alpha)), as CBLAS defines them. */
 int canon_ssyr2k(char order, char uplo, char trans, int64_t n, int64_t k, float alpha,
                  const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
                  int64_t ldc);

@@ -255,6 +255,32 @@ void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int
                       int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx,
                       int how, void *s);
 
+/* An update of the uplo triangle of the n x n column-major C by the
+ * canonical GEMM (canonical_l3_gemm.c): C = alpha*op(A)*op(B) + beta*C
+ * there, op by ta and tb ('N', 'T', 'C'), k the inner dimension; herm
+ * reads the diagonal's imaginary part as 0 and stores it as 0 (her2k).
+ * Returns 0, or -2 when workspace cannot be allocated: nothing is written
+ * if that happens before the first block (the usual case), so the caller
+ * can run its sequential kernel, which gives the same bits. */
+struct canon_tri_update {
+    enum canon_type t;
+    int upper, herm;
+    int64_t n, k;
+    char ta, tb;
+    const void *alpha, *a;
+    int64_t lda;
+    const void *b;
+    int64_t ldb;
+    const void *beta;
+};
+int canon_l3_tri_update(const struct canon_tri_update *u, void *c, int64_t ldc);
+/* symm on the canonical GEMM, column-major after the mapping: left: C =
+ * alpha*A*B + beta*C (A m x m), else alpha*B*A + beta*C (A n x n), A's
+ * lower or upper triangle stored; alpha != 0. Returns as above. */
+int canon_l3_symm_gemm(enum canon_type t, int left, int lower, int64_t m, int64_t n,
+                       const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                       const void *beta, void *c, int64_t ldc);
+
 /* Upper-cases a BLAS character argument (the BLAS accepts either case). */
 static inline char canon_blas_upper(char c)
 {

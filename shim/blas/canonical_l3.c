@@ -151,6 +151,14 @@ static int syrk(enum canon_type t, char order, char uplo, char trans, int64_t n,
         }
         return 0;
     }
+    /* On the GEMM core: the same sums in the same order (see
+     * canonical_l3_gemm.c); the loop below where it has no workspace. */
+    const struct canon_tri_update up = {
+        t, upper, 0, n, k, transposed ? 'T' : 'N', transposed ? 'N' : 'T', alpha, a, lda, a, lda,
+        beta,
+    };
+    if (canon_l3_tri_update(&up, c, ldc) == 0)
+        return 0;
     _Alignas(64) union block sums;
     const int64_t block = BLOCK_BYTES / (int64_t)size;
     for (int64_t j = 0; j < n; j++) {
@@ -242,6 +250,10 @@ static int symm(enum canon_type t, char order, char side, char uplo, int64_t m, 
         return 0;
     }
     const int lower = u == 'L';
+    /* On the GEMM core (canonical_l3_gemm.c); the loops below where it has
+     * no workspace, with the same bits. */
+    if (canon_l3_symm_gemm(t, sd == 'L', lower, m, n, alpha, a, lda, b, ldb, beta, c, ldc) == 0)
+        return 0;
     const int64_t block = BLOCK_BYTES / (int64_t)size;
     _Alignas(64) union block sums;
     if (sd == 'R') { /* C(:, j): sweeps of B's columns against A(:, j) */

@@ -1,9 +1,10 @@
 /* Canonical rank-2k updates, ?syr2k and ?her2k, in the order of the
  * contract (shim/blas/canonical.h). Before these existed both ran the
- * vendor BLAS pinned, and their bits changed with its thread count. Each
- * output element is SEQ sums like syrk's (canonical_l3.c): the drivers
- * pick the elements of the uplo triangle, and the active path's gemv
- * kernels run many independent sums side by side, each in increasing p.
+ * vendor BLAS pinned, and their bits changed with its thread count. The
+ * contract is two GEMM updates of the uplo triangle in turn, so they run
+ * on the canonical GEMM core (canonical_l3_gemm.c); where it has no
+ * workspace, the same sums run one element at a time on the active
+ * path's gemv loops, each in increasing p, with the same bits.
  */
 #include <math.h>
 #include <string.h>
@@ -17,6 +18,12 @@
 union block2k {
     float s[BLOCK_BYTES / sizeof(float)];
     double d[BLOCK_BYTES / sizeof(double)];
+};
+
+/* One scalar of any type. */
+union scalar2k {
+    float s[2];
+    double d[2];
 };
 
 static int64_t max1(int64_t v)
@@ -54,33 +61,14 @@ static void term(const struct canon_blas_kern *kern, const struct rank2k *P, con
                          at2(y, j, 0, ldy, size), ldy, P->herm ? X_CONJ : 0, s);
 }
 
-/* her2k's output step on one element, in the base type R: t = beta*c
- * (each part rounded; beta real; the diagonal's imaginary part read as
- * 0), or nothing when beta == 0; r = CMAC(t, alpha, s1) (CMUL when
- * beta == 0); r = CMAC(r, conj(alpha), s2); the diagonal stores r.im = 0. */
-#define DEFINE_HER2K_OUT(name, R, FMA)                                                             \
-    static void name(const R *al, R beta, const R *s1, const R *s2, R *c, int diag)               \
-    {                                                                                              \
-        R re, im;                                                                                  \
-        if (beta == 0) {                                                                           \
-            re = al[0] * s1[0];                                                                    \
-            im = al[0] * s1[1];                                                                    \
-        } else {                                                                                   \
-            re = FMA(al[0], s1[0], beta * c[0]);                                                   \
-            im = FMA(al[0], s1[1], diag ? 0 : beta * c[1]);                                        \
-        }                                                                                          \
-        re = FMA(-al[1], s1[1], re);                                                               \
-        im = FMA(al[1], s1[0], im);                                                                \
-        re = FMA(al[0], s2[0], re);                                                                \
-        re = FMA(al[1], s2[1], re);                                                                \
-        im = FMA(al[0], s2[1], im);                                                                \
-        im = FMA(-al[1], s2[0], im);                                                               \
-        c[0] = re;                                                                                 \
-        c[1] = diag ? 0 : im;                                                                      \
-    }
-
-DEFINE_HER2K_OUT(her2k_out_c, float, fmaf)
-DEFINE_HER2K_OUT(her2k_out_z, double, fma)
+/* Sets the imaginary part of a complex element to +0. */
+static void imag_zero(enum canon_type t, void *e)
+{
+    if (t == CANON_C)
+        ((float *)e)[1] = 0;
+    else
+        ((double *)e)[1] = 0;
+}
 
 /* her2k with alpha == 0 or k == 0 (beta != 1): c = beta*c on the
  * triangle, each part rounded, the diagonal real; beta == 0 stores 0. */
@@ -118,10 +106,7 @@ static int rank2k(enum canon_type t, int herm, char order, char uplo, char trans
     if ((o != 'R' && o != 'C') || (u != 'U' && u != 'L') || !tr_ok || n < 0 || k < 0)
         return -1;
     struct rank2k P = {t, herm, tr != 'N', n, k, a, b, lda, ldb};
-    union {
-        float s[2];
-        double d[2];
-    } al;
+    union scalar2k al;
     memcpy(&al, alpha, size);
     if (o == 'R') { /* uplo flipped, trans 'N' <-> 'T' / 'C'; her2k: conj(alpha) */
         u = u == 'U' ? 'L' : 'U';
@@ -152,33 +137,59 @@ static int rank2k(enum canon_type t, int herm, char order, char uplo, char trans
         }
         return 0;
     }
+    /* her2k's beta is real: the GEMM's complex (beta, 0). */
+    union scalar2k be = {{0, 0}}, one = {{0, 0}};
+    if (herm && t == CANON_C)
+        be.s[0] = *(const float *)beta, one.s[0] = 1;
+    else if (herm)
+        be.d[0] = *(const double *)beta, one.d[0] = 1;
+    else
+        memcpy(&be, beta, size);
+    if (!herm && (t == CANON_S || t == CANON_C))
+        one.s[0] = 1;
+    else if (!herm)
+        one.d[0] = 1;
+    /* The two updates: C = alpha*op(A)*w(op(B))^T + beta*C, then
+     * C = alpha2*op(B)*w(op(A))^T + 1*C, w conjugating for her2k. */
+    const char ta = P.transposed ? (herm ? 'C' : 'T') : 'N';
+    const char tb = P.transposed ? 'N' : herm ? 'C' : 'T';
+    union scalar2k al2 = al;
+    if (herm && t == CANON_C)
+        al2.s[1] = -al2.s[1];
+    else if (herm)
+        al2.d[1] = -al2.d[1];
+    const struct canon_tri_update first = {t, upper, herm, n, k, ta, tb, &al, a, lda, b, ldb, &be};
+    const struct canon_tri_update second = {t,  upper, herm, n,   k,   ta, tb,
+                                            &al2, b,     ldb,  a, lda, &one};
+    if (canon_l3_tri_update(&first, c, ldc) == 0)
+        return canon_l3_tri_update(&second, c, ldc);
+    /* No workspace for the GEMM: the same two updates, one element's sum
+     * at a time on the gemv loops (the GEMM's order and AB step). */
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
-    _Alignas(64) union block2k s1, s2;
+    _Alignas(64) union block2k sums;
     const int64_t block = BLOCK_BYTES / (int64_t)size;
-    for (int64_t j = 0; j < n; j++) {
-        const int64_t lo = upper ? 0 : j, hi = upper ? j + 1 : n;
-        for (int64_t i0 = lo; i0 < hi; i0 += block) {
-            const int64_t nb = hi - i0 < block ? hi - i0 : block;
-            memset(&s1, 0, (size_t)nb * size);
-            /* syr2k: one sum, the A*B terms then the B*A terms; her2k: one
-             * sum for each */
-            term(kern, &P, a, lda, b, ldb, i0, nb, j, &s1);
-            if (herm)
-                memset(&s2, 0, (size_t)nb * size);
-            term(kern, &P, b, ldb, a, lda, i0, nb, j, herm ? &s2 : &s1);
-            for (int64_t e = 0; e < nb; e++) {
-                void *ce = at2(c, i0 + e, j, ldc, size);
-                if (!herm)
-                    canon_blas_ab(t, &al, beta, canon_blas_at(&s1, e, size), ce);
-                else if (t == CANON_C)
-                    her2k_out_c(al.s, *(const float *)beta, s1.s + 2 * e, s2.s + 2 * e, ce,
-                                i0 + e == j);
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t j = 0; j < n; j++) {
+            const int64_t lo = upper ? 0 : j, hi = upper ? j + 1 : n;
+            for (int64_t i0 = lo; i0 < hi; i0 += block) {
+                const int64_t nb = hi - i0 < block ? hi - i0 : block;
+                memset(&sums, 0, (size_t)nb * size);
+                if (pass == 0)
+                    term(kern, &P, a, lda, b, ldb, i0, nb, j, &sums);
                 else
-                    her2k_out_z(al.d, *(const double *)beta, s1.d + 2 * e, s2.d + 2 * e, ce,
-                                i0 + e == j);
+                    term(kern, &P, b, ldb, a, lda, i0, nb, j, &sums);
+                for (int64_t e = 0; e < nb; e++) {
+                    void *ce = at2(c, i0 + e, j, ldc, size);
+                    if (herm && i0 + e == j)
+                        imag_zero(t, ce);
+                    canon_blas_ab(t, pass ? (const void *)&al2 : &al, pass ? (const void *)&one
+                                                                         : &be,
+                                  canon_blas_at(&sums, e, size), ce);
+                    if (herm && i0 + e == j)
+                        imag_zero(t, ce);
+                }
             }
         }
-    }
     return 0;
 }
 

@@ -23,9 +23,8 @@
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
 
-#define MAXN 40
-#define MAXK 37
-#define LD 43
+#define MAXN 150
+#define LD 157
 #define ELEMS (LD * MAXN + 8)
 
 static double frand(unsigned *seed)
@@ -115,6 +114,27 @@ static cx opx(const struct prob *p, const double *x, int transposed, int i, int 
     return transposed && p->herm ? conjx(v) : v;
 }
 
+/* The contract's AB step (the GEMM's): beta == 0: CMUL(alpha, s), else
+ * CMUL(beta, c) + alpha*s by CMAC; real: alpha*s or fma(alpha, s, beta*c). */
+static cx ab(int cplx, cx al, cx be, cx s, cx c)
+{
+    cx r;
+    if (!cplx) {
+        r.re = be.re == 0 ? al.re * s.re : fma(al.re, s.re, be.re * c.re);
+        r.im = 0;
+    } else if (be.re == 0 && be.im == 0) {
+        r.re = fma(-al.im, s.im, al.re * s.re);
+        r.im = fma(al.im, s.re, al.re * s.im);
+    } else {
+        cx t = {fma(-be.im, c.im, be.re * c.re), fma(be.im, c.re, be.re * c.im)};
+        r = cmac(t, al, s);
+    }
+    return r;
+}
+
+/* Two GEMM updates of the triangle in turn: C = alpha*op(A)*w(op(B))^T +
+ * beta*C, then C = alpha2*op(B)*w(op(A))^T + 1*C; w conjugates and alpha2
+ * is conj(alpha) for her2k, whose diagonal is read and stored real. */
 static void ref(const struct prob *p0, const double *a, const double *b, double *c)
 {
     struct prob p = *p0;
@@ -127,50 +147,32 @@ static void ref(const struct prob *p0, const double *a, const double *b, double 
             p.alpha[1] = -p.alpha[1];
     }
     const int cplx = p.t == CANON_Z;
-    const cx al = {p.alpha[0], p.alpha[1]}, be = {p.beta, 0};
-    for (int j = 0; j < p.n; j++)
-        for (int i = u == 'U' ? 0 : j; i < (u == 'U' ? j + 1 : p.n); i++) {
-            double *ce = cplx ? c + 2 * (i + j * LD) : c + i + j * LD;
-            cx old = {ce[0], cplx ? ce[1] : 0};
-            cx s1 = {0, 0}, s2 = {0, 0}, r;
-            for (int q = 0; q < p.k; q++) {
-                cx y = opx(&p, b, transposed, j, q);
-                s1 = cmac(s1, opx(&p, a, transposed, i, q), p.herm ? conjx(y) : y);
-            }
-            for (int q = 0; q < p.k; q++) {
-                cx y = opx(&p, a, transposed, j, q);
-                cx *s = p.herm ? &s2 : &s1;
-                *s = cmac(*s, opx(&p, b, transposed, i, q), p.herm ? conjx(y) : y);
-            }
-            if (p.herm) { /* her2k: real beta, two sums, real diagonal */
-                if (p.beta == 0) {
-                    r.re = fma(-al.im, s1.im, al.re * s1.re);
-                    r.im = fma(al.im, s1.re, al.re * s1.im);
-                } else {
-                    cx t = {p.beta * old.re, i == j ? 0 : p.beta * old.im};
-                    r = cmac(t, al, s1);
+    const cx al = {p.alpha[0], p.alpha[1]};
+    const cx al2 = p.herm ? conjx(al) : al, be = {p.beta, 0}, one = {1, 0};
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < p.n; j++)
+            for (int i = u == 'U' ? 0 : j; i < (u == 'U' ? j + 1 : p.n); i++) {
+                const double *x = pass ? b : a, *y = pass ? a : b;
+                double *ce = cplx ? c + 2 * (i + j * LD) : c + i + j * LD;
+                cx old = {ce[0], cplx ? ce[1] : 0}, s = {0, 0};
+                if (p.herm && i == j)
+                    old.im = 0;
+                for (int q = 0; q < p.k; q++) {
+                    cx w = opx(&p, y, transposed, j, q);
+                    s = cmac(s, opx(&p, x, transposed, i, q), p.herm ? conjx(w) : w);
                 }
-                r = cmac(r, conjx(al), s2);
-                if (i == j)
-                    r.im = 0;
-            } else if (!cplx) {
-                r.re = p.beta == 0 ? al.re * s1.re : fma(al.re, s1.re, p.beta * old.re);
-            } else if (p.beta == 0) {
-                r.re = fma(-al.im, s1.im, al.re * s1.re);
-                r.im = fma(al.im, s1.re, al.re * s1.im);
-            } else {
-                cx t = {fma(-be.im, old.im, be.re * old.re), fma(be.im, old.re, be.re * old.im)};
-                r = cmac(t, al, s1);
+                cx r = ab(cplx, pass ? al2 : al, pass ? one : be, s, old);
+                ce[0] = r.re;
+                if (cplx)
+                    ce[1] = p.herm && i == j ? 0 : r.im;
             }
-            ce[0] = r.re;
-            if (cplx)
-                ce[1] = r.im;
-        }
 }
 
 /* ---- the grid --------------------------------------------------------- */
 
-static const int shapes[][2] = {{1, 1}, {3, 5}, {7, 1}, {16, 9}, {17, 33}, {40, 37}};
+/* Past 128 (the GEMM core's diagonal block) the off-diagonal blocks are
+ * GEMMs straight into C. */
+static const int shapes[][2] = {{1, 1}, {3, 5}, {7, 1}, {16, 9}, {17, 33}, {40, 37}, {150, 9}};
 static const double alphas[][2] = {{1, 0}, {-0.75, 0.5}};
 static const double betas[] = {0, 1, -1.25};
 
