@@ -162,9 +162,10 @@ const char *canon_isa(void);
  * AVX2 + FMA) performs exactly these operations, and every output element
  * is computed whole on one thread (?gemv may split its outputs among
  * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum,
- * and ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
- * which split C as the GEMM does; every other routine runs on the calling
- * thread only), so neither the ISA nor the thread count can change a
+ * ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
+ * which split C as the GEMM does, and ?trmm and most ?trsm cases run each
+ * element's chain partly as a GEMM that continues it, in the same order;
+ * every other routine runs on the calling thread only), so neither the ISA nor the thread count can change a
  * bit. (AVX-512 too: the paths are scalar, AVX2 + FMA and AVX-512.) A result that
  * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed
  * when several NaNs meet.

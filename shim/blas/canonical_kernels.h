@@ -92,6 +92,15 @@ extern const struct canon_isa_kernels canon_avx512_kernels;
  * thread-safe against running calls; for tests only. */
 void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc, int64_t b_budget);
 
+/* The GEMM's sums continued from given ones (canonical_gemm.c): for the
+ * column-major m x n S (ld lds), S_ij = the contract's sum over p of
+ * op(A)_ip*op(B)_pj started from S_ij instead of +0, stored raw (no
+ * alpha or beta), in any type; k == 0 leaves S as it is. The level-3
+ * drivers use it to run one element's chain through several calls.
+ * Returns as canon_sgemm. */
+int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                   const void *a, int64_t lda, const void *b, int64_t ldb, void *s, int64_t lds);
+
 /* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
                     int flags, void *dst);
@@ -280,6 +289,30 @@ int canon_l3_tri_update(const struct canon_tri_update *u, void *c, int64_t ldc);
 int canon_l3_symm_gemm(enum canon_type t, int left, int lower, int64_t m, int64_t n,
                        const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                        const void *beta, void *c, int64_t ldc);
+
+/* Column dots: for every j < cols, for p = 0 .. cnt-1 in order:
+ * s_j = CMAC(s_j, M_pj, x_p), x as how says (canonical_l3.c). */
+void canon_blas_dots(const struct canon_blas_kern *kern, enum canon_type t, int64_t cnt,
+                     int64_t cols, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                     int how, void *s);
+
+/* Whether syrk, syr2k, her2k, symm, trmm and trsm may run on the GEMM
+ * core (default 1); 0 makes them run their sequential kernels, so tests
+ * can compare the two. Not thread-safe against running calls; for tests
+ * only. */
+void canon_l3_use_gemm(int on);
+int canon_l3_gemm_on(void);
+
+struct canon_blas_tri;
+/* trmm (solve = 0) or trsm (1) on the canonical GEMM core
+ * (canonical_l3_tri.c), column-major after trm_args, alpha != 0, in the
+ * contract's order. Returns 0 when done, 1 for a case it does not cover,
+ * -2 when workspace cannot be allocated; for 1 and for -2 before any
+ * block (the usual case) B is untouched and the caller runs its own
+ * kernel, with the same bits. */
+int canon_l3_tri_gemm(enum canon_type t, int solve, char side, const struct canon_blas_tri *tri,
+                      int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
+                      void *b, int64_t ldb);
 
 /* Upper-cases a BLAS character argument (the BLAS accepts either case). */
 static inline char canon_blas_upper(char c)

@@ -81,9 +81,10 @@ static void load_x(enum canon_type t, int64_t cnt, const void *x, int64_t incx, 
 
 /* Column sweep: for p = 0 .. cnt-1 in order, for every i < rows:
  * s_i = CMAC(s_i, M_ip, x_p), M column-major (ldm), x as how says. */
-/* Declared in canonical_kernels.h (syr2k and her2k use it too); here
- * under its short name. */
+/* Declared in canonical_kernels.h (the rank-2k and GEMM-core drivers use
+ * them too); here under their short names. */
 #define sweep canon_blas_sweep
+#define dots canon_blas_dots
 
 void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
                       int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx,
@@ -105,9 +106,9 @@ void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int
 
 /* Column dots: for every j < cols, for p = 0 .. cnt-1 in order:
  * s_j = CMAC(s_j, M_pj, x_p). For real types M_pj*x_p is x_p*M_pj. */
-static void dots(const struct canon_blas_kern *kern, enum canon_type t, int64_t cnt,
-                 int64_t cols, const void *mat, int64_t ldm, const void *x, int64_t incx, int how,
-                 void *s)
+void canon_blas_dots(const struct canon_blas_kern *kern, enum canon_type t, int64_t cnt,
+                     int64_t cols, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                     int how, void *s)
 {
     const size_t size = canon_blas_size(t);
     if (!how) {
@@ -372,6 +373,10 @@ static int trmm(enum canon_type t, char order, char side, char uplo, char transa
         zero_matrix(m, n, b, ldb, size);
         return 0;
     }
+    /* On the GEMM core where it covers the case (canonical_l3_tri.c);
+     * below, the same sums one row or column at a time. */
+    if (canon_l3_tri_gemm(t, 0, sd, &tri, m, n, alpha, a, lda, b, ldb) == 0)
+        return 0;
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
     const int64_t ri = canon_blas_tri_ri(&tri, lda), rj = canon_blas_tri_rj(&tri, lda);
     const int64_t block = BLOCK_BYTES / (int64_t)size;
@@ -481,6 +486,8 @@ static int trsm(enum canon_type t, char order, char side, char uplo, char transa
         zero_matrix(m, n, b, ldb, size);
         return 0;
     }
+    if (canon_l3_tri_gemm(t, 1, sd, &tri, m, n, alpha, a, lda, b, ldb) == 0)
+        return 0;
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
     const int64_t ri = canon_blas_tri_ri(&tri, lda), rj = canon_blas_tri_rj(&tri, lda);
     const int one = canon_blas_is_one(t, alpha);

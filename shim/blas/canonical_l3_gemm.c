@@ -16,6 +16,7 @@
  * (nothing written); the caller then runs its sequential kernel, which
  * gives the same bits.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,18 @@
  * time by symm. */
 #define DIAG_NB 128
 #define SYMM_NB 256
+
+static atomic_int use_gemm = 1;
+
+void canon_l3_use_gemm(int on)
+{
+    atomic_store(&use_gemm, on != 0);
+}
+
+int canon_l3_gemm_on(void)
+{
+    return atomic_load(&use_gemm);
+}
 
 /* C = alpha*op(A)*op(B) + beta*C, column-major, on any type. */
 static int gemm(enum canon_type t, char ta, char tb, int64_t m, int64_t n, int64_t k,
@@ -83,6 +96,8 @@ int canon_l3_tri_update(const struct canon_tri_update *u, void *c, int64_t ldc)
     const size_t size = canon_blas_size(t);
     const int64_t n = u->n;
     const int64_t nb0 = n < DIAG_NB ? n : DIAG_NB;
+    if (!canon_l3_gemm_on())
+        return -2;
     void *w = malloc((size_t)(nb0 * nb0) * size);
     if (!w)
         return -2;
@@ -137,6 +152,8 @@ int canon_l3_symm_gemm(enum canon_type t, int left, int lower, int64_t m, int64_
     const size_t size = canon_blas_size(t);
     const int64_t dim = left ? m : n; /* A is dim x dim */
     const int64_t nb0 = dim < SYMM_NB ? dim : SYMM_NB;
+    if (!canon_l3_gemm_on())
+        return -2;
     void *w = malloc((size_t)(nb0 * dim) * size);
     if (!w)
         return -2;

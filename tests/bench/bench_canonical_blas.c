@@ -18,7 +18,8 @@
  * and dsymm run on the GEMM core, dtrmm on its sequential kernel. trmm
  * rewrites B in place, so its repetitions multiply B by the triangle
  * again; alpha = 0.18 keeps the entries of about the same size over the
- * repetitions (far from overflow and from subnormals).
+ * repetitions (far from overflow and from subnormals), as alpha = 3
+ * does for trsm against A's diagonal of 4.
  * Usage: bench_canonical_blas [repetitions]   (default 20)
  */
 #include <stdint.h>
@@ -42,6 +43,8 @@ void cblas_dsyr2k(int order, int uplo, int trans, int n, int k, double alpha, co
 void cblas_dsymm(int order, int side, int uplo, int m, int n, double alpha, const double *a,
                  int lda, const double *b, int ldb, double beta, double *c, int ldc);
 void cblas_dtrmm(int order, int side, int uplo, int trans, int diag, int m, int n, double alpha,
+                 const double *a, int lda, double *b, int ldb);
+void cblas_dtrsm(int order, int side, int uplo, int trans, int diag, int m, int n, double alpha,
                  const double *a, int lda, double *b, int ldb);
 enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, UPPER = 121, LOWER = 122, LEFT = 141,
        NON_UNIT = 131 };
@@ -177,6 +180,16 @@ static void vendor_dtrmm_1(void)
     cblas_dtrmm(COL_MAJOR, LEFT, UPPER, NO_TRANS, NON_UNIT, L3_N, L3_N, 0.18, da, L3_N, dc, L3_N);
 }
 
+static void canon_dtrsm_1(void)
+{
+    canon_dtrsm('C', 'L', 'L', 'N', 'N', L3_N, L3_N, 3.0, da, L3_N, dc, L3_N);
+}
+
+static void vendor_dtrsm_1(void)
+{
+    cblas_dtrsm(COL_MAJOR, LEFT, LOWER, NO_TRANS, NON_UNIT, L3_N, L3_N, 3.0, da, L3_N, dc, L3_N);
+}
+
 static void canon_sgemv_n(void)
 {
     canon_sgemv('C', 'N', GEMV_N, GEMV_N, 1.0f, sa, GEMV_N, sv, 1, 0.0f, sw, 1);
@@ -229,6 +242,7 @@ int main(int argc, char **argv)
         {"dsyr2k 1024", "GFLOP/s", 2.0 * L3_N * L3_N * L3_N, canon_dsyr2k_1, vendor_dsyr2k_1},
         {"dsymm 1024", "GFLOP/s", 2.0 * L3_N * L3_N * L3_N, canon_dsymm_1, vendor_dsymm_1},
         {"dtrmm 1024", "GFLOP/s", 1.0 * L3_N * L3_N * L3_N, canon_dtrmm_1, vendor_dtrmm_1},
+        {"dtrsm 1024", "GFLOP/s", 1.0 * L3_N * L3_N * L3_N, canon_dtrsm_1, vendor_dtrsm_1},
     };
     sx = alloc(DOT_N * sizeof *sx);
     sy = alloc(DOT_N * sizeof *sy);
@@ -244,6 +258,8 @@ int main(int argc, char **argv)
         db[i] = (double)(i % 991) * 1e-3 - 0.5;
         dc[i] = (double)(i % 983) * 1e-3 - 0.5;
     }
+    for (size_t i = 0; i < L3_N; i++) /* trsm: a well-conditioned triangle */
+        da[i + i * L3_N] = 4.0;
     sw = alloc(GEMV_N * sizeof *sw);
     srand(1);
     for (int i = 0; i < DOT_N; i++) {

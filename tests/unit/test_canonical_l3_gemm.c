@@ -5,8 +5,11 @@
  * blocks (diagonal blocks of 128, symm's row blocks of 256), where the
  * off-diagonal blocks go straight into C, in every type, on every ISA
  * path this CPU has and at 1 and 3 threads; the other triangle of C
- * must be untouched. (test_canonical_blas.c checks both against the
- * contract's slow reference at small shapes, both layouts.)
+ * must be untouched. trmm, trsm, syr2k and her2k on the GEMM core give
+ * the bits of their sequential kernels (canon_l3_use_gemm(0)), at shapes
+ * of several blocks, every side, uplo, trans and diag, both layouts.
+ * (test_canonical_blas.c and test_canonical_rank2k.c check the sequential
+ * kernels against the contract's slow reference.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,7 +108,7 @@ static void *el(void *x, int t, int64_t i, int64_t j)
     return (char *)x + (size_t)(i + j * LD) * tsize[t];
 }
 
-static unsigned char *A, *B, *C0, *C, *W, *S;
+static void *A, *B, *C0, *C, *W, *S;
 
 /* The paths and thread counts, each running fn(t). */
 static void everywhere(void (*fn)(int t))
@@ -204,6 +207,122 @@ static void test_symm_is_the_gemm_of_the_full_matrix(void **state)
     everywhere(symm_is_gemm);
 }
 
+/* One call of trmm or trsm (op 0, 1), syr2k (2) or her2k (3) in type t on
+ * A, B (or C) of LD; the character arguments from ch. */
+static int tri_call(int op, int t, const char *ch, int64_t m, int64_t n, const void *al,
+                    const void *be)
+{
+    const char o = ch[0], side = ch[1], uplo = ch[2], tr = ch[3], diag = ch[4];
+    const float *af = al;
+    const double *ad = al;
+    if (op >= 2) {
+        const int herm = op == 3;
+        switch (t) {
+        case CANON_S:
+            return canon_ssyr2k(o, uplo, tr, n, m, af[0], A, LD, B, LD, *(const float *)be, C, LD);
+        case CANON_D:
+            return canon_dsyr2k(o, uplo, tr, n, m, ad[0], A, LD, B, LD, *(const double *)be, C,
+                                LD);
+        case CANON_C:
+            return herm ? canon_cher2k(o, uplo, tr, n, m, al, A, LD, B, LD, *(const float *)be, C,
+                                       LD)
+                        : canon_csyr2k(o, uplo, tr, n, m, al, A, LD, B, LD, be, C, LD);
+        default:
+            return herm ? canon_zher2k(o, uplo, tr, n, m, al, A, LD, B, LD, *(const double *)be,
+                                       C, LD)
+                        : canon_zsyr2k(o, uplo, tr, n, m, al, A, LD, B, LD, be, C, LD);
+        }
+    }
+    switch (t * 2 + op) {
+    case 0: return canon_strmm(o, side, uplo, tr, diag, m, n, af[0], A, LD, C, LD);
+    case 1: return canon_strsm(o, side, uplo, tr, diag, m, n, af[0], A, LD, C, LD);
+    case 2: return canon_dtrmm(o, side, uplo, tr, diag, m, n, ad[0], A, LD, C, LD);
+    case 3: return canon_dtrsm(o, side, uplo, tr, diag, m, n, ad[0], A, LD, C, LD);
+    case 4: return canon_ctrmm(o, side, uplo, tr, diag, m, n, al, A, LD, C, LD);
+    case 5: return canon_ctrsm(o, side, uplo, tr, diag, m, n, al, A, LD, C, LD);
+    case 6: return canon_ztrmm(o, side, uplo, tr, diag, m, n, al, A, LD, C, LD);
+    default: return canon_ztrsm(o, side, uplo, tr, diag, m, n, al, A, LD, C, LD);
+    }
+}
+
+/* A well-conditioned triangle for trsm: a dominant diagonal. */
+static void dominant(int t, void *a)
+{
+    for (int64_t i = 0; i < MAXN; i++) {
+        if (t == CANON_S || t == CANON_C)
+            ((float *)a)[(t == CANON_C ? 2 : 1) * (i + i * LD)] = 4.0f;
+        else
+            ((double *)a)[(t == CANON_Z ? 2 : 1) * (i + i * LD)] = 4.0;
+    }
+}
+
+static void core_is_sequential(int t)
+{
+    unsigned char al[16], be[16];
+    static const int64_t shapes[][2] = {{150, 131}, {131, 150}};
+    for (int op = 0; op < 4; op++) {
+        if (op == 3 && t < CANON_C)
+            continue;
+        for (size_t s = 0; s < 2; s++)
+            for (int combo = 0; combo < 32; combo++) {
+                /* order, side, uplo, trans, diag */
+                const char trs = op == 3 ? "NC"[(combo >> 3) & 1]
+                                 : op == 2 && t >= CANON_C ? "NT"[(combo >> 3) & 1]
+                                                           : "NTC"[(combo >> 3) % 3];
+                const char ch[5] = {"CR"[combo & 1], "LR"[(combo >> 1) & 1],
+                                    "UL"[(combo >> 2) & 1], trs, "NU"[(combo >> 4) & 1]};
+                if (op >= 2 && (combo & 2))
+                    continue; /* no side */
+                const int64_t m = shapes[s][0], n = shapes[s][1];
+                scalars(t, 0, al, be);
+                if ((combo + (int)s) % 3 == 0) /* alpha == 1 too */
+                    scalars(t, 1, al, be), memcpy(al, (t == CANON_S || t == CANON_C)
+                                                          ? (const void *)(const float[2]){1, 0}
+                                                          : (const void *)(const double[2]){1, 0},
+                                                  tsize[t]);
+                if (op == 3) { /* her2k: alpha complex, beta real */
+                    memcpy(be, (t == CANON_C) ? (const void *)(const float[1]){-1.25f}
+                                              : (const void *)(const double[1]){-1.25},
+                           tsize[t] / 2);
+                }
+                fill(t, A, ELEMS, 31 + (unsigned)combo);
+                fill(t, B, ELEMS, 32);
+                fill(t, C0, ELEMS, 33);
+                dominant(t, A);
+                memcpy(C, C0, ELEMS * tsize[t]);
+                canon_l3_use_gemm(1);
+                assert_int_equal(tri_call(op, t, ch, m, n, al, be), 0);
+                memcpy(W, C, ELEMS * tsize[t]);
+                memcpy(C, C0, ELEMS * tsize[t]);
+                canon_l3_use_gemm(0);
+                assert_int_equal(tri_call(op, t, ch, m, n, al, be), 0);
+                canon_l3_use_gemm(1);
+                if (memcmp(C, W, ELEMS * tsize[t]) != 0)
+                    fail_msg("type %d %s %.5s m=%lld n=%lld [%s]: the GEMM core's bits differ "
+                             "from the sequential kernel's",
+                             t, (const char *[]){"trmm", "trsm", "syr2k", "her2k"}[op], ch,
+                             (long long)m, (long long)n, canon_isa());
+            }
+    }
+}
+
+static void test_trmm_trsm_rank2k_on_the_core_give_the_sequential_bits(void **state)
+{
+    (void)state;
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    for (size_t i = 0; i < 3; i++) {
+        if (canon_set_isa(isas[i]) != 0 || canon_blas_set_isa(isas[i]) != 0)
+            continue;
+        canon_set_threads(2);
+        /* the scalar path is slow: one type there */
+        for (int t = i == 0 ? CANON_D : 0; t < (i == 0 ? CANON_D + 1 : CANON_NTYPES); t++)
+            core_is_sequential(t);
+    }
+    canon_set_threads(1);
+    assert_int_equal(canon_set_isa(NULL), 0);
+    assert_int_equal(canon_blas_set_isa(NULL), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -224,6 +343,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_syrk_is_the_gemm_on_its_triangle),
         cmocka_unit_test(test_symm_is_the_gemm_of_the_full_matrix),
+        cmocka_unit_test(test_trmm_trsm_rank2k_on_the_core_give_the_sequential_bits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
