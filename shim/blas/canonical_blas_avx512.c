@@ -324,7 +324,7 @@ AVX512 static void d_ger_col(int64_t m, const void *x, int64_t incx, int conj, c
         k.gemv_n = p##gemv_n, k.ger_col = p##ger_col;                                              \
     } while (0)
 
-static struct canon_blas_isa table;
+static struct canon_blas_isa table, table_auto;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static void build_table(void)
@@ -333,10 +333,20 @@ static void build_table(void)
     table.name = "avx512";
     REAL_KERNELS(table.t[CANON_S], s_, NULL, NULL);
     REAL_KERNELS(table.t[CANON_D], d_, d_dot_lanes, d_asum_lanes);
+    /* The automatic choice keeps AVX2's single-thread ddot loop: in L1
+     * it measured 5-7% faster here (docs/benchmarks.md). */
+    table_auto = table;
+    table_auto.t[CANON_D].dot = canon_blas_avx2_kernels.t[CANON_D].dot;
 }
 
 const struct canon_blas_isa *canon_blas_avx512_kernels(void)
 {
     pthread_once(&table_once, build_table);
     return &table;
+}
+
+const struct canon_blas_isa *canon_blas_avx512_auto_kernels(void)
+{
+    pthread_once(&table_once, build_table);
+    return &table_auto;
 }

@@ -53,8 +53,10 @@ int canon_isa_auto(enum canon_isa_family family)
 {
     /* Measured on AMD EPYC (Zen 5, docs/benchmarks.md): AVX-512 is the
      * faster GEMM by 1.2-2.5x and as fast or faster for the level-1/2
-     * loops (ddot within this machine's noise), so both families take the
-     * best path; a family that measured slower would return AVX2 here. */
+     * loops, so both families take the best path; the one loop that
+     * measured slower (ddot) is kept from AVX2 inside the automatic
+     * AVX-512 table (canonical_blas_avx512.c). A family that measured
+     * slower as a whole would return AVX2 here. */
     (void)family;
     return canon_isa_best();
 }

@@ -221,8 +221,11 @@ struct canon_blas_isa {
 
 extern const struct canon_blas_isa canon_blas_scalar_kernels;
 extern const struct canon_blas_isa canon_blas_avx2_kernels;
-/* Built on first use from the AVX2 table (canonical_blas_avx512.c). */
+/* Built on first use from the AVX2 table (canonical_blas_avx512.c); the
+ * _auto table is the one "auto" picks: the same, with the loops that
+ * measured faster on AVX2 taken from there (same bits either way). */
 const struct canon_blas_isa *canon_blas_avx512_kernels(void);
+const struct canon_blas_isa *canon_blas_avx512_auto_kernels(void);
 
 /* The table in use (canonical_l1.c), chosen by canon_blas_set_isa. */
 const struct canon_blas_isa *canon_blas_kernels(void);
