@@ -393,6 +393,8 @@ GER_CANON = '{fn}({order}, {m}, {n}, {alpha}, {x}, {incx}, {y}, {incy}, {a}, {ld
 DOT_CANON = '{fn}({n}, {x}, {incx}, {y}, {incy}, {result})'
 REDUCE_CANON = '{fn}({n}, {x}, {incx}, {result})'
 SCAL_CANON = '{fn}({n}, {alpha}, {x}, {incx})'
+RANK2K_CANON = ('{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {b}, {ldb}, '
+                '{beta}, {c}, {ldc})')
 TRV_CANON = '{fn}({order}, {uplo}, {trans}, {diag}, {n}, {a}, {lda}, {x}, {incx})'
 TRM_CANON = ('{fn}({order}, {side}, {uplo}, {transa}, {diag}, {m}, {n}, {alpha}, {a}, {lda}, '
              '{b}, {ldb})')
@@ -411,6 +413,7 @@ CANONICAL = {
     'symm': '{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
             '{c}, {ldc})',
     'trmm': TRM_CANON, 'trsm': TRM_CANON,
+    'syr2k': RANK2K_CANON, 'her2k': RANK2K_CANON,
 }
 
 

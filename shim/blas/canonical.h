@@ -75,13 +75,20 @@ enum canon_type { CANON_S, CANON_D, CANON_C, CANON_Z, CANON_NTYPES };
 
 /* The instruction-set paths both kernel families have (canonical_isa.c):
  * each keeps one kernel table per path, indexed by this. */
-enum canon_isa_path { CANON_ISA_SCALAR, CANON_ISA_AVX2, CANON_ISA_NPATHS };
-/* The best path the CPU can run. */
+enum canon_isa_path { CANON_ISA_SCALAR, CANON_ISA_AVX2, CANON_ISA_AVX512, CANON_ISA_NPATHS };
+/* The two kernel families, which may choose their automatic paths apart. */
+enum canon_isa_family { CANON_FAMILY_GEMM, CANON_FAMILY_BLAS };
+/* The best path the CPU can run (AVX-512 only with the OS's zmm state). */
 int canon_isa_best(void);
-/* The path a name asks for: "scalar", "avx2", or NULL / "auto" for the
- * best; -1 when the name is unknown, the CPU lacks the instructions, or
- * this build has no kernel for them ("avx512"). */
-int canon_isa_parse(const char *isa);
+/* Whether the CPU and OS can run the AVX-512 kernels. */
+int canon_cpu_has_avx512(void);
+/* The path "auto" gives a family: the fastest this CPU can run, as
+ * measured (docs/benchmarks.md); never one it cannot. */
+int canon_isa_auto(enum canon_isa_family family);
+/* The path a name asks for: "scalar", "avx2", "avx512", or NULL / "auto"
+ * for canon_isa_auto(family); -1 when the name is unknown or the CPU
+ * lacks the instructions. */
+int canon_isa_parse(const char *isa, enum canon_isa_family family);
 
 /* C = alpha*op(A)*op(B) + beta*C in the contract's order. order: 'R'
  * (row-major, as cblas CblasRowMajor) or 'C' (column-major, as Fortran);
@@ -124,10 +131,11 @@ void canon_set_threads(int n);
 int canon_threads(void);
 
 /* The instruction-set path: "scalar" (plain C with fma(), any x86-64),
- * "avx2" (AVX2 + FMA) or "avx512" (AVX-512F). NULL or "auto" picks the
- * best the CPU has, which is also the default. Returns 0, or -1 when the
- * name is unknown, the CPU lacks the instructions, or this build has no
- * kernel for them (the path is then unchanged). Changes no result bit. */
+ * "avx2" (AVX2 + FMA) or "avx512" (AVX-512F/DQ/VL/BW with the OS's zmm
+ * state). NULL or "auto" picks canon_isa_auto(CANON_FAMILY_GEMM), which
+ * is also the default. Returns 0, or -1 when the name is unknown or the
+ * CPU lacks the instructions (the path is then unchanged). Changes no
+ * result bit. */
 int canon_set_isa(const char *isa);
 /* The path in use: "scalar", "avx2" or "avx512". */
 const char *canon_isa(void);
@@ -153,9 +161,12 @@ const char *canon_isa(void);
  * reassociated. Negation and |x| are exact. Every path (scalar with fma(),
  * AVX2 + FMA) performs exactly these operations, and every output element
  * is computed whole on one thread (?gemv may split its outputs among
- * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum;
- * every other routine runs on the calling thread only), so neither the
- * ISA nor the thread count can change a bit. A result that
+ * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum,
+ * ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
+ * which split C as the GEMM does, and ?trmm and most ?trsm cases run each
+ * element's chain partly as a GEMM that continues it, in the same order;
+ * every other routine runs on the calling thread only), so neither the ISA nor the thread count can change a
+ * bit. (AVX-512 too: the paths are scalar, AVX2 + FMA and AVX-512.) A result that
  * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed
  * when several NaNs meet.
  *
@@ -384,6 +395,48 @@ int canon_csyrk(char order, char uplo, char trans, int64_t n, int64_t k, const v
                 const void *a, int64_t lda, const void *beta, void *c, int64_t ldc);
 int canon_zsyrk(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                 const void *a, int64_t lda, const void *beta, void *c, int64_t ldc);
+
+/* Rank-2k updates on the uplo triangle of the n x n C (the other
+ * triangle is neither read nor written). trans 'N': op(X) = X, n x k;
+ * syr2k 'T' (and 'C' for real types): op(X) = X^T, X k x n; her2k 'C':
+ * op(X) = X^H. syr2k: C = alpha*op(A)*op(B)^T + alpha*op(B)*op(A)^T +
+ * beta*C; her2k: C = alpha*op(A)*op(B)^H + conj(alpha)*op(B)*op(A)^H +
+ * beta*C, beta real, C Hermitian. The order is TWO GEMM UPDATES of the
+ * triangle in turn, each by the ?gemm contract above (its sum, in
+ * increasing p, and its alpha/beta step):
+ *   1. C_ij = GEMM(alpha, op(A), w(op(B))^T, beta) on C_ij:
+ *      s = SEQ over p of CMAC(s, op(A)_ip, w(op(B)_jp)), then AB with beta
+ *      (her2k: as the complex (beta, 0));
+ *   2. C_ij = GEMM(alpha2, op(B), w(op(A))^T, 1) on the result:
+ *      s = SEQ over p of CMAC(s, op(B)_ip, w(op(A)_jp)), then AB with 1,
+ * where w is conj for her2k (identity for syr2k) and alpha2 is conj(alpha)
+ * for her2k (alpha for syr2k). her2k reads a diagonal element's imaginary
+ * part as 0 and stores it as +0 after each update (as the reference BLAS,
+ * C_ii is real). alpha == 0 or k == 0: syr2k the alpha == 0 rule; her2k
+ * c = beta*c per part, diagonal real, beta == 0 stores zero. Quick return:
+ * n == 0, or (alpha == 0 or k == 0) and beta == 1. Rejects k < 0, lda or
+ * ldb < max(1, rows of A or B), ldc < max(1, n), syr2k 'C' for complex
+ * types, her2k 'T'. 'R' order: column-major with uplo flipped and trans
+ * 'N' <-> 'T' (syr2k; real 'C' -> 'N') or 'N' <-> 'C' (her2k, which also
+ * takes conj(alpha)), as CBLAS defines them. */
+int canon_ssyr2k(char order, char uplo, char trans, int64_t n, int64_t k, float alpha,
+                 const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                 int64_t ldc);
+int canon_dsyr2k(char order, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                 const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                 double *c, int64_t ldc);
+int canon_csyr2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
+                 void *c, int64_t ldc);
+int canon_zsyr2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
+                 void *c, int64_t ldc);
+int canon_cher2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, float beta, void *c,
+                 int64_t ldc);
+int canon_zher2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                 int64_t ldc);
 
 /* C = alpha*A*B + beta*C (side 'L', A m x m) or alpha*B*A + beta*C (side
  * 'R', A n x n); C and B m x n; A symmetric (not Hermitian), read from its

@@ -55,13 +55,14 @@ int canon_threads(void)
 static const struct canon_isa_kernels *const paths[CANON_ISA_NPATHS] = {
     [CANON_ISA_SCALAR] = &canon_scalar_kernels,
     [CANON_ISA_AVX2] = &canon_avx2_kernels,
+    [CANON_ISA_AVX512] = &canon_avx512_kernels,
 };
 
 static const struct canon_isa_kernels *isa_current(void)
 {
     const struct canon_isa_kernels *k = atomic_load(&active);
     if (!k) {
-        k = paths[canon_isa_best()];
+        k = paths[canon_isa_auto(CANON_FAMILY_GEMM)];
         atomic_store(&active, k);
     }
     return k;
@@ -69,7 +70,7 @@ static const struct canon_isa_kernels *isa_current(void)
 
 int canon_set_isa(const char *isa)
 {
-    int p = canon_isa_parse(isa);
+    int p = canon_isa_parse(isa, CANON_FAMILY_GEMM);
     if (p < 0)
         return -1;
     atomic_store(&active, paths[p]);
@@ -108,6 +109,7 @@ struct job {
     int64_t mc, kc, nc; /* effective blocking: multiples of mr, -, nr */
     int b_once;         /* B panels packed once for all of K (else per slice) */
     int split_n;        /* parts take column ranges (else row ranges) */
+    int acc;            /* C holds starting sums and gets the raw sums back */
     int64_t units;      /* register tiles along the split dimension */
 };
 
@@ -143,6 +145,23 @@ static size_t ws_bytes(const struct job *J)
     if (J->k > J->kc)
         bytes += (size_t)(J->mc * J->nc) * es;
     return bytes;
+}
+
+/* Moves the top-left rows x cols of a tile (row stride nr) from C (in =
+ * 1, the rest of the tile zeroed) or to C. Copies only: exact. */
+static void tile_io(const struct canon_kernel *K, int64_t rows, int64_t cols, unsigned char *tile,
+                    char *c, int64_t ldc, int in)
+{
+    const size_t es = K->elem, row = (size_t)K->nr * es;
+    if (in && (rows < K->mr || cols < K->nr))
+        memset(tile, 0, (size_t)K->mr * row);
+    for (int64_t i = 0; i < rows; i++) {
+        char *ci = c + i * ldc * (int64_t)es;
+        if (in)
+            memcpy(tile + i * row, ci, (size_t)cols * es);
+        else
+            memcpy(ci, tile + i * row, (size_t)cols * es);
+    }
 }
 
 /* C[i0 .. i0+m) x [j0 .. j0+n) of the job, on one thread. */
@@ -183,13 +202,20 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                         const int64_t rows = min64(mr, mb - is * mr);
                         char *wt = w + (size_t)(js * mstrips + is) * tile_bytes;
                         const void *acc = first ? NULL : wt;
+                        char *ct = J->c + ((i0 + ic + is * mr) * J->ldc + j0 + jc + js * nr) *
+                                              (int64_t)es;
+                        if (first && J->acc) { /* the sums start from C */
+                            tile_io(K, rows, cols, edge, ct, J->ldc, 1);
+                            acc = edge;
+                        }
                         if (!last) {
                             K->tile(kb, as, bs, acc, wt);
                             continue;
                         }
-                        char *ct = J->c + ((i0 + ic + is * mr) * J->ldc + j0 + jc + js * nr) *
-                                              (int64_t)es;
-                        if (rows == mr && cols == nr) {
+                        if (J->acc) {
+                            K->tile(kb, as, bs, acc, edge);
+                            tile_io(K, rows, cols, edge, ct, J->ldc, 0);
+                        } else if (rows == mr && cols == nr) {
                             K->tile_c(kb, as, bs, acc, ct, J->ldc, J->alpha, J->beta);
                         } else {
                             K->tile(kb, as, bs, acc, edge);
@@ -302,7 +328,7 @@ static int is_trans(char ch)
 
 static int gemm(enum canon_type t, char order, char transa, char transb, int64_t m, int64_t n,
                 int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
-                int64_t ldb, const void *beta, void *c, int64_t ldc)
+                int64_t ldb, const void *beta, void *c, int64_t ldc, int acc)
 {
     order = upper(order), transa = upper(transa), transb = upper(transb);
     if ((order != 'R' && order != 'C') || !is_trans(transa) || !is_trans(transb) || m < 0 ||
@@ -317,10 +343,10 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     if (lda < (a_run > 1 ? a_run : 1) || ldb < (b_run > 1 ? b_run : 1) ||
         ldc < (c_run > 1 ? c_run : 1))
         return -1;
-    if (m == 0 || n == 0)
+    if (m == 0 || n == 0 || (acc && k == 0))
         return 0;
 
-    if (scalar_class(t, alpha) == 1 || k == 0) {
+    if (!acc && (scalar_class(t, alpha) == 1 || k == 0)) {
         if (scalar_class(t, beta) != 2)
             scale_c(t, col ? n : m, col ? m : n, beta, c, ldc);
         return 0;
@@ -332,6 +358,7 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     const struct canon_isa_kernels *isa = isa_current();
     struct job J = {
         .kern = &isa->k[t], .k = k, .c = c, .ldc = ldc, .alpha = alpha, .beta = beta,
+        .acc = acc,
     };
     const int conja = transa == 'C' ? CANON_CONJ : 0, conjb = transb == 'C' ? CANON_CONJ : 0;
     if (!col) {
@@ -372,26 +399,37 @@ int canon_sgemm(char order, char transa, char transb, int64_t m, int64_t n, int6
                 float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                 float beta, float *c, int64_t ldc)
 {
-    return gemm(CANON_S, order, transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return gemm(CANON_S, order, transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc,
+                0);
 }
 
 int canon_dgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
                 double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
                 double beta, double *c, int64_t ldc)
 {
-    return gemm(CANON_D, order, transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return gemm(CANON_D, order, transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc,
+                0);
 }
 
 int canon_cgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
                 const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                 const void *beta, void *c, int64_t ldc)
 {
-    return gemm(CANON_C, order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return gemm(CANON_C, order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                0);
 }
 
 int canon_zgemm(char order, char transa, char transb, int64_t m, int64_t n, int64_t k,
                 const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                 const void *beta, void *c, int64_t ldc)
 {
-    return gemm(CANON_Z, order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return gemm(CANON_Z, order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                0);
+}
+
+int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                   const void *a, int64_t lda, const void *b, int64_t ldb, void *s, int64_t lds)
+{
+    static const double one[2] = {1, 0};
+    return gemm(t, 'C', transa, transb, m, n, k, one, a, lda, b, ldb, one, s, lds, 1);
 }

@@ -3,7 +3,15 @@
  * canonical_l1.c): which paths this build has, which the CPU can run, and
  * what a DETSHIM_ISA name means. Each family keeps its own table per path
  * and its own setter, so each can be tested alone.
+ *
+ * AVX-512 needs the instructions (AVX-512F, and DQ/VL/BW which the
+ * kernels' compiler may use) and an OS that saves the zmm state: XCR0
+ * must enable the SSE, AVX, opmask and both zmm halves (bits 1, 2, 5, 6
+ * and 7). The automatic choice is per family, by measurement
+ * (docs/benchmarks.md): every path gives the same bits, so it is only a
+ * matter of speed.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "blas/canonical.h"
@@ -14,18 +22,54 @@ static int cpu_has_avx2(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-int canon_isa_best(void)
+/* XCR0 through xgetbv, only where CPUID says the OS enabled XSAVE. */
+static uint64_t xcr0(void)
 {
-    return cpu_has_avx2() ? CANON_ISA_AVX2 : CANON_ISA_SCALAR;
+    uint32_t a, b, c, d;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    if (!(c & (1u << 27))) /* OSXSAVE */
+        return 0;
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (uint64_t)hi << 32 | lo;
 }
 
-int canon_isa_parse(const char *isa)
+int canon_cpu_has_avx512(void)
+{
+    const uint64_t state = (1u << 1) | (1u << 2) | (1u << 5) | (1u << 6) | (1u << 7);
+    return cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512bw") && (xcr0() & state) == state;
+}
+
+int canon_isa_best(void)
+{
+    return canon_cpu_has_avx512() ? CANON_ISA_AVX512
+           : cpu_has_avx2()       ? CANON_ISA_AVX2
+                                  : CANON_ISA_SCALAR;
+}
+
+int canon_isa_auto(enum canon_isa_family family)
+{
+    /* Measured on AMD EPYC (Zen 5, docs/benchmarks.md): AVX-512 is the
+     * faster GEMM by 1.2-2.5x and as fast or faster for the level-1/2
+     * loops, so both families take the best path; the one loop that
+     * measured slower (ddot) is kept from AVX2 inside the automatic
+     * AVX-512 table (canonical_blas_avx512.c). A family that measured
+     * slower as a whole would return AVX2 here. */
+    (void)family;
+    return canon_isa_best();
+}
+
+int canon_isa_parse(const char *isa, enum canon_isa_family family)
 {
     if (!isa || strcmp(isa, "auto") == 0)
-        return canon_isa_best();
+        return canon_isa_auto(family);
     if (strcmp(isa, "scalar") == 0)
         return CANON_ISA_SCALAR;
     if (strcmp(isa, "avx2") == 0 && cpu_has_avx2())
         return CANON_ISA_AVX2;
-    return -1; /* unknown, not in this CPU, or "avx512": no kernel built */
+    if (strcmp(isa, "avx512") == 0 && canon_cpu_has_avx512())
+        return CANON_ISA_AVX512;
+    return -1; /* unknown, or not in this CPU */
 }

@@ -83,6 +83,7 @@ struct canon_isa_kernels {
 
 extern const struct canon_isa_kernels canon_scalar_kernels;
 extern const struct canon_isa_kernels canon_avx2_kernels;
+extern const struct canon_isa_kernels canon_avx512_kernels;
 
 /* Overrides the cache blocking of every kernel, and the bytes up to which
  * a panel of B is packed once for all of K (0 keeps a default), so tests
@@ -90,6 +91,15 @@ extern const struct canon_isa_kernels canon_avx2_kernels;
  * shapes. mc and nc are rounded up to multiples of the register tile. Not
  * thread-safe against running calls; for tests only. */
 void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc, int64_t b_budget);
+
+/* The GEMM's sums continued from given ones (canonical_gemm.c): for the
+ * column-major m x n S (ld lds), S_ij = the contract's sum over p of
+ * op(A)_ip*op(B)_pj started from S_ij instead of +0, stored raw (no
+ * alpha or beta), in any type; k == 0 leaves S as it is. The level-3
+ * drivers use it to run one element's chain through several calls.
+ * Returns as canon_sgemm. */
+int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                   const void *a, int64_t lda, const void *b, int64_t ldb, void *s, int64_t lds);
 
 /* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
@@ -211,6 +221,11 @@ struct canon_blas_isa {
 
 extern const struct canon_blas_isa canon_blas_scalar_kernels;
 extern const struct canon_blas_isa canon_blas_avx2_kernels;
+/* Built on first use from the AVX2 table (canonical_blas_avx512.c); the
+ * _auto table is the one "auto" picks: the same, with the loops that
+ * measured faster on AVX2 taken from there (same bits either way). */
+const struct canon_blas_isa *canon_blas_avx512_kernels(void);
+const struct canon_blas_isa *canon_blas_avx512_auto_kernels(void);
 
 /* The table in use (canonical_l1.c), chosen by canon_blas_set_isa. */
 const struct canon_blas_isa *canon_blas_kernels(void);
@@ -240,6 +255,67 @@ void canon_blas_scale(enum canon_type t, int64_t n, const void *beta, void *c, i
 void canon_blas_add(enum canon_type t, void *s, const void *v);
 /* *q = CDIV(s, d) (conj_d: by conj(d)); real: s / d. q may be s. */
 void canon_blas_div(enum canon_type t, void *q, const void *s, const void *d, int conj_d);
+
+/* How the x values of a sweep enter the products (canonical_l3.c). */
+#define X_NEG 1  /* negated (s -= ...) */
+#define X_CONJ 2 /* conjugated */
+
+/* Column sweep: for p = 0 .. cnt-1 in order, for every i < rows:
+ * s_i = CMAC(s_i, M_ip, x_p), M column-major (ldm), x_p = x[p*incx]
+ * negated and conjugated as how says (canonical_l3.c). */
+void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
+                      int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                      int how, void *s);
+
+/* An update of the uplo triangle of the n x n column-major C by the
+ * canonical GEMM (canonical_l3_gemm.c): C = alpha*op(A)*op(B) + beta*C
+ * there, op by ta and tb ('N', 'T', 'C'), k the inner dimension; herm
+ * reads the diagonal's imaginary part as 0 and stores it as 0 (her2k).
+ * Returns 0, or -2 when workspace cannot be allocated: nothing is written
+ * if that happens before the first block (the usual case), so the caller
+ * can run its sequential kernel, which gives the same bits. */
+struct canon_tri_update {
+    enum canon_type t;
+    int upper, herm;
+    int64_t n, k;
+    char ta, tb;
+    const void *alpha, *a;
+    int64_t lda;
+    const void *b;
+    int64_t ldb;
+    const void *beta;
+};
+int canon_l3_tri_update(const struct canon_tri_update *u, void *c, int64_t ldc);
+/* symm on the canonical GEMM, column-major after the mapping: left: C =
+ * alpha*A*B + beta*C (A m x m), else alpha*B*A + beta*C (A n x n), A's
+ * lower or upper triangle stored; alpha != 0. Returns as above. */
+int canon_l3_symm_gemm(enum canon_type t, int left, int lower, int64_t m, int64_t n,
+                       const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                       const void *beta, void *c, int64_t ldc);
+
+/* Column dots: for every j < cols, for p = 0 .. cnt-1 in order:
+ * s_j = CMAC(s_j, M_pj, x_p), x as how says (canonical_l3.c). */
+void canon_blas_dots(const struct canon_blas_kern *kern, enum canon_type t, int64_t cnt,
+                     int64_t cols, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                     int how, void *s);
+
+/* Whether syrk, syr2k, her2k, symm, trmm and trsm may run on the GEMM
+ * core (default 1); 0 makes them run their sequential kernels, so tests
+ * can compare the two. Not thread-safe against running calls; for tests
+ * only. */
+void canon_l3_use_gemm(int on);
+int canon_l3_gemm_on(void);
+
+struct canon_blas_tri;
+/* trmm (solve = 0) or trsm (1) on the canonical GEMM core
+ * (canonical_l3_tri.c), column-major after trm_args, alpha != 0, in the
+ * contract's order. Returns 0 when done, 1 for a case it does not cover,
+ * -2 when workspace cannot be allocated; for 1 and for -2 before any
+ * block (the usual case) B is untouched and the caller runs its own
+ * kernel, with the same bits. */
+int canon_l3_tri_gemm(enum canon_type t, int solve, char side, const struct canon_blas_tri *tri,
+                      int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
+                      void *b, int64_t ldb);
 
 /* Upper-cases a BLAS character argument (the BLAS accepts either case). */
 static inline char canon_blas_upper(char c)

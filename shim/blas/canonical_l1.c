@@ -32,16 +32,20 @@
 
 static _Atomic(const struct canon_blas_isa *) active;
 
-static const struct canon_blas_isa *const paths[CANON_ISA_NPATHS] = {
-    [CANON_ISA_SCALAR] = &canon_blas_scalar_kernels,
-    [CANON_ISA_AVX2] = &canon_blas_avx2_kernels,
-};
+/* The table of path p; chosen automatically (DETSHIM_ISA unset or
+ * "auto"), AVX-512 takes the loops that measured faster on AVX2. */
+static const struct canon_blas_isa *path(int p, int automatic)
+{
+    if (p == CANON_ISA_AVX512)
+        return automatic ? canon_blas_avx512_auto_kernels() : canon_blas_avx512_kernels();
+    return p == CANON_ISA_AVX2 ? &canon_blas_avx2_kernels : &canon_blas_scalar_kernels;
+}
 
 const struct canon_blas_isa *canon_blas_kernels(void)
 {
     const struct canon_blas_isa *k = atomic_load(&active);
     if (!k) {
-        k = paths[canon_isa_best()];
+        k = path(canon_isa_auto(CANON_FAMILY_BLAS), 1);
         atomic_store(&active, k);
     }
     return k;
@@ -49,10 +53,10 @@ const struct canon_blas_isa *canon_blas_kernels(void)
 
 int canon_blas_set_isa(const char *isa)
 {
-    int p = canon_isa_parse(isa);
+    int p = canon_isa_parse(isa, CANON_FAMILY_BLAS);
     if (p < 0)
         return -1;
-    atomic_store(&active, paths[p]);
+    atomic_store(&active, path(p, !isa || strcmp(isa, "auto") == 0));
     return 0;
 }
 

@@ -54,9 +54,6 @@ union block {
     double d[BLOCK_BYTES / sizeof(double)];
 };
 
-/* How the x values of a sweep or of dots enter the products. */
-#define X_NEG 1  /* negated (s -= ...) */
-#define X_CONJ 2 /* conjugated */
 
 /* Copies x_p = x[p*incx], p < cnt, to buf, negated and conjugated as how
  * says (exact sign flips). */
@@ -84,9 +81,14 @@ static void load_x(enum canon_type t, int64_t cnt, const void *x, int64_t incx, 
 
 /* Column sweep: for p = 0 .. cnt-1 in order, for every i < rows:
  * s_i = CMAC(s_i, M_ip, x_p), M column-major (ldm), x as how says. */
-static void sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
-                  int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx, int how,
-                  void *s)
+/* Declared in canonical_kernels.h (the rank-2k and GEMM-core drivers use
+ * them too); here under their short names. */
+#define sweep canon_blas_sweep
+#define dots canon_blas_dots
+
+void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t rows,
+                      int64_t cnt, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                      int how, void *s)
 {
     const size_t size = canon_blas_size(t);
     if (!how) {
@@ -104,9 +106,9 @@ static void sweep(const struct canon_blas_kern *kern, enum canon_type t, int64_t
 
 /* Column dots: for every j < cols, for p = 0 .. cnt-1 in order:
  * s_j = CMAC(s_j, M_pj, x_p). For real types M_pj*x_p is x_p*M_pj. */
-static void dots(const struct canon_blas_kern *kern, enum canon_type t, int64_t cnt,
-                 int64_t cols, const void *mat, int64_t ldm, const void *x, int64_t incx, int how,
-                 void *s)
+void canon_blas_dots(const struct canon_blas_kern *kern, enum canon_type t, int64_t cnt,
+                     int64_t cols, const void *mat, int64_t ldm, const void *x, int64_t incx,
+                     int how, void *s)
 {
     const size_t size = canon_blas_size(t);
     if (!how) {
@@ -150,6 +152,14 @@ static int syrk(enum canon_type t, char order, char uplo, char trans, int64_t n,
         }
         return 0;
     }
+    /* On the GEMM core: the same sums in the same order (see
+     * canonical_l3_gemm.c); the loop below where it has no workspace. */
+    const struct canon_tri_update up = {
+        t, upper, 0, n, k, transposed ? 'T' : 'N', transposed ? 'N' : 'T', alpha, a, lda, a, lda,
+        beta,
+    };
+    if (canon_l3_tri_update(&up, c, ldc) == 0)
+        return 0;
     _Alignas(64) union block sums;
     const int64_t block = BLOCK_BYTES / (int64_t)size;
     for (int64_t j = 0; j < n; j++) {
@@ -241,6 +251,10 @@ static int symm(enum canon_type t, char order, char side, char uplo, int64_t m, 
         return 0;
     }
     const int lower = u == 'L';
+    /* On the GEMM core (canonical_l3_gemm.c); the loops below where it has
+     * no workspace, with the same bits. */
+    if (canon_l3_symm_gemm(t, sd == 'L', lower, m, n, alpha, a, lda, b, ldb, beta, c, ldc) == 0)
+        return 0;
     const int64_t block = BLOCK_BYTES / (int64_t)size;
     _Alignas(64) union block sums;
     if (sd == 'R') { /* C(:, j): sweeps of B's columns against A(:, j) */
@@ -359,6 +373,10 @@ static int trmm(enum canon_type t, char order, char side, char uplo, char transa
         zero_matrix(m, n, b, ldb, size);
         return 0;
     }
+    /* On the GEMM core where it covers the case (canonical_l3_tri.c);
+     * below, the same sums one row or column at a time. */
+    if (canon_l3_tri_gemm(t, 0, sd, &tri, m, n, alpha, a, lda, b, ldb) == 0)
+        return 0;
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
     const int64_t ri = canon_blas_tri_ri(&tri, lda), rj = canon_blas_tri_rj(&tri, lda);
     const int64_t block = BLOCK_BYTES / (int64_t)size;
@@ -468,6 +486,8 @@ static int trsm(enum canon_type t, char order, char side, char uplo, char transa
         zero_matrix(m, n, b, ldb, size);
         return 0;
     }
+    if (canon_l3_tri_gemm(t, 1, sd, &tri, m, n, alpha, a, lda, b, ldb) == 0)
+        return 0;
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
     const int64_t ri = canon_blas_tri_ri(&tri, lda), rj = canon_blas_tri_rj(&tri, lda);
     const int one = canon_blas_is_one(t, alpha);

@@ -13,6 +13,11 @@
  * included; a GEMM kernel, which must also load its operands, reaches
  * only part of it on this core, the vendor's as much as ours.
  *
+ * Each canonical row is measured on every instruction-set path the CPU
+ * has beyond scalar (the isa column: avx2, and avx512 where the CPU and OS
+ * have it), in the same alternation, so the paths compare side by side;
+ * the OpenBLAS column is the same for a shape's rows.
+ *
  * It also times m = n = k = 16 calls (ns per call, 1 thread, beta != 0),
  * the shape where per-call overhead shows.
  * Usage: bench_canonical [rounds]   (default 9; about 90 s in all)
@@ -166,12 +171,17 @@ static void settle(void)
     nanosleep(&ts, NULL);
 }
 
+/* The contenders of a shape: the canonical kernel on each path, then
+ * OpenBLAS (isa NULL). */
+static const char *const isa_names[] = { "avx2", "avx512", NULL };
+#define NCONT 3
+
 /* Best seconds per call over reps rounds, each round timing enough calls
- * to last ~0.05 s (at least one); canonical and OpenBLAS alternate round by
- * round, each round after a pause (settle). Many short rounds give each
- * library a fair chance at the quiet moments of a shared machine. best[0]
- * canonical, best[1] OpenBLAS. */
-static void time_pair(enum type t, int n, int threads, int reps, double beta, double best[2])
+ * to last ~0.05 s (at least one); the contenders alternate round by round,
+ * each round after a pause (settle). Many short rounds give each a fair
+ * chance at the quiet moments of a shared machine. best[i] is contender
+ * i's (isa_names), 0 for a path this CPU lacks. */
+static void time_set(enum type t, int n, int threads, int reps, double beta, double best[NCONT])
 {
     size_t elems = (size_t)n * (size_t)n;
     void *a = malloc(elems * type_size[t]), *b = malloc(elems * type_size[t]);
@@ -187,19 +197,28 @@ static void time_pair(enum type t, int n, int threads, int reps, double beta, do
     openblas_set_num_threads(threads);
     double flops = type_flops[t] * n * (double)n * n;
     int calls = (int)(0.05 * 40e9 * threads / flops) + 1;
-    best[0] = best[1] = 1e30;
-    for (int w = 0; w < 2; w++) /* warm-up: workspace, threads, caches */
-        one_gemm(w, t, n, a, b, c, beta);
+    int have[NCONT];
+    for (int q = 0; q < NCONT; q++) {
+        have[q] = !isa_names[q] || canon_set_isa(isa_names[q]) == 0;
+        best[q] = have[q] ? 1e30 : 0;
+        if (have[q]) /* warm-up: workspace, threads, caches */
+            one_gemm(isa_names[q] != NULL, t, n, a, b, c, beta);
+    }
     for (int r = 0; r < reps; r++)
-        for (int canon = 1; canon >= 0; canon--) {
+        for (int q = 0; q < NCONT; q++) {
+            if (!have[q])
+                continue;
+            if (isa_names[q])
+                canon_set_isa(isa_names[q]);
             settle();
             double t0 = now_s();
             for (int i = 0; i < calls; i++)
-                one_gemm(canon, t, n, a, b, c, beta);
+                one_gemm(isa_names[q] != NULL, t, n, a, b, c, beta);
             double per = (now_s() - t0) / calls;
-            if (per < best[canon ? 0 : 1])
-                best[canon ? 0 : 1] = per;
+            if (per < best[q])
+                best[q] = per;
         }
+    canon_set_isa(NULL);
     free(a);
     free(b);
     free(c);
@@ -246,7 +265,7 @@ int main(int argc, char **argv)
     struct row {
         enum type t;
         int n, threads;
-        double best[2];
+        double best[NCONT];
     } rows[3 * 2 * 2 + 4];
     int nrows = 0;
     double load0 = loadavg();
@@ -256,7 +275,7 @@ int main(int argc, char **argv)
             for (int threads = 1; threads <= 2; threads++) {
                 struct row *r = &rows[nrows++];
                 r->t = t, r->n = sizes[s], r->threads = threads;
-                time_pair(t, r->n, threads, reps, 0.0, r->best);
+                time_set(t, r->n, threads, reps, 0.0, r->best);
             }
         measure_peak();
     }
@@ -264,31 +283,39 @@ int main(int argc, char **argv)
         for (int threads = 1; threads <= 2; threads++) {
             struct row *r = &rows[nrows++];
             r->t = t, r->n = 1024, r->threads = threads;
-            time_pair(t, r->n, threads, reps, 0.0, r->best);
+            time_set(t, r->n, threads, reps, 0.0, r->best);
         }
     measure_peak();
 
-    printf("canonical GEMM vs OpenBLAS, same process (isa %s), C = A*B, column-major, "
-           "best of %d rounds; load average %.2f before, %.2f after\n",
+    printf("canonical GEMM vs OpenBLAS, same process (automatic isa %s), C = A*B, "
+           "column-major, best of %d rounds; load average %.2f before, %.2f after\n",
            canon_isa(), reps, load0, loadavg());
-    printf("FMA peak (measured, best of 4): 1 thread %.1f GFLOP/s float, %.1f double; "
-           "2 threads %.1f float, %.1f double\n",
+    printf("FMA peak (measured, 256-bit FMAs, best of 4): 1 thread %.1f GFLOP/s float, %.1f "
+           "double; 2 threads %.1f float, %.1f double\n",
            peak_f32[1], peak_f32[1] / 2, peak_f32[2], peak_f32[2] / 2);
-    printf("%-6s %5s %3s %11s %14s %7s %9s %9s\n", "", "n", "thr", "canon GF/s",
+    printf("%-6s %5s %3s %6s %11s %14s %7s %9s %9s\n", "", "n", "thr", "isa", "canon GF/s",
            "OpenBLAS GF/s", "ratio", "canon %pk", "oblas %pk");
     for (int i = 0; i < nrows; i++) {
         const struct row *r = &rows[i];
         double flops = type_flops[r->t] * r->n * (double)r->n * r->n;
-        double g0 = flops / r->best[0] / 1e9, g1 = flops / r->best[1] / 1e9;
+        double g1 = flops / r->best[NCONT - 1] / 1e9;
         double pk = peak_f32[r->threads] / (r->t == D || r->t == Z ? 2 : 1);
-        printf("%-6s %5d %3d %11.1f %14.1f %7.3f %8.1f%% %8.1f%%\n", type_name[r->t], r->n,
-               r->threads, g0, g1, g0 / g1, 100 * g0 / pk, 100 * g1 / pk);
+        for (int q = 0; q < NCONT - 1; q++) {
+            if (!r->best[q])
+                continue;
+            double g0 = flops / r->best[q] / 1e9;
+            printf("%-6s %5d %3d %6s %11.1f %14.1f %7.3f %8.1f%% %8.1f%%\n", type_name[r->t],
+                   r->n, r->threads, isa_names[q], g0, g1, g0 / g1, 100 * g0 / pk, 100 * g1 / pk);
+        }
     }
     for (enum type t = S; t <= D; t++) {
-        double best[2];
-        time_pair(t, 16, 1, reps, 1e-3, best);
-        printf("%s m=n=k=16, beta != 0, 1 thread: canonical %.0f ns/call, OpenBLAS %.0f "
-               "ns/call\n", type_name[t], best[0] * 1e9, best[1] * 1e9);
+        double best[NCONT];
+        time_set(t, 16, 1, reps, 1e-3, best);
+        for (int q = 0; q < NCONT - 1; q++)
+            if (best[q])
+                printf("%s m=n=k=16, beta != 0, 1 thread, %s: canonical %.0f ns/call, OpenBLAS "
+                       "%.0f ns/call\n", type_name[t], isa_names[q], best[q] * 1e9,
+                       best[NCONT - 1] * 1e9);
     }
     return 0;
 }

@@ -324,7 +324,7 @@ static struct sc sc_of(cx v)
 /* Runs fn once per ISA path this CPU supports. */
 static void on_every_isa(void (*fn)(void))
 {
-    static const char *const isas[] = {"scalar", "avx2"};
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
     int ran = 0;
     for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
         if (canon_blas_set_isa(isas[i]) != 0)
@@ -333,7 +333,9 @@ static void on_every_isa(void (*fn)(void))
         fn();
         ran++;
     }
-    assert_true(ran >= 1);
+    /* Every path the CPU has runs: AVX-512 is never skipped where it can. */
+    const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    assert_int_equal(ran, 1 + avx2 + canon_cpu_has_avx512());
     assert_int_equal(canon_blas_set_isa(NULL), 0);
 }
 
@@ -1537,8 +1539,12 @@ static void test_isa_can_be_chosen_and_unknown_names_are_refused(void **state)
     assert_string_equal(canon_blas_isa(), "scalar");
     assert_int_equal(canon_blas_set_isa("auto"), 0);
     const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    assert_string_equal(canon_blas_isa(), avx2 ? "avx2" : "scalar");
+    assert_string_equal(canon_blas_isa(),
+                        canon_cpu_has_avx512() ? "avx512" : avx2 ? "avx2" : "scalar");
     assert_int_equal(canon_blas_set_isa("avx2"), avx2 ? 0 : -1);
+    assert_int_equal(canon_blas_set_isa("avx512"), canon_cpu_has_avx512() ? 0 : -1);
+    if (canon_cpu_has_avx512())
+        assert_string_equal(canon_blas_isa(), "avx512");
     assert_int_equal(canon_blas_set_isa(NULL), 0);
 }
 

@@ -364,6 +364,9 @@ static int for_each_isa(void (*fn)(void *), void *arg)
         ran++;
     }
     assert_int_equal(canon_set_isa(NULL), 0);
+    /* Every path the CPU has runs: AVX-512 is never skipped where it can. */
+    assert_int_equal(ran, 1 + (canon_set_isa("avx2") == 0) + canon_cpu_has_avx512());
+    assert_int_equal(canon_set_isa(NULL), 0);
     return ran;
 }
 
@@ -698,12 +701,17 @@ static void test_gemm_canonical_isa_choice(void **state)
     assert_int_equal(canon_set_isa("auto"), 0);
     assert_string_equal(canon_isa(), best);
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        assert_string_equal(best, "avx2");
-    else
-        assert_int_equal(canon_set_isa("avx2"), -1);
-    /* No AVX-512 kernel is built yet: refused whatever the CPU has. */
-    assert_int_equal(canon_set_isa("avx512"), -1);
+    const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const int avx512 = canon_cpu_has_avx512();
+    /* The automatic choice is the fastest path the CPU has, as measured
+     * (canonical_isa.c): AVX-512 for the GEMM where the CPU has it. */
+    assert_string_equal(best, avx512 ? "avx512" : avx2 ? "avx2" : "scalar");
+    assert_int_equal(canon_set_isa("avx2"), avx2 ? 0 : -1);
+    /* AVX-512 is accepted exactly where the CPU and OS can run it. */
+    assert_int_equal(canon_set_isa("avx512"), avx512 ? 0 : -1);
+    if (avx512)
+        assert_string_equal(canon_isa(), "avx512");
+    assert_int_equal(canon_set_isa(NULL), 0);
     assert_string_equal(canon_isa(), best);
 }
 
