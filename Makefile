@@ -234,6 +234,13 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
+# Not part of `make test`: it downloads PyPI's newest torch CUDA wheel
+# (over 500 MB, deleted at once) and rewrites docs/gpu-coverage.md with
+# which of its CUDA library imports the shim wraps (docs/gpu.md).
+.PHONY: gpu-coverage
+gpu-coverage: all
+	python3 scripts/gpu-coverage.py --out docs/gpu-coverage.md
+
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
 	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas \

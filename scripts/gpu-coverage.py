@@ -41,12 +41,12 @@ RULES = [
     (r"cublasLtMatmul$", COMPUTE, "addmm/linear with bias and epilogues"),
     (r"cublasLtMatmulAlgoGetHeuristic$", PINNED, "the algorithm choice: reduction schemes "
      "masked to NONE"),
-    (r"cublasLtMatmulPreferenceSetAttribute$", PINNED, "the reduction-scheme mask is "
-     "reapplied at each heuristic query"),
     (r"cublasLtMatmulAlgo(Init|Check|ConfigSetAttribute)$", SETUP, "TunableOp builds "
      "algorithms by hand; the pytorch policy turns TunableOp off and cublasLtMatmul records "
      "the algorithm it gets (id, split-K, reduction scheme)"),
     (r"cublasLt(MatmulAlgoConfigGetAttribute|GetVersion)$", NONE, "a query"),
+    (r"cublasLtMatmulPreferenceSetAttribute$", NONE, "a preference: the reduction-scheme "
+     "mask is set to NONE again at each heuristic query"),
     (r"cublasLt(MatmulDesc|MatrixLayout|MatmulPreference)(Create|Destroy|SetAttribute)$",
      NONE, "descriptors: cublasLtMatmul reads them back when it records"),
     # --- cuBLAS compute: level 3, 2, 1 and the batched solvers
@@ -91,8 +91,11 @@ RULES = [
      "lowered under tf32 = deny"),
     (r"cudnn(Set|Restore)DropoutDescriptor$", PINNED, "the RNN dropout seed, derived from "
      "the run's seed"),
-    (r"cudnnGet\w*(WorkspaceSize|ReserveSpaceSize|SpaceSizes?|StatesSize|WorkspaceSize_v8)$",
-     NONE, "a size query"),
+    (r"cudnnGet(BatchNormalization\w*|CTCLossWorkspaceSize(_v8)?)$", PINNED, "a size query "
+     "answered for the mode or algorithm pinned mode runs"),
+    (r"cudnnSetSpatialTransformerNdDescriptor$", PINNED, "its dims, which cuDNN cannot be "
+     "asked for, size the grid generator's digests"),
+    (r"cudnn(Get\w*(WorkspaceSize|SpaceSizes?)|DropoutGetStatesSize)$", NONE, "a size query"),
     (r"cudnn(Create|Destroy|Set|Get)\w*Descriptor(Ex|_v8|_v9)?$", NONE, "descriptors: read "
      "back by the compute wrappers"),
     (r"cudnnSetConvolutionGroupCount$", NONE, "a descriptor field"),
@@ -102,7 +105,8 @@ RULES = [
      r"GetLastErrorString|GetRNNWeightParams)$", NONE, "handle, stream or a query"),
     # --- NCCL (issue 17)
     (r"nccl(AllReduce|AllGather|ReduceScatter|Reduce|Bcast|Broadcast|AlltoAll|Gather|Scatter|"
-     r"Send|Recv|PutSignal|Signal|WaitSignal)$", COMPUTE, "collective or point-to-point"),
+     r"Send|Recv|PutSignal)$", COMPUTE, "collective or point-to-point (issue 17)"),
+    (r"nccl(Signal|WaitSignal)$", NONE, "a signal, no data"),
     (r"nccl(CommInit\w*|CommSplit|CommShrink|CommGrow|GroupStart|GroupEnd|GroupSimulateEnd)$",
      SETUP, "communicator set-up and grouping: algorithm and protocol pinned by environment"),
     (r"nccl\w+$", NONE, "communicator bookkeeping, memory, or a query"),

@@ -45,6 +45,12 @@ typedef int cudnnMathType_t;
 typedef int cudnnForwardMode_t;
 typedef int cudnnWgradMode_t;
 typedef int cudnnRNNDataLayout_t;
+typedef int cudnnRNNAlgo_t;
+typedef int cudnnSamplerType_t;
+typedef int cudnnRNNMode_t;
+typedef int cudnnRNNBiasMode_t;
+typedef int cudnnDirectionMode_t;
+typedef int cudnnRNNInputMode_t;
 #endif
 
 /* --- cuBLAS: gemv, dot, trsm, batched solvers, SgemmEx, carveout -------- */
@@ -160,6 +166,22 @@ typedef cudnnStatus_t cudnnBatchNormalizationForwardInference_fn(
     const void *bnBias, const void *estimatedMean, const void *estimatedVariance,
     double epsilon);
 
+typedef cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps,
+    const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc,
+    const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc,
+    const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps,
+    const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc,
+    const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc,
+    const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc,
+    const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps,
+    const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc,
+    size_t *sizeInBytes);
+
 /* --- cuDNN: RNN and its dropout ------------------------------------------ */
 typedef cudnnStatus_t cudnnRNNForward_fn(
     cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode,
@@ -187,6 +209,12 @@ typedef cudnnStatus_t cudnnGetRNNDataDescriptor_fn(cudnnRNNDataDescriptor_t rnnD
                                                    int *maxSeqLength, int *batchSize,
                                                    int *vectorSize, int arrayLengthRequested,
                                                    int seqLengthArray[], void *paddingFill);
+typedef cudnnStatus_t cudnnGetRNNDescriptor_v8_fn(
+    cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode,
+    cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode,
+    cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType,
+    int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers,
+    cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
 typedef cudnnStatus_t cudnnSetDropoutDescriptor_fn(cudnnDropoutDescriptor_t dropoutDesc,
                                                    cudnnHandle_t handle, float dropout,
                                                    void *states, size_t stateSizeInBytes,
@@ -206,6 +234,18 @@ typedef cudnnStatus_t cudnnCTCLoss_v8_fn(
     const int labelLengths[], const int inputLengths[], void *costs,
     const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes,
     void *workspace);
+typedef cudnnStatus_t cudnnGetCTCLossWorkspaceSize_fn(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc,
+    const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths,
+    const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc,
+    size_t *sizeInBytes);
+typedef cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8_fn(
+    cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc,
+    const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc,
+    size_t *sizeInBytes);
+typedef cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor_fn(
+    cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType,
+    cudnnDataType_t dataType, const int nbDims, const int dimA[]);
 typedef cudnnStatus_t cudnnConvolutionBiasActivationForward_fn(
     cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x,
     const cudnnFilterDescriptor_t wDesc, const void *w,
