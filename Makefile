@@ -177,9 +177,12 @@ $(B)/fakes/lib%.so: tests/fakes/%.c
 GPU_FAKES := $(B)/fakes/libcuda.so.1 $(B)/fakes/libcublas.so.13 $(B)/fakes/libcublasLt.so.13 \
     $(B)/fakes/libcudnn.so.9 $(B)/fakes/libcurand.so.10
 $(B)/fakes/libcuda.so.1: tests/fakes/cuda/cuda.c
-$(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c
+$(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c tests/fakes/cuda/cublas_train.c
+$(B)/fakes/libcublas.so.13: FAKE_LDFLAGS = -lm
 $(B)/fakes/libcublasLt.so.13: tests/fakes/cuda/cublasLt.c
-$(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c
+$(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c tests/fakes/cuda/cudnn_train.c \
+    tests/fakes/cuda/cudnn_ops.c
+$(B)/fakes/libcudnn.so.9: FAKE_LDFLAGS = -lm
 $(B)/fakes/libcurand.so.10: tests/fakes/cuda/curand.c
 # For gpu_dlsym: a vendor library that looks functions up itself, and a
 # framework's stub that forwards to what dlsym answers.
@@ -187,13 +190,14 @@ GPU_FAKE_ADV := $(B)/fakes/libcudnn_adv.so.9 $(B)/fakes/libtfstub.so
 $(B)/fakes/libcudnn_adv.so.9: tests/fakes/cuda/cudnn_adv.c
 $(B)/fakes/libtfstub.so: tests/fakes/cuda/tfstub.c
 $(B)/fakes/libtfstub.so: FAKE_LDFLAGS = -Wl,-rpath,$(abspath $(B)/fakes)
-$(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h shim/cuda/cuda_api.h shim/cuda/cuda_digest_kernel.h
+$(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h shim/cuda/cuda_api.h shim/cuda/cuda_api_train.h \
+    shim/cuda/cuda_digest_kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
 	    -o $@ $(filter %.c,$^) $(FAKE_LDFLAGS)
 
 $(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64 \
-    $(B)/programs/gpu_conv_algo: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \
+    $(B)/programs/gpu_conv_algo $(B)/programs/gpu_train: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \
     tests/programs/gpu_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \

@@ -85,9 +85,11 @@ static void rec_rnn_desc(struct rnn *v)
 }
 
 /* An RNN data tensor (x, y, dx, dy): maxSeqLength x batchSize x
- * vectorSize elements, padding included. */
+ * vectorSize elements, padding included. `vec` names the parameter its
+ * vector size is recorded as (NULL: not recorded); `params` records the
+ * layout and the sequence and batch sizes too, and keeps the batch size. */
 static void rec_seq(struct rnn *v, const char *name, int role, cudnnRNNDataDescriptor_t d,
-                    const void *p, int params)
+                    const void *p, const char *vec_param, int params)
 {
     static void *cache;
     cudnnGetRNNDataDescriptor_fn *get = (cudnnGetRNNDataDescriptor_fn *)(uintptr_t)cuda_sym(
@@ -107,7 +109,8 @@ static void rec_seq(struct rnn *v, const char *name, int role, cudnnRNNDataDescr
         trace_rec_int(&v->r, "batchSize", batch);
         v->batch = batch;
     }
-    trace_rec_int(&v->r, params ? "vectorSizeX" : "vectorSizeY", vec);
+    if (vec_param)
+        trace_rec_int(&v->r, vec_param, vec);
     uint64_t count = (uint64_t)seq * (uint64_t)batch * (uint64_t)vec;
     if (cuda_rec_bytes(&v->r, name, role, v->stream, p, count * (size_t)elem, count, elem) != 0) {
         cuda_note_no_digest(&v->r);
@@ -133,13 +136,14 @@ static void rec_space(struct rnn *v, const char *name, int role, const void *p, 
 /* Begins the record: descriptor, x's shape (the first data descriptor
  * given) and the sequence lengths on the device. */
 static void rnn_begin(const struct cuda_call *c, struct rnn *v, cudnnRNNDataDescriptor_t xd,
-                      const void *x, const char *xname, const int32_t *seqlens)
+                      const void *x, const char *xname, const char *vec_param,
+                      const int32_t *seqlens)
 {
     v->stream = cudnn_handle_stream(v->h);
     v->workspace = workspace_note(c);
     trace_rec_begin(&v->r, v->api);
     rec_rnn_desc(v);
-    rec_seq(v, xname, TRACE_ROLE_IN, xd, x, 1);
+    rec_seq(v, xname, TRACE_ROLE_IN, xd, x, vec_param, 1);
     if (seqlens && v->batch > 0)
         rec_space(v, "devSeqLengths", TRACE_ROLE_IN, seqlens, (size_t)v->batch * sizeof(int32_t));
 }
@@ -168,7 +172,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNForward(
                     reserveSpaceSize, reserveSpace);
     struct rnn v = { .api = "cudnnRNNForward", .h = handle, .desc = rnnDesc };
     if (c.traced) {
-        rnn_begin(&c, &v, xDesc, x, "x", devSeqLengths);
+        rnn_begin(&c, &v, xDesc, x, "x", "inputSize_x", devSeqLengths);
         trace_rec_int(&v.r, "fwdMode", fwdMode);
         rec_state(&v, "hx", TRACE_ROLE_IN, hDesc, hx);
         rec_state(&v, "cx", TRACE_ROLE_IN, cDesc, cx);
@@ -178,7 +182,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNForward(
                             hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize,
                             workSpace, reserveSpaceSize, reserveSpace);
     if (c.traced) {
-        rec_seq(&v, "y", TRACE_ROLE_OUT, yDesc, y, 0);
+        rec_seq(&v, "y", TRACE_ROLE_OUT, yDesc, y, "vectorSize_y", 0);
         rec_state(&v, "hy", TRACE_ROLE_OUT, hDesc, hy);
         rec_state(&v, "cy", TRACE_ROLE_OUT, cDesc, cy);
         rnn_end(&c, &v, st);
@@ -203,8 +207,8 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNBackwardData_v8(
                     reserveSpaceSize, reserveSpace);
     struct rnn v = { .api = "cudnnRNNBackwardData_v8", .h = handle, .desc = rnnDesc };
     if (c.traced) {
-        rnn_begin(&c, &v, yDesc, y, "y", devSeqLengths);
-        rec_seq(&v, "dy", TRACE_ROLE_IN, yDesc, dy, 0);
+        rnn_begin(&c, &v, yDesc, y, "y", "vectorSize_y", devSeqLengths);
+        rec_seq(&v, "dy", TRACE_ROLE_IN, yDesc, dy, NULL, 0);
         rec_state(&v, "hx", TRACE_ROLE_IN, hDesc, hx);
         rec_state(&v, "dhy", TRACE_ROLE_IN, hDesc, dhy);
         rec_state(&v, "cx", TRACE_ROLE_IN, cDesc, cx);
@@ -215,7 +219,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNBackwardData_v8(
                             dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace,
                             workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (c.traced) {
-        rec_seq(&v, "dx", TRACE_ROLE_OUT, xDesc, dx, 0);
+        rec_seq(&v, "dx", TRACE_ROLE_OUT, xDesc, dx, "inputSize_x", 0);
         rec_state(&v, "dhx", TRACE_ROLE_OUT, hDesc, dhx);
         rec_state(&v, "dcx", TRACE_ROLE_OUT, cDesc, dcx);
         rnn_end(&c, &v, st);
@@ -239,10 +243,10 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNBackwardWeights_v8(
                     reserveSpace);
     struct rnn v = { .api = "cudnnRNNBackwardWeights_v8", .h = handle, .desc = rnnDesc };
     if (c.traced) {
-        rnn_begin(&c, &v, xDesc, x, "x", devSeqLengths);
+        rnn_begin(&c, &v, xDesc, x, "x", "inputSize_x", devSeqLengths);
         trace_rec_int(&v.r, "addGrad", addGrad);
         rec_state(&v, "hx", TRACE_ROLE_IN, hDesc, hx);
-        rec_seq(&v, "y", TRACE_ROLE_IN, yDesc, y, 0);
+        rec_seq(&v, "y", TRACE_ROLE_IN, yDesc, y, "vectorSize_y", 0);
         /* CUDNN_WGRAD_MODE_ADD adds to what the buffer holds. */
         if (addGrad == CUDNN_WGRAD_MODE_ADD)
             rec_space(&v, "dweightSpace", TRACE_ROLE_IN, dweightSpace, weightSpaceSize);
