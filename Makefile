@@ -203,6 +203,21 @@ $(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64 \
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
 	    -Wl,--no-as-needed $(GPU_FAKES) -Wl,-rpath,$(abspath $(B)/fakes)
 
+# A fake cuBLAS whose symbols carry NVIDIA's version node, and a program
+# linked against it that imports them versioned (test-gpu-versioned).
+$(B)/fakes/versioned/libcublas.so.13: tests/fakes/cuda/cublas.c tests/fakes/cuda/cublas_train.c \
+    tests/fakes/cuda/cublas.map tests/fakes/cuda/fake.h shim/cuda/cuda_api.h \
+    shim/cuda/cuda_api_train.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,libcublas.so.13 \
+	    -Wl,--version-script=tests/fakes/cuda/cublas.map -o $@ $(filter %.c,$^) -lm
+$(B)/programs/gpu_versioned: tests/programs/gpu_versioned.c tests/programs/gpu_util.h \
+    $(B)/fakes/versioned/libcublas.so.13 $(B)/fakes/libcuda.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
+	    -Wl,--no-as-needed $(B)/fakes/versioned/libcublas.so.13 $(B)/fakes/libcuda.so.1 \
+	    -Wl,-rpath,$(abspath $(B)/fakes/versioned):$(abspath $(B)/fakes)
+
 # Linked to none of them: it dlopens each by soname, as TensorFlow does.
 $(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(GPU_FAKES) \
     $(GPU_FAKE_ADV)
