@@ -21,10 +21,11 @@ sgeqrf_batched sgels_batched sgemmex bn_forward bn_backward bn_dscale bn_inferen
 rnn_backward_data rnn_backward_weights rnn_restored ctc ctc_v8 conv_bias_act pool conv_math"
 line() { sed -n "s/^$1 //p" "$2"; }
 
-$P > "$WORK/bare1.out" && $P > "$WORK/bare2.out"
+# Three runs: two reordered sums may still round alike, three seldom do.
+$P > "$WORK/bare1.out" && $P > "$WORK/bare2.out" && $P > "$WORK/bare3.out"
 for c in $CALLS; do
-    expect_ne "without the shim, $c differs run to run" "$(line $c "$WORK/bare1.out")" \
-        "$(line $c "$WORK/bare2.out")"
+    n=$(for r in 1 2 3; do line $c "$WORK/bare$r.out"; done | sort -u | wc -l)
+    expect_ne "without the shim, $c differs run to run" 1 "$n"
 done
 
 DETSHIM_POLICY=pytorch shim "$WORK/a" $P > "$WORK/a.out" 2> "$WORK/a.err"
@@ -48,14 +49,16 @@ expect_grep "the CTC workspace queries answer for the deterministic algorithm" \
 
 $DETDIFF --show "$WORK/a" > "$WORK/a.show"
 show() { expect_grep "$1" "$2" "$WORK/a.show"; }
+show "the header says cuDNN's own cuBLASLt calls are not seen" \
+    "interposition = LD_PRELOAD only: .*; cuDNN's engines call cuBLASLt themselves: those GEMMs are not seen"
 show "the carveout is refused on record" \
     "cublasSetSmCountTarget smCountTarget=16 .*cuda.override=sm_count_target->unset"
 show "gemv records its shape, scalars, matrix and vectors, and the handle" \
     "cublasSgemv_v2 trans=N m=64 n=16 lda=64 incx=1 incy=1 .* A:in:1024x4:[0-9a-f]+ x:in:16x4:[0-9a-f]+ y:in:64x4:[0-9a-f]+ y:out:64x4:[0-9a-f]+ .*cuda.atomics=not_allowed cuda.math_mode=default"
 show "the _64 gemv reads x and writes y as op(A) says" \
     "cublasSgemv_v2_64 trans=T m=64 n=16 .* x:in:64x4:[0-9a-f]+ y:in:16x4:[0-9a-f]+ y:out:16x4:"
-show "dot records its result" "cublasSdot_v2 n=64 .* result:out:1x4:[0-9a-f]+ .*cuda.atomics=not_allowed"
-show "dotc digests complex elements" "cublasCdotc_v2 n=64 .* x:in:64x8:[0-9a-f]+ y:in:64x8:.* result:out:1x8:"
+show "dot records its result" "cublasSdot_v2 n=4096 .* x:in:4096x4:[0-9a-f]+ y:in:4096x4:[0-9a-f]+ result:out:1x4:[0-9a-f]+ .*cuda.atomics=not_allowed"
+show "dotc digests complex elements" "cublasCdotc_v2 n=4096 .* x:in:4096x8:[0-9a-f]+ y:in:4096x8:.* result:out:1x8:"
 show "DotEx records its types" "cublasDotEx .*yType=0 resultType=0 executionType=0 "
 show "trsm records side, triangle and both matrices" \
     "cublasStrsm_v2 type=0 side=L uplo=L trans=N diag=N m=16 n=3 .* A:in:256x4:[0-9a-f]+ B:in:48x4:[0-9a-f]+ B:out:48x4:"
@@ -83,7 +86,7 @@ show "backward weights adds to the gradient it reads" \
 show "a restored dropout descriptor is traced, not re-seeded" \
     "cudnnRestoreDropoutDescriptor dropout=0.300000012 stateSizeInBytes=64 seed=0 status=0 \| \(no operands\) \| cuda.mode=pinned \|"
 show "CTC runs the deterministic algorithm, on record" \
-    "cudnnCTCLoss algo=1 workspaceSize=512 .* labels:in:5x4:[0-9a-f]+ .* costs:out:2x4:[0-9a-f]+ gradients:out:640x4:.*cuda.algo=0 \(deterministic\) cuda.override=algo 1->0"
+    "cudnnCTCLoss algo=1 workspaceSize=512 .* labels:in:16x4:[0-9a-f]+ .* costs:out:8x4:[0-9a-f]+ gradients:out:2560x4:.*cuda.algo=0 \(deterministic\) cuda.override=algo 1->0"
 show "and in its v8 form" "cudnnCTCLoss_v8 algo=1 .*cuda.override=algo 1->0"
 show "the fused convolution's algorithm is pinned as the forward's" \
     "cudnnConvolutionBiasActivationForward algo=4 .* z:in:512x4:[0-9a-f]+ bias:in:4x4:[0-9a-f]+ y:out:512x4:.*cuda.algo=1 cuda.override=algo 4->1"

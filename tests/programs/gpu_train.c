@@ -56,7 +56,9 @@ static void blas_calls(int carve)
     enum { M = 64, N = 16, B = 2 };
     static float A[M * N], x[M], y[M], Ab[B][N * N], Bb[B][N * 3], Cq[B][M * 3], Aq[B][M * N];
     static float tau[B][N], Ag[B][N * N], gA[M * 8], gB[8 * N], gC[M * N];
-    static cuComplex cx[M], cy[M], cres;
+    enum { D = 4096 }; /* long enough that a reordered sum rounds differently */
+    static float dx[D], dy[D];
+    static cuComplex cx[D], cy[D], cres;
     static int piv[B * N], info[B];
     cublasHandle_t h;
     CHECK(cublasCreate_v2(&h));
@@ -71,13 +73,15 @@ static void blas_calls(int carve)
     report("sgemv", y, sizeof y);
     CHECK(cublasSgemv_v2_64(h, CUBLAS_OP_T, M, N, &one, A, M, x, 1, &half, y, 1));
     report("sgemv_64", y, sizeof y);
-    CHECK(cublasSdot_v2(h, M, x, 1, y, 1, &res));
+    fill(dx, D, 6);
+    fill(dy, D, 7);
+    CHECK(cublasSdot_v2(h, D, dx, 1, dy, 1, &res));
     report("sdot", &res, sizeof res);
-    fill((float *)cx, 2 * M, 4);
-    fill((float *)cy, 2 * M, 5);
-    CHECK(cublasCdotc_v2(h, M, cx, 1, cy, 1, &cres));
+    fill((float *)cx, 2 * D, 4);
+    fill((float *)cy, 2 * D, 5);
+    CHECK(cublasCdotc_v2(h, D, cx, 1, cy, 1, &cres));
     report("cdotc", &cres, sizeof cres);
-    CHECK(cublasDotEx(h, M, x, CUDA_R_32F, 1, y, CUDA_R_32F, 1, &res, CUDA_R_32F, CUDA_R_32F));
+    CHECK(cublasDotEx(h, D, dx, CUDA_R_32F, 1, dy, CUDA_R_32F, 1, &res, CUDA_R_32F, CUDA_R_32F));
     report("dotex", &res, sizeof res);
 
     float *ap[B], *bp[B], *cp[B], *qp[B], *tp[B], *gp[B];
@@ -213,9 +217,10 @@ static void rnn(cudnnHandle_t h)
 
 static void ctc(cudnnHandle_t h)
 {
-    enum { T = 64, N = 2, A = 5 };
+    enum { T = 64, N = 8, A = 5 };
     static float probs[T * N * A], costs[N], grads[T * N * A];
-    int labels[] = { 1, 2, 3, 2, 4 }, lens[N] = { 3, 2 }, inlens[N] = { T, T - 4 };
+    int labels[] = { 1, 2, 3, 2, 4, 1, 3, 4, 2, 1, 2, 3, 4, 1, 2, 3 };
+    int lens[N] = { 3, 2, 1, 2, 2, 1, 3, 2 }, inlens[N] = { T, T - 4, T, T - 1, T, T - 9, T, T };
     fill(probs, sizeof probs / 4, 90);
     for (size_t i = 0; i < sizeof probs / 4; i++)
         probs[i] = probs[i] * 0.4f + 0.5f; /* positive, as after a softmax */
