@@ -162,8 +162,8 @@ def fetch_libs(version, dest):
         die(f"{dest} has {free >> 20} MiB free; the wheel needs about 1 GiB and its "
             "libraries 600 MB: free space or set TMPDIR")
     wheels = os.path.join(dest, "wheel")
-    rc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
-                         f"torch=={version}", "-d", wheels]).returncode
+    rc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir",
+                         "-q", f"torch=={version}", "-d", wheels]).returncode
     found = [f for f in os.listdir(wheels)] if os.path.isdir(wheels) else []
     if rc != 0 or len(found) != 1:
         die(f"pip download torch=={version} failed")
@@ -212,20 +212,23 @@ def main():
             tmp = tempfile.mkdtemp(prefix="gpu-coverage.")
             libdir, version = fetch_libs(a.version or newest_torch(), tmp)
             a.out = a.out or "docs/gpu-coverage.md"
-        imports = {}
+        imports, cusolver = {}, 0
         for lib in LIBS:
             path = os.path.join(libdir, lib)
             if os.path.exists(path):
-                imports[lib] = {n for n in nm(path, False) if family(n)}
+                names = nm(path, False)
+                imports[lib] = {n for n in names if family(n)}
+                if lib != "libtorch_cuda.so":
+                    cusolver = sum(n.startswith("cusolver") for n in names)
         if "libtorch_cuda.so" not in imports:
             die(f"no libtorch_cuda.so in {libdir}: not a CUDA build of torch")
-        report(a, version, imports, exports)
+        report(a, version, imports, exports, cusolver)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def report(a, version, imports, exports):
+def report(a, version, imports, exports, cusolver):
     main_imp = imports["libtorch_cuda.so"]
     bad = []
     for n in sorted(main_imp):
@@ -244,7 +247,8 @@ def report(a, version, imports, exports):
     lin_comp = [n for n in linalg if classify(n)[0] == COMPUTE]
     out.append(f"libtorch_cuda_linalg.so (MAGMA): {len(linalg)} cuBLAS imports, {len(extra)} "
                f"not imported by libtorch_cuda.so; {sum(n in exports for n in lin_comp)} of "
-               f"its {len(lin_comp)} compute calls wrapped")
+               f"its {len(lin_comp)} compute calls wrapped; {cusolver} cuSOLVER imports "
+               "(a family the shim does not intercept)")
     for n, cls in bad:
         out.append(f"UNWRAPPED {cls}: {n}")
     out.append(f"verdict: {len(bad)} unwrapped compute or pinned set-up calls in "
