@@ -11,24 +11,6 @@
 
 #include "fake.h"
 
-struct t4 {
-    int d[4], s[4];
-};
-
-static struct t4 t4_of(cudnnTensorDescriptor_t desc)
-{
-    struct t4 t = { { 1, 1, 1, 1 }, { 1, 1, 1, 1 } };
-    int type, nb;
-    cudnnGetTensorNdDescriptor(desc, 4, &type, &nb, t.d, t.s);
-    return t;
-}
-
-static int64_t off(const struct t4 *t, int n, int c, int h, int w)
-{
-    return (int64_t)n * t->s[0] + (int64_t)c * t->s[1] + (int64_t)h * t->s[2] +
-           (int64_t)w * t->s[3];
-}
-
 struct cudnnActivationStruct {
     int mode;
 };
@@ -68,7 +50,7 @@ FAKE_EXPORT cudnnStatus_t cudnnConvolutionBiasActivationForward(
         for (int c = 0; c < y.d[1]; c++)
             for (int i = 0; i < y.d[2]; i++)
                 for (int j = 0; j < y.d[3]; j++)
-                    zc[e++] = a2 != 0 ? zs[off(&z, n, c, i, j)] : 0;
+                    zc[e++] = a2 != 0 ? zs[t4_off(&z, n, c, i, j)] : 0;
     cudnnStatus_t st = fake_conv_forward(h, alpha1, xd, x, wd, w, cd, algo, ws, wsize, &zero,
                                          yd, yv);
     e = 0;
@@ -76,7 +58,7 @@ FAKE_EXPORT cudnnStatus_t cudnnConvolutionBiasActivationForward(
         for (int c = 0; c < y.d[1]; c++)
             for (int i = 0; i < y.d[2]; i++)
                 for (int j = 0; j < y.d[3]; j++) {
-                    float *out = &ys[off(&y, n, c, i, j)];
+                    float *out = &ys[t4_off(&y, n, c, i, j)];
                     float v = *out + a2 * zc[e++] + bias[c];
                     *out = act && act->mode == 1 /* CUDNN_ACTIVATION_RELU */ && v < 0 ? 0 : v;
                 }
@@ -124,12 +106,12 @@ FAKE_EXPORT cudnnStatus_t cudnnPoolingForward(cudnnHandle_t h, const cudnnPoolin
                             int ih = i * p->sh - p->ph + r, iw = j * p->sw - p->pw + q;
                             if (ih < 0 || ih >= x.d[2] || iw < 0 || iw >= x.d[3])
                                 continue;
-                            float v = xs[off(&x, n, c, ih, iw)];
+                            float v = xs[t4_off(&x, n, c, ih, iw)];
                             acc = max ? (v > acc ? v : acc) : acc + v;
                         }
                     if (!max)
                         acc /= (float)(p->wh * p->ww);
-                    float *out = &ys[off(&y, n, c, i, j)];
+                    float *out = &ys[t4_off(&y, n, c, i, j)];
                     *out = al * acc + (be != 0 ? be * *out : 0);
                 }
     return CUDNN_STATUS_SUCCESS;
@@ -239,8 +221,8 @@ FAKE_EXPORT cudnnStatus_t cudnnSpatialTfSamplerForward(
                     for (int a = 0; a < 2; a++)
                         for (int b = 0; b < 2; b++)
                             if (t.y[a] >= 0 && t.y[a] < x.d[2] && t.x[b] >= 0 && t.x[b] < x.d[3])
-                                v += t.wy[a] * t.wx[b] * xs[off(&x, n, c, t.y[a], t.x[b])];
-                    float *out = &ys[off(&y, n, c, i, j)];
+                                v += t.wy[a] * t.wx[b] * xs[t4_off(&x, n, c, t.y[a], t.x[b])];
+                    float *out = &ys[t4_off(&y, n, c, i, j)];
                     *out = al * v + (be != 0 ? be * *out : 0);
                 }
     return CUDNN_STATUS_SUCCESS;
@@ -263,7 +245,7 @@ FAKE_EXPORT cudnnStatus_t cudnnSpatialTfSamplerBackward(
         for (int c = 0; c < dx.d[1]; c++)
             for (int i = 0; i < dx.d[2]; i++)
                 for (int j = 0; j < dx.d[3]; j++) {
-                    float *o = &dxs[off(&dx, n, c, i, j)];
+                    float *o = &dxs[t4_off(&dx, n, c, i, j)];
                     *o = be != 0 ? be * *o : 0;
                 }
     int64_t outs = (int64_t)dy.d[0] * dy.d[1] * dy.d[2] * dy.d[3];
@@ -276,11 +258,11 @@ FAKE_EXPORT cudnnStatus_t cudnnSpatialTfSamplerBackward(
         int n = (int)(e / ((int64_t)dy.d[3] * dy.d[2] * dy.d[1]));
         const float *g = grid + (((int64_t)n * dy.d[2] + i) * dy.d[3] + j) * 2;
         struct taps t = taps_at(g, x.d[2], x.d[3]);
-        float gy = dys[off(&dy, n, c, i, j)];
+        float gy = dys[t4_off(&dy, n, c, i, j)];
         for (int a = 0; a < 2; a++)
             for (int b = 0; b < 2; b++)
                 if (t.y[a] >= 0 && t.y[a] < x.d[2] && t.x[b] >= 0 && t.x[b] < x.d[3])
-                    dxs[off(&dx, n, c, t.y[a], t.x[b])] += al * t.wy[a] * t.wx[b] * gy;
+                    dxs[t4_off(&dx, n, c, t.y[a], t.x[b])] += al * t.wy[a] * t.wx[b] * gy;
     }
     free(order);
     for (int n = 0; n < dy.d[0]; n++)
@@ -291,12 +273,12 @@ FAKE_EXPORT cudnnStatus_t cudnnSpatialTfSamplerBackward(
                 for (int c = 0; c < dy.d[1]; c++) {
                     const float *g = grid + (((int64_t)n * dy.d[2] + i) * dy.d[3] + j) * 2;
                     struct taps t = taps_at(g, x.d[2], x.d[3]);
-                    float gy = dys[off(&dy, n, c, i, j)];
+                    float gy = dys[t4_off(&dy, n, c, i, j)];
                     for (int a = 0; a < 2; a++)
                         for (int b = 0; b < 2; b++)
                             if (t.y[a] >= 0 && t.y[a] < x.d[2] && t.x[b] >= 0 &&
                                 t.x[b] < x.d[3]) {
-                                float v = xs[off(&x, n, c, t.y[a], t.x[b])] * gy;
+                                float v = xs[t4_off(&x, n, c, t.y[a], t.x[b])] * gy;
                                 o[0] += v * t.wy[a] * (b ? 1 : -1) * (float)(x.d[3] - 1) / 2;
                                 o[1] += v * t.wx[b] * (a ? 1 : -1) * (float)(x.d[2] - 1) / 2;
                             }

@@ -22,25 +22,6 @@
 
 #include "fake.h"
 
-/* A 4-d tensor through cudnnGetTensorNdDescriptor. */
-struct t4 {
-    int d[4], s[4];
-};
-
-static struct t4 t4_of(cudnnTensorDescriptor_t desc)
-{
-    struct t4 t = { { 1, 1, 1, 1 }, { 1, 1, 1, 1 } };
-    int type, nb;
-    cudnnGetTensorNdDescriptor(desc, 4, &type, &nb, t.d, t.s);
-    return t;
-}
-
-static int64_t off(const struct t4 *t, int n, int c, int h, int w)
-{
-    return (int64_t)n * t->s[0] + (int64_t)c * t->s[1] + (int64_t)h * t->s[2] +
-           (int64_t)w * t->s[3];
-}
-
 /* sum over l < n of expr, shuffled when vary. */
 #define SUM(n, vary, acc, expr)                                                            \
     do {                                                                                   \
@@ -54,7 +35,7 @@ static int64_t off(const struct t4 *t, int n, int c, int h, int w)
     } while (0)
 
 /* ---- BatchNorm: per channel over (n, h, w) ------------------------------ */
-#define BN_ELEM(t, l) off(&(t), (int)((l) / ((t).d[2] * (t).d[3])), c, \
+#define BN_ELEM(t, l) t4_off(&(t), (int)((l) / ((t).d[2] * (t).d[3])), c, \
                           (int)((l) / (t).d[3] % (t).d[2]), (int)((l) % (t).d[3]))
 
 FAKE_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(

@@ -165,6 +165,27 @@ cudnnSpatialTfGridGeneratorBackward_fn cudnnSpatialTfGridGeneratorBackward;
 cudnnSpatialTfSamplerForward_fn cudnnSpatialTfSamplerForward;
 cudnnSpatialTfSamplerBackward_fn cudnnSpatialTfSamplerBackward;
 
+/* A 4-d tensor of the fake cuDNN read through cudnnGetTensorNdDescriptor
+ * (cudnn_train.c, cudnn_ops.c): its dims, its strides, and the offset of
+ * element (n, c, h, w) in elements. */
+struct t4 {
+    int d[4], s[4];
+};
+
+static inline struct t4 t4_of(cudnnTensorDescriptor_t desc)
+{
+    struct t4 t = { { 1, 1, 1, 1 }, { 1, 1, 1, 1 } };
+    int type, nb;
+    cudnnGetTensorNdDescriptor(desc, 4, &type, &nb, t.d, t.s);
+    return t;
+}
+
+static inline int64_t t4_off(const struct t4 *t, int n, int c, int h, int w)
+{
+    return (int64_t)n * t->s[0] + (int64_t)c * t->s[1] + (int64_t)h * t->s[2] +
+           (int64_t)w * t->s[3];
+}
+
 /* cuDNN backend */
 cudnnBackendCreateDescriptor_fn cudnnBackendCreateDescriptor;
 cudnnBackendDestroyDescriptor_fn cudnnBackendDestroyDescriptor;
