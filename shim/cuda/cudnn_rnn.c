@@ -135,12 +135,10 @@ static void rec_space(struct rnn *v, const char *name, int role, const void *p, 
 
 /* Begins the record: descriptor, x's shape (the first data descriptor
  * given) and the sequence lengths on the device. */
-static void rnn_begin(const struct cuda_call *c, struct rnn *v, cudnnRNNDataDescriptor_t xd,
-                      const void *x, const char *xname, const char *vec_param,
-                      const int32_t *seqlens)
+static void rnn_begin(struct rnn *v, cudnnRNNDataDescriptor_t xd, const void *x,
+                      const char *xname, const char *vec_param, const int32_t *seqlens)
 {
     v->stream = cudnn_handle_stream(v->h);
-    v->workspace = workspace_note(c);
     trace_rec_begin(&v->r, v->api);
     rec_rnn_desc(v);
     rec_seq(v, xname, TRACE_ROLE_IN, xd, x, vec_param, 1);
@@ -170,9 +168,11 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNForward(
         return real(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy,
                     cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace,
                     reserveSpaceSize, reserveSpace);
-    struct rnn v = { .api = "cudnnRNNForward", .h = handle, .desc = rnnDesc };
+    /* The workspace check says its line whether or not the call is traced. */
+    struct rnn v = { .api = "cudnnRNNForward", .h = handle, .desc = rnnDesc,
+                     .workspace = workspace_note(&c) };
     if (c.traced) {
-        rnn_begin(&c, &v, xDesc, x, "x", "inputSize_x", devSeqLengths);
+        rnn_begin(&v, xDesc, x, "x", "inputSize_x", devSeqLengths);
         trace_rec_int(&v.r, "fwdMode", fwdMode);
         rec_state(&v, "hx", TRACE_ROLE_IN, hDesc, hx);
         rec_state(&v, "cx", TRACE_ROLE_IN, cDesc, cx);
@@ -205,9 +205,10 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNBackwardData_v8(
         return real(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx,
                     cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace,
                     reserveSpaceSize, reserveSpace);
-    struct rnn v = { .api = "cudnnRNNBackwardData_v8", .h = handle, .desc = rnnDesc };
+    struct rnn v = { .api = "cudnnRNNBackwardData_v8", .h = handle, .desc = rnnDesc,
+                     .workspace = workspace_note(&c) };
     if (c.traced) {
-        rnn_begin(&c, &v, yDesc, y, "y", "vectorSize_y", devSeqLengths);
+        rnn_begin(&v, yDesc, y, "y", "vectorSize_y", devSeqLengths);
         rec_seq(&v, "dy", TRACE_ROLE_IN, yDesc, dy, NULL, 0);
         rec_state(&v, "hx", TRACE_ROLE_IN, hDesc, hx);
         rec_state(&v, "dhy", TRACE_ROLE_IN, hDesc, dhy);
@@ -241,9 +242,10 @@ DETSHIM_EXPORT cudnnStatus_t cudnnRNNBackwardWeights_v8(
         return real(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y,
                     weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize,
                     reserveSpace);
-    struct rnn v = { .api = "cudnnRNNBackwardWeights_v8", .h = handle, .desc = rnnDesc };
+    struct rnn v = { .api = "cudnnRNNBackwardWeights_v8", .h = handle, .desc = rnnDesc,
+                     .workspace = workspace_note(&c) };
     if (c.traced) {
-        rnn_begin(&c, &v, xDesc, x, "x", "inputSize_x", devSeqLengths);
+        rnn_begin(&v, xDesc, x, "x", "inputSize_x", devSeqLengths);
         trace_rec_int(&v.r, "addGrad", addGrad);
         rec_state(&v, "hx", TRACE_ROLE_IN, hDesc, hx);
         rec_seq(&v, "y", TRACE_ROLE_IN, yDesc, y, "vectorSize_y", 0);

@@ -100,6 +100,8 @@ expect_grep "without a single cuBLAS workspace size, the RNN is named on stderr"
     "^detshim: cuDNN RNNs call cuBLAS inside, which is deterministic only with one workspace size: set \[cuda\] cublas_workspace = :4096:8 in the policy \(CUBLAS_WORKSPACE_CONFIG is unset\)$" \
     "$WORK/d.err"
 expect_lines "once, though the program makes four RNN calls" 1 "$WORK/d.err"
+LD_PRELOAD=$SHIM $P > /dev/null 2> "$WORK/dn.err"
+expect_eq "without a trace, the same line" "$(cat "$WORK/d.err")" "$(cat "$WORK/dn.err")"
 $DETDIFF --show "$WORK/d" > "$WORK/d.show"
 expect_grep "and its records say why" "cudnnRNNForward .*cuda.cublas_workspace=unset" "$WORK/d.show"
 
