@@ -9,12 +9,15 @@
  * reduces in a fixed order without atomics, in the training calls and in
  * the size queries alike, so the workspace and reserve space the program
  * allocates are the ones SPATIAL needs; the trace shows the mode asked
- * for and the override. Each call is traced with its mode, ops, epsilon
+ * for and the override. Should cuDNN refuse SPATIAL for a call, the mode
+ * asked for runs instead where the program's buffers fit it, said once on
+ * stderr and marked "not pinned" in the record. Each call is traced with its mode, ops, epsilon
  * and averaging factor, the scalars, and device digests of every tensor
  * read before and written after (through the tensors' dims and strides,
  * cudnn.c); the reserve space and workspace are cuDNN's own scratch and
  * are not digested.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "core/core.h"
@@ -29,6 +32,41 @@ static int pinned_mode(const struct cuda_call *c, int mode)
 
 static const char *const override_note =
     "mode spatial_persistent->spatial (no atomic reduction)";
+
+/* Whether the asked-for mode may run after cuDNN refused SPATIAL for a
+ * call (a layout or type its SPATIAL kernels do not take): only when the
+ * program's workspace and reserve space, sized for SPATIAL by the
+ * queries below, also fit the asked-for mode. Says so on stderr once. */
+static int may_fall_back(cudnnHandle_t h, int mode, int ops, cudnnTensorDescriptor_t x,
+                         cudnnTensorDescriptor_t bn, cudnnActivationDescriptor_t act,
+                         size_t ws, size_t reserve, int backward, cudnnStatus_t refused)
+{
+    static void *wcache[2], *rcache;
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    size_t need_ws = 0, need_rs = 0;
+    int sized;
+    if (backward) {
+        cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn *w =
+            (cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn *)(uintptr_t)cuda_sym(
+                &wcache[1], "cudnnGetBatchNormalizationBackwardExWorkspaceSize");
+        sized = w && w(h, mode, ops, x, x, x, x, x, bn, act, &need_ws) == CUDNN_STATUS_SUCCESS;
+    } else {
+        cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn *w =
+            (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn *)(uintptr_t)cuda_sym(
+                &wcache[0], "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize");
+        sized = w && w(h, mode, ops, x, x, x, bn, act, &need_ws) == CUDNN_STATUS_SUCCESS;
+    }
+    cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn *rsz =
+        (cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn *)(uintptr_t)cuda_sym(
+            &rcache, "cudnnGetBatchNormalizationTrainingExReserveSpaceSize");
+    sized = sized && rsz && rsz(h, mode, ops, act, x, &need_rs) == CUDNN_STATUS_SUCCESS;
+    if (!sized || need_ws > ws || need_rs > reserve)
+        return 0;
+    if (!atomic_flag_test_and_set(&warned))
+        core_log(DS_LOG_QUIET, "cuDNN refused BatchNorm in SPATIAL mode for a tensor (status "
+                 "%d): it runs in the persistent mode the program asked for, unpinned", refused);
+    return 1;
+}
 
 /* Begins a record with the parameters every BatchNorm call has. */
 static void bn_begin(struct trace_rec *r, const char *api, int mode, int ops, double epsilon)
@@ -50,6 +88,8 @@ static void bn_end(const struct cuda_call *c, struct trace_rec *r, int asked, in
     trace_rec_note(r, "cuda.algo", text);
     if (asked != ran)
         trace_rec_note(r, "cuda.override", override_note);
+    else if (pinned_mode(c, asked) != asked)
+        trace_rec_note(r, "cuda.override", "not pinned: cuDNN refused SPATIAL here");
     trace_rec_commit(r);
 }
 
@@ -101,6 +141,13 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
                             yData, bnDesc, bnScale, bnBias, factor, runningMean, runningVar,
                             epsilon, saveMean, saveInvVar, act, ws, wsSize, reserve,
                             reserveSize);
+    if (st != CUDNN_STATUS_SUCCESS && ran != (int)mode &&
+        may_fall_back(handle, mode, bnOps, xDesc, bnDesc, act, wsSize, reserveSize, 0, st)) {
+        ran = mode;
+        st = real(handle, ran, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData,
+                  bnDesc, bnScale, bnBias, factor, runningMean, runningVar, epsilon, saveMean,
+                  saveInvVar, act, ws, wsSize, reserve, reserveSize);
+    }
     if (c.traced) {
         cudnn_rec_tensor(&r, "y", TRACE_ROLE_OUT, s, yData, yDesc, 0);
         rec_opt(&r, "runningMean", TRACE_ROLE_OUT, s, runningMean, bnDesc);
@@ -156,6 +203,14 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBatchNormalizationBackwardEx(
                             xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc,
                             dxData, bnDesc, bnScale, bnBias, dScale, dBias, epsilon, savedMean,
                             savedInvVar, act, ws, wsSize, reserve, reserveSize);
+    if (st != CUDNN_STATUS_SUCCESS && ran != (int)mode &&
+        may_fall_back(handle, mode, bnOps, xDesc, bnDesc, act, wsSize, reserveSize, 1, st)) {
+        ran = mode;
+        st = real(handle, ran, bnOps, alphaData, betaData, alphaParam, betaParam, xDesc, xData,
+                  yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, bnDesc, bnScale,
+                  bnBias, dScale, dBias, epsilon, savedMean, savedInvVar, act, ws, wsSize,
+                  reserve, reserveSize);
+    }
     if (c.traced) {
         cudnn_rec_tensor(&r, "dx", TRACE_ROLE_OUT, s, dxData, dxDesc, 0);
         if (bnOps == 2)

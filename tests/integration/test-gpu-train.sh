@@ -94,6 +94,19 @@ show "pooling is traced" "cudnnPoolingForward .* x:in:512x4:[0-9a-f]+ y:out:128x
 show "a math type converting FP32 down is lowered under tf32 = deny" \
     "cudnnSetConvolutionMathType mathType=2 .*cuda.override=math tensor_op_allow_conversion->tensor_op"
 
+# A cuDNN that refuses SPATIAL for a tensor: the persistent mode the
+# program asked for runs, since its buffers fit, and the shim says so.
+FAKE_CUDNN_BN_NO_SPATIAL=1 DETSHIM_POLICY=pytorch shim "$WORK/f" $P > "$WORK/f.out" 2> "$WORK/f.err"
+expect_eq "SPATIAL refused: the program still runs" 0 $?
+expect_grep "SPATIAL refused: said once on stderr" \
+    "^detshim: cuDNN refused BatchNorm in SPATIAL mode for a tensor \(status 3000\): it runs in the persistent mode the program asked for, unpinned$" \
+    "$WORK/f.err"
+expect_lines "once for forward and backward" 1 "$WORK/f.err"
+$DETDIFF --show "$WORK/f" > "$WORK/f.show"
+expect_grep "SPATIAL refused: the record says the call is not pinned" \
+    "cudnnBatchNormalizationBackwardEx mode=2 .*cuda.algo=mode 2 cuda.override=not pinned: cuDNN refused SPATIAL here" \
+    "$WORK/f.show"
+
 # The default policy leaves CUBLAS_WORKSPACE_CONFIG unset: the RNN says so.
 shim "$WORK/d" $P > /dev/null 2> "$WORK/d.err"
 expect_grep "without a single cuBLAS workspace size, the RNN is named on stderr" \

@@ -35,6 +35,14 @@
     } while (0)
 
 /* ---- BatchNorm: per channel over (n, h, w) ------------------------------ */
+/* FAKE_CUDNN_BN_NO_SPATIAL=1: a cuDNN whose SPATIAL training kernels
+ * refuse the tensor and whose persistent ones need no scratch, for the
+ * shim's fallback. */
+static int no_spatial(int mode)
+{
+    return mode == CUDNN_BATCHNORM_SPATIAL && getenv("FAKE_CUDNN_BN_NO_SPATIAL");
+}
+
 #define BN_ELEM(t, l) t4_off(&(t), (int)((l) / ((t).d[2] * (t).d[3])), c, \
                           (int)((l) / (t).d[3] % (t).d[2]), (int)((l) % (t).d[3]))
 
@@ -48,7 +56,7 @@ FAKE_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
 {
     (void)handle, (void)zDesc, (void)z, (void)bnDesc, (void)act, (void)ws, (void)wsSize;
     (void)reserve, (void)rsSize;
-    if (mode == CUDNN_BATCHNORM_PER_ACTIVATION || ops != 0)
+    if (mode == CUDNN_BATCHNORM_PER_ACTIVATION || ops != 0 || no_spatial(mode))
         return CUDNN_STATUS_NOT_SUPPORTED;
     struct t4 x = t4_of(xDesc), y = t4_of(yDesc);
     const float *xs = xv, *g = scale, *b = bias;
@@ -91,7 +99,7 @@ FAKE_EXPORT cudnnStatus_t cudnnBatchNormalizationBackwardEx(
 {
     (void)handle, (void)yDesc, (void)yv, (void)dzDesc, (void)dz, (void)bnDesc, (void)bias;
     (void)eps, (void)act, (void)ws, (void)wsSize, (void)reserve, (void)rsSize;
-    if (mode == CUDNN_BATCHNORM_PER_ACTIVATION || ops != 0 || !smean || !sinv)
+    if (mode == CUDNN_BATCHNORM_PER_ACTIVATION || ops != 0 || !smean || !sinv || no_spatial(mode))
         return CUDNN_STATUS_NOT_SUPPORTED;
     struct t4 x = t4_of(xDesc), dy = t4_of(dyDesc), dx = t4_of(dxDesc);
     const float *xs = xv, *dys = dyv, *g = scale;
@@ -138,7 +146,8 @@ FAKE_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardInference(
 }
 
 /* SPATIAL needs no scratch; the persistent kernels a little. */
-#define BN_SIZE(mode) ((mode) == CUDNN_BATCHNORM_SPATIAL_PERSISTENT ? 256 : 0)
+#define BN_SIZE(mode) \
+    ((mode) == CUDNN_BATCHNORM_SPATIAL_PERSISTENT && !getenv("FAKE_CUDNN_BN_NO_SPATIAL") ? 256 : 0)
 FAKE_EXPORT cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t ops,
     const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t z,
