@@ -93,12 +93,14 @@ static void trsm_begin(struct solve *s, struct trace_rec *r, int side, int uplo,
         int64_t ka = side == CUBLAS_SIDE_LEFT ? m : n;                                     \
         if (c.traced) {                                                                    \
             trsm_begin(&s, &r, side, uplo, trans, diag, m, n, lda, ldb);                   \
-            cuda_rec_scalar(&r, "alpha", s.stream, alpha, cublas_handle_device_scalars(h), \
-                            TYPE);                                                         \
-            cuda_rec_matrix(&r, "A", TRACE_ROLE_IN, s.stream, A, CUBLAS_OP_N, ka, ka, lda, \
-                            s.elem, 1, 0);                                                 \
-            cuda_rec_matrix(&r, "B", TRACE_ROLE_IN, s.stream, B, CUBLAS_OP_N, m, n, ldb,   \
-                            s.elem, 1, 0);                                                 \
+            /* alpha 0: B is set to zero, neither matrix is read */                  \
+            if (!cuda_rec_scalar(&r, "alpha", s.stream, alpha,                             \
+                                 cublas_handle_device_scalars(h), TYPE)) {                 \
+                cuda_rec_matrix(&r, "A", TRACE_ROLE_IN, s.stream, A, CUBLAS_OP_N, ka, ka,  \
+                                lda, s.elem, 1, 0);                                        \
+                cuda_rec_matrix(&r, "B", TRACE_ROLE_IN, s.stream, B, CUBLAS_OP_N, m, n,    \
+                                ldb, s.elem, 1, 0);                                        \
+            }                                                                              \
         }                                                                                  \
         cublasStatus_t st = real(h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb); \
         if (c.traced) {                                                                    \
@@ -128,12 +130,13 @@ static void trsm_begin(struct solve *s, struct trace_rec *r, int side, int uplo,
         if (c.traced) {                                                                    \
             trsm_begin(&s, &r, side, uplo, trans, diag, m, n, lda, ldb);                   \
             trace_rec_int(&r, "batch", batch);                                             \
-            cuda_rec_scalar(&r, "alpha", s.stream, alpha, cublas_handle_device_scalars(h), \
-                            TYPE);                                                         \
-            cuda_rec_matrix_array(&r, "A", TRACE_ROLE_IN, s.stream, a, CUBLAS_OP_N, ka,    \
-                                  ka, lda, s.elem, batch);                                 \
-            cuda_rec_matrix_array(&r, "B", TRACE_ROLE_IN, s.stream, b, CUBLAS_OP_N, m, n,  \
-                                  ldb, s.elem, batch);                                     \
+            if (!cuda_rec_scalar(&r, "alpha", s.stream, alpha,                             \
+                                 cublas_handle_device_scalars(h), TYPE)) {                 \
+                cuda_rec_matrix_array(&r, "A", TRACE_ROLE_IN, s.stream, a, CUBLAS_OP_N,    \
+                                      ka, ka, lda, s.elem, batch);                         \
+                cuda_rec_matrix_array(&r, "B", TRACE_ROLE_IN, s.stream, b, CUBLAS_OP_N, m, \
+                                      n, ldb, s.elem, batch);                              \
+            }                                                                              \
         }                                                                                  \
         cublasStatus_t st = real(h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb,  \
                                  batch);                                                   \

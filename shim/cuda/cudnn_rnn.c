@@ -10,7 +10,7 @@
  * generator's (curand.c: the same stream, one seed per descriptor set),
  * and the program's own seed is logged at DETSHIM_LOG=info, not traced;
  * cudnnRestoreDropoutDescriptor reuses states already made and is traced
- * only. Each RNN call is traced with the RNN descriptor (algorithm, cell,
+ * only, without the seed it is given (cuDNN ignores it). Each RNN call is traced with the RNN descriptor (algorithm, cell,
  * direction, math type and precision, sizes), its data shapes, and device
  * digests of what it reads and writes: the sequences over their whole
  * padded span (cuDNN's RNN data layouts), the states through their dims
@@ -284,7 +284,10 @@ static cudnnStatus_t dropout_call(const char *api, cudnnSetDropoutDescriptor_fn 
         trace_rec_begin(&v.r, api);
         trace_rec_f32(&v.r, "dropout", p);
         trace_rec_int(&v.r, "stateSizeInBytes", (int64_t)size);
-        trace_rec_int(&v.r, "seed", (int64_t)applied);
+        /* Restore's seed "has no effect" (cuDNN): a clock-seeded program
+         * must not trace differently for it. */
+        if (set)
+            trace_rec_int(&v.r, "seed", (int64_t)applied);
         if (set && st == CUDNN_STATUS_SUCCESS)
             rec_space(&v, "states", TRACE_ROLE_OUT, states, size);
         trace_rec_int(&v.r, "status", st);

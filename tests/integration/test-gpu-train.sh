@@ -84,7 +84,7 @@ show "backward data" "cudnnRNNBackwardData_v8 .* dy:in:120x4:[0-9a-f]+ .* dx:out
 show "backward weights adds to the gradient it reads" \
     "cudnnRNNBackwardWeights_v8 .*addGrad=0 .* dweightSpace:in:480x1:[0-9a-f]+ dweightSpace:out:480x1:"
 show "a restored dropout descriptor is traced, not re-seeded" \
-    "cudnnRestoreDropoutDescriptor dropout=0.300000012 stateSizeInBytes=64 seed=0 status=0 \| \(no operands\) \| cuda.mode=pinned \|"
+    "cudnnRestoreDropoutDescriptor dropout=0.300000012 stateSizeInBytes=64 status=0 \| \(no operands\) \| cuda.mode=pinned \|"
 show "CTC runs the deterministic algorithm, on record" \
     "cudnnCTCLoss algo=1 workspaceSize=512 .* labels:in:16x4:[0-9a-f]+ .* costs:out:8x4:[0-9a-f]+ gradients:out:2560x4:.*cuda.algo=0 \(deterministic\) cuda.override=algo 1->0"
 show "and in its v8 form" "cudnnCTCLoss_v8 algo=1 .*cuda.override=algo 1->0"
