@@ -188,9 +188,12 @@ $(B)/fakes/lib%.so: tests/fakes/%.c
 GPU_FAKES := $(B)/fakes/libcuda.so.1 $(B)/fakes/libcublas.so.13 $(B)/fakes/libcublasLt.so.13 \
     $(B)/fakes/libcudnn.so.9 $(B)/fakes/libcurand.so.10
 $(B)/fakes/libcuda.so.1: tests/fakes/cuda/cuda.c
-$(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c
+$(B)/fakes/libcublas.so.13: tests/fakes/cuda/cublas.c tests/fakes/cuda/cublas_train.c
+$(B)/fakes/libcublas.so.13: FAKE_LDFLAGS = -lm
 $(B)/fakes/libcublasLt.so.13: tests/fakes/cuda/cublasLt.c
-$(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c
+$(B)/fakes/libcudnn.so.9: tests/fakes/cuda/cudnn.c tests/fakes/cuda/cudnn_train.c \
+    tests/fakes/cuda/cudnn_ops.c
+$(B)/fakes/libcudnn.so.9: FAKE_LDFLAGS = -lm
 $(B)/fakes/libcurand.so.10: tests/fakes/cuda/curand.c
 # For gpu_dlsym: a vendor library that looks functions up itself, and a
 # framework's stub that forwards to what dlsym answers.
@@ -198,13 +201,14 @@ GPU_FAKE_ADV := $(B)/fakes/libcudnn_adv.so.9 $(B)/fakes/libtfstub.so
 $(B)/fakes/libcudnn_adv.so.9: tests/fakes/cuda/cudnn_adv.c
 $(B)/fakes/libtfstub.so: tests/fakes/cuda/tfstub.c
 $(B)/fakes/libtfstub.so: FAKE_LDFLAGS = -Wl,-rpath,$(abspath $(B)/fakes)
-$(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h shim/cuda/cuda_api.h shim/cuda/cuda_digest_kernel.h
+$(GPU_FAKES) $(GPU_FAKE_ADV): tests/fakes/cuda/fake.h shim/cuda/cuda_api.h shim/cuda/cuda_api_train.h \
+    shim/cuda/cuda_digest_kernel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,$(notdir $@) \
 	    -o $@ $(filter %.c,$^) $(FAKE_LDFLAGS)
 
 $(B)/programs/gpu_prog $(B)/programs/gpu_pending $(B)/programs/gpu_gemm64 \
-    $(B)/programs/gpu_conv_algo: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \
+    $(B)/programs/gpu_conv_algo $(B)/programs/gpu_train: $(B)/programs/%: tests/programs/%.c $(GPU_FAKES) \
     tests/programs/gpu_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
@@ -229,6 +233,20 @@ $(NCCL_PROGS): $(B)/%: tests/%.c $(NCCL_FAKE) tests/programs/nccl_launch.h
 $(B)/programs/nccl_dlsym: tests/programs/nccl_dlsym.c $(NCCL_FAKE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< -ldl -Wl,-rpath,$(abspath $(B)/fakes)
+# A fake cuBLAS whose symbols carry NVIDIA's version node, and a program
+# linked against it that imports them versioned (test-gpu-versioned).
+$(B)/fakes/versioned/libcublas.so.13: tests/fakes/cuda/cublas.c tests/fakes/cuda/cublas_train.c \
+    tests/fakes/cuda/cublas.map tests/fakes/cuda/fake.h shim/cuda/cuda_api.h \
+    shim/cuda/cuda_api_train.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -fPIC -shared $(WARN) -Wl,-soname,libcublas.so.13 \
+	    -Wl,--version-script=tests/fakes/cuda/cublas.map -o $@ $(filter %.c,$^) -lm
+$(B)/programs/gpu_versioned: tests/programs/gpu_versioned.c tests/programs/gpu_util.h \
+    $(B)/fakes/versioned/libcublas.so.13 $(B)/fakes/libcuda.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/fakes/cuda $(CFLAGS) -std=gnu11 $(WARN) -o $@ $< \
+	    -Wl,--no-as-needed $(B)/fakes/versioned/libcublas.so.13 $(B)/fakes/libcuda.so.1 \
+	    -Wl,-rpath,$(abspath $(B)/fakes/versioned):$(abspath $(B)/fakes)
 
 # Linked to none of them: it dlopens each by soname, as TensorFlow does.
 $(B)/programs/gpu_dlsym: tests/programs/gpu_dlsym.c tests/programs/gpu_util.h $(GPU_FAKES) \
@@ -264,6 +282,13 @@ check:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
+
+# Not part of `make test`: it downloads PyPI's newest torch CUDA wheel
+# (over 500 MB, deleted at once) and rewrites docs/gpu-coverage.md with
+# which of its CUDA library imports the shim wraps (docs/gpu.md).
+.PHONY: gpu-coverage
+gpu-coverage: all
+	python3 scripts/gpu-coverage.py --out docs/gpu-coverage.md
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \

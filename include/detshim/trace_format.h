@@ -160,6 +160,13 @@ enum trace_field_key {
     "LD_PRELOAD and LD_AUDIT: CUDA library functions looked up with dlsym are seen too"
 #define TRACE_INTERPOSITION_PRELOAD \
     "LD_PRELOAD only: CUDA library functions looked up with dlsym (TensorFlow, JAX) are not seen"
+/* Appended to either (issue 19): one vendor library's own
+ * calls into another stay unseen, as cuDNN 9's engines look cublasLtMatmul
+ * up themselves (docs/gpu.md). A reader matches the two above as
+ * prefixes. */
+#define TRACE_INTERPOSITION_VENDOR \
+    "; cuDNN's engines call cuBLASLt themselves: those GEMMs are not seen, " \
+    "their determinism is the engine's (cudnnBackendExecute records it)"
 
 /* How device operands are digested (shim/cuda/devdigest.c): by the
  * embedded PTX kernel on the call's stream when the build had nvcc, else

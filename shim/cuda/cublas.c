@@ -28,8 +28,7 @@ static cublasStatus_t real_set_math(cublasHandle_t h, int mode)
     return real(h, mode);
 }
 
-/* The handle's stream, or the legacy default stream if unknown. */
-static CUstream handle_stream(cublasHandle_t h)
+CUstream cublas_handle_stream(cublasHandle_t h)
 {
     static void *cache;
     cublasGetStream_v2_fn *get =
@@ -40,7 +39,7 @@ static CUstream handle_stream(cublasHandle_t h)
     return s;
 }
 
-static int handle_device_scalars(cublasHandle_t h)
+int cublas_handle_device_scalars(cublasHandle_t h)
 {
     static void *cache;
     cublasGetPointerMode_v2_fn *get =
@@ -79,6 +78,22 @@ static int compute_allows_tf32(int compute)
 static int deny_tf32(const struct cuda_call *c)
 {
     return c->pinned && core_cfg.cuda_tf32 == TF32_DENY;
+}
+
+void cublas_note_handle(struct trace_rec *r, cublasHandle_t h, char *buf, size_t len)
+{
+    static void *atomics_cache, *math_cache;
+    cublasGetAtomicsMode_fn *get_atomics =
+        (cublasGetAtomicsMode_fn *)(uintptr_t)cuda_sym(&atomics_cache, "cublasGetAtomicsMode");
+    cublasGetMathMode_fn *get_math =
+        (cublasGetMathMode_fn *)(uintptr_t)cuda_sym(&math_cache, "cublasGetMathMode");
+    cublasAtomicsMode_t atomics;
+    cublasMath_t math;
+    if (get_atomics && get_atomics(h, &atomics) == CUBLAS_STATUS_SUCCESS)
+        trace_rec_note(r, "cuda.atomics",
+                       atomics == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
+    if (get_math && get_math(h, &math) == CUBLAS_STATUS_SUCCESS)
+        trace_rec_note(r, "cuda.math_mode", math_name(math, buf, len));
 }
 
 DETSHIM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
@@ -219,7 +234,7 @@ static void gemm_before(const struct cuda_call *c, struct gemm *g, struct trace_
     }
     if (!c->traced)
         return;
-    g->stream = handle_stream(g->h);
+    g->stream = cublas_handle_stream(g->h);
     trace_rec_begin(r, g->api);
     trace_rec_char(r, "transa", trans_char(g->transa));
     trace_rec_char(r, "transb", trans_char(g->transb));
@@ -244,7 +259,7 @@ static void gemm_before(const struct cuda_call *c, struct gemm *g, struct trace_
         trace_rec_int(r, "computeType", g->asked_compute);
         trace_rec_int(r, "algo", g->algo);
     }
-    int device = handle_device_scalars(g->h);
+    int device = cublas_handle_device_scalars(g->h);
     int alpha_zero = cuda_rec_scalar(r, "alpha", g->stream, g->alpha, device, g->scalar_type);
     int beta_zero = cuda_rec_scalar(r, "beta", g->stream, g->beta, device, g->scalar_type);
     /* cuBLAS reads neither A nor B when alpha is 0, nor C when beta is 0:
@@ -262,21 +277,10 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
 {
     if (!c->traced)
         return;
-    static void *atomics_cache, *math_cache;
-    cublasGetAtomicsMode_fn *get_atomics =
-        (cublasGetAtomicsMode_fn *)(uintptr_t)cuda_sym(&atomics_cache, "cublasGetAtomicsMode");
-    cublasGetMathMode_fn *get_math =
-        (cublasGetMathMode_fn *)(uintptr_t)cuda_sym(&math_cache, "cublasGetMathMode");
-    cublasAtomicsMode_t atomics;
-    cublasMath_t math;
     rec_operand(r, g, "C", TRACE_ROLE_OUT);
     trace_rec_int(r, "status", st);
     cuda_note_mode(r, c);
-    if (get_atomics && get_atomics(g->h, &atomics) == CUBLAS_STATUS_SUCCESS)
-        trace_rec_note(r, "cuda.atomics",
-                       atomics == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
-    if (get_math && get_math(g->h, &math) == CUBLAS_STATUS_SUCCESS)
-        trace_rec_note(r, "cuda.math_mode", math_name(math, g->math, sizeof g->math));
+    cublas_note_handle(r, g->h, g->math, sizeof g->math);
     if (g->compute >= 0)
         trace_rec_note(r, "cuda.algo", g->algo == CUBLAS_GEMM_DEFAULT ? "default (cuBLAS heuristic)"
                                        : "as requested (algo parameter)");
@@ -506,3 +510,30 @@ GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
 GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
 GEMM_SB_EX(cublasGemmStridedBatchedEx, int)
 GEMM_SB_EX(cublasGemmStridedBatchedEx_64, int64_t)
+
+/* cublasSgemmEx: data types are arguments, scalars and compute FP32. */
+DETSHIM_EXPORT cublasStatus_t cublasSgemmEx(cublasHandle_t h, cublasOperation_t transa,
+                                            cublasOperation_t transb, int m, int n, int k,
+                                            const float *alpha, const void *A,
+                                            cudaDataType Atype, int lda, const void *B,
+                                            cudaDataType Btype, int ldb, const float *beta,
+                                            void *C, cudaDataType Ctype, int ldc)
+{
+    CUDA_REAL_FN(cublasSgemmEx_fn *, cublasSgemmEx);
+    struct cuda_call c;
+    if (!cuda_enter(&c))
+        return real(h, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                    Ctype, ldc);
+    struct gemm g = { .api = "cublasSgemmEx", .h = h, .transa = transa, .transb = transb,
+                      .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc, .batch = 1,
+                      .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .atype = Atype,
+                      .btype = Btype, .ctype = Ctype, .scalar_type = CUDA_R_32F,
+                      .compute = CUBLAS_COMPUTE_32F, .algo = CUBLAS_GEMM_DEFAULT };
+    struct trace_rec r;
+    gemm_before(&c, &g, &r);
+    cublasStatus_t st = real(h, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
+                             beta, C, Ctype, ldc);
+    gemm_after(&c, &g, &r, st);
+    cuda_leave();
+    return st;
+}

@@ -162,6 +162,28 @@ void cuda_note_no_digest(struct trace_rec *r);
 /* The note "cuda.mode": pinned or passthrough. */
 void cuda_note_mode(struct trace_rec *r, const struct cuda_call *c);
 
+/* cuBLAS handles (cublas.c), for every cuBLAS interceptor: the handle's
+ * stream (NULL, the legacy default stream, if unknown); 1 if its scalars
+ * are passed by device pointer; and the notes cuda.atomics and
+ * cuda.math_mode as the handle has them now (buf, len: room for the
+ * math mode's text, which must live until the commit). */
+CUstream cublas_handle_stream(cublasHandle_t h);
+int cublas_handle_device_scalars(cublasHandle_t h);
+void cublas_note_handle(struct trace_rec *r, cublasHandle_t h, char *buf, size_t len);
+
+/* cuDNN tensors (cudnn.c), for every cuDNN interceptor: the handle's
+ * stream; the cudaDataType of the scaling factors for a tensor's data
+ * (host doubles for double data, host floats otherwise); bytes per
+ * element of a cudnnDataType_t (0: unknown or packed below a byte); and
+ * the operand `name` digested over the tensor's logical elements, or over
+ * its span (a filter, is_filter 1; a tensor cuDNN will not describe),
+ * the digest of nothing and a cuda.digest note when neither works. */
+CUstream cudnn_handle_stream(cudnnHandle_t h);
+int cudnn_scale_type(cudnnTensorDescriptor_t t);
+int cudnn_type_size(cudnnDataType_t type);
+void cudnn_rec_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
+                      const void *p, const void *desc, int is_filter);
+
 /* Legacy cuDNN convolutions (cudnn_algo.c): a direction, and the
  * descriptors of one convolution by position, each a tensor or a filter
  * as the direction takes it (forward: tensor1 x, filter2 w, tensor4 y;

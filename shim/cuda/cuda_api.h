@@ -441,4 +441,6 @@ typedef curandStatus_t curandGenerateBinomialMethod_fn(curandGenerator_t generat
                                                        curandMethod_t method);
 typedef curandStatus_t curandGenerateSeeds_fn(curandGenerator_t generator);
 
+#include "cuda/cuda_api_train.h"
+
 #endif

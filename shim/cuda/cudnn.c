@@ -141,7 +141,7 @@ ALGO_LIST_EX(cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnTensorDescripto
              cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
              cudnnConvolutionBwdFilterAlgoPerf_t)
 
-static CUstream handle_stream(cudnnHandle_t h)
+CUstream cudnn_handle_stream(cudnnHandle_t h)
 {
     static void *cache;
     cudnnGetStream_fn *get = (cudnnGetStream_fn *)(uintptr_t)cuda_sym(&cache, "cudnnGetStream");
@@ -151,9 +151,7 @@ static CUstream handle_stream(cudnnHandle_t h)
     return s;
 }
 
-/* Bytes per element of a cudnnDataType_t; 0 for a type we do not know
- * or one packed below a byte. */
-static int cudnn_type_size(cudnnDataType_t type)
+int cudnn_type_size(cudnnDataType_t type)
 {
     switch (type) {
     case CUDNN_DATA_INT8: case CUDNN_DATA_UINT8: case CUDNN_DATA_FP8_E4M3:
@@ -197,12 +195,11 @@ static int rec_strided_tensor(struct trace_rec *r, const char *name, int role, C
     return cuda_rec_strided(r, name, role, stream, p, &shape);
 }
 
-/* A tensor (is_filter 0) or filter (its packed span) digested. A tensor
- * that cannot be walked element by element (a type packed below a byte,
- * or vectorised) is digested over its span, cudnnGetTensorSizeInBytes
- * bytes, as filters are; the record notes that padding, if it has any,
- * is included. */
-static void rec_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
+/* A tensor that cannot be walked element by element (a type packed below
+ * a byte, or vectorised) is digested over its span,
+ * cudnnGetTensorSizeInBytes bytes, as filters are; the record notes that
+ * padding, if it has any, is included. */
+void cudnn_rec_tensor(struct trace_rec *r, const char *name, int role, CUstream stream,
                        const void *p, const void *desc, int is_filter)
 {
     static void *fcache, *tcache;
@@ -254,9 +251,7 @@ static void conv_pin(const struct cuda_call *c, struct conv *v, enum conv_direct
                                    sizeof v->override);
 }
 
-/* cuDNN's scaling factors are host doubles for double data, host floats
- * for every other type. */
-static int scale_type(cudnnTensorDescriptor_t t)
+int cudnn_scale_type(cudnnTensorDescriptor_t t)
 {
     static void *cache;
     cudnnGetTensorNdDescriptor_fn *get = (cudnnGetTensorNdDescriptor_fn *)(uintptr_t)cuda_sym(
@@ -274,19 +269,19 @@ static void conv_before(const struct cuda_call *c, struct conv *v, cudnnHandle_t
 {
     if (!c->traced)
         return;
-    *stream = handle_stream(h);
+    *stream = cudnn_handle_stream(h);
     trace_rec_begin(r, v->api);
     trace_rec_int(r, "algo", v->algo);
     trace_rec_int(r, "workspaceSize", (int64_t)v->workspace);
-    int type = scale_type(v->tensor);
+    int type = cudnn_scale_type(v->tensor);
     int alpha_zero = cuda_rec_scalar(r, "alpha", *stream, v->alpha, 0, type);
     int beta_zero = cuda_rec_scalar(r, "beta", *stream, v->beta, 0, type);
     if (!alpha_zero) {
-        rec_tensor(r, v->n1, TRACE_ROLE_IN, *stream, v->in1, v->d1, v->f1);
-        rec_tensor(r, v->n2, TRACE_ROLE_IN, *stream, v->in2, v->d2, v->f2);
+        cudnn_rec_tensor(r, v->n1, TRACE_ROLE_IN, *stream, v->in1, v->d1, v->f1);
+        cudnn_rec_tensor(r, v->n2, TRACE_ROLE_IN, *stream, v->in2, v->d2, v->f2);
     }
     if (!beta_zero)
-        rec_tensor(r, v->nout, TRACE_ROLE_IN, *stream, v->out, v->dout, v->fout);
+        cudnn_rec_tensor(r, v->nout, TRACE_ROLE_IN, *stream, v->out, v->dout, v->fout);
 }
 
 static void conv_after(const struct cuda_call *c, struct conv *v, struct trace_rec *r,
@@ -295,7 +290,7 @@ static void conv_after(const struct cuda_call *c, struct conv *v, struct trace_r
     if (!c->traced)
         return;
     char algo[16];
-    rec_tensor(r, v->nout, TRACE_ROLE_OUT, stream, v->out, v->dout, v->fout);
+    cudnn_rec_tensor(r, v->nout, TRACE_ROLE_OUT, stream, v->out, v->dout, v->fout);
     trace_rec_int(r, "status", st);
     cuda_note_mode(r, c);
     snprintf(algo, sizeof algo, "%d", v->ran);

@@ -190,7 +190,7 @@ int diff_ran_audited(const detshim_process *p)
     static const char audited[] = TRACE_INTERPOSITION_AUDIT;
     for (int i = 0; p && i < p->nfields; i++)
         if (p->fields[i].key == TRACE_FIELD_INTERPOSITION)
-            return p->fields[i].len == sizeof audited - 1 &&
+            return p->fields[i].len >= sizeof audited - 1 &&
                    memcmp(p->fields[i].value, audited, sizeof audited - 1) == 0;
     return -1;
 }

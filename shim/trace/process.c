@@ -161,7 +161,8 @@ static void build_header(void)
     add_field(TRACE_FIELD_START_TIME, TRACE_FIELD_INFO, text);
     add_field(TRACE_FIELD_DEVICE_DIGEST, TRACE_FIELD_INFO, TRACE_DEVICE_DIGEST);
     add_field(TRACE_FIELD_INTERPOSITION, TRACE_FIELD_INFO,
-              resolve_audit_active() ? TRACE_INTERPOSITION_AUDIT : TRACE_INTERPOSITION_PRELOAD);
+              resolve_audit_active() ? TRACE_INTERPOSITION_AUDIT TRACE_INTERPOSITION_VENDOR
+                                     : TRACE_INTERPOSITION_PRELOAD TRACE_INTERPOSITION_VENDOR);
     core_machine_describe(text, sizeof text);
     add_field(TRACE_FIELD_CPU, TRACE_FIELD_INFO, text);
     /* Hook (window.c): the window size the roots are over (compared), and

@@ -8,7 +8,11 @@
  * shuffled order (fake.h), the others in index order. Its backend API
  * knows engine heuristics, engine configs, engines and execution plans
  * just well enough to offer engine 7 (nondeterministic) first, then 3 and
- * 5 (deterministic); executing a plan computes nothing.
+ * 5 (deterministic); executing a plan computes nothing. A convolution
+ * whose math type is TENSOR_OP_MATH_ALLOW_CONVERSION varies too, as the
+ * fake cuBLAS's TF32 does. The training calls (BatchNorm, RNN, CTC) are in
+ * cudnn_train.c, the fused convolution, pooling and the spatial
+ * transformer in cudnn_ops.c, built into the same library.
  */
 #include <string.h>
 
@@ -26,6 +30,7 @@ struct cudnnFilterStruct {
 };
 struct cudnnConvolutionStruct {
     int pad_h, pad_w, u, v, dil_h, dil_w;
+    int math; /* cudnnSetConvolutionMathType; ALLOW_CONVERSION varies, as TF32 does */
 };
 
 FAKE_EXPORT cudnnStatus_t cudnnCreate(cudnnHandle_t *h)
@@ -127,7 +132,13 @@ FAKE_EXPORT cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescri
 {
     if (mode != CUDNN_CROSS_CORRELATION || type != CUDNN_DATA_FLOAT || u < 1 || v < 1)
         return 9;
-    *d = (struct cudnnConvolutionStruct){ pad_h, pad_w, u, v, dil_h, dil_w };
+    *d = (struct cudnnConvolutionStruct){ pad_h, pad_w, u, v, dil_h, dil_w, 0 };
+    return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t d, int math)
+{
+    d->math = math;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -183,7 +194,7 @@ FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
     return list(requested, returned, perf);
 }
 
-FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
+cudnnStatus_t fake_conv_forward(
     cudnnHandle_t h, const void *alpha, const cudnnTensorDescriptor_t xd, const void *xv,
     const cudnnFilterDescriptor_t wd, const void *wv, const cudnnConvolutionDescriptor_t cd,
     cudnnConvolutionFwdAlgo_t algo, void *workspace, size_t wsize, const void *beta,
@@ -200,7 +211,8 @@ FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
         for (int k = 0; k < yd->c; k++)
             for (int oh = 0; oh < yd->h; oh++)
                 for (int ow = 0; ow < yd->w; ow++) {
-                    fake_order(order, taps, algo == FAKE_CUDNN_ALGO_FAST_NONDET);
+                    fake_order(order, taps, algo == FAKE_CUDNN_ALGO_FAST_NONDET ||
+                                                cd->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
                     float s = 0;
                     for (int64_t t = 0; t < taps; t++) {
                         int c = (int)(order[t] / (wd->h * wd->w));
@@ -217,6 +229,15 @@ FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
                 }
     free(order);
     return CUDNN_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
+    cudnnHandle_t h, const void *alpha, const cudnnTensorDescriptor_t xd, const void *xv,
+    const cudnnFilterDescriptor_t wd, const void *wv, const cudnnConvolutionDescriptor_t cd,
+    cudnnConvolutionFwdAlgo_t algo, void *workspace, size_t wsize, const void *beta,
+    const cudnnTensorDescriptor_t yd, void *yv)
+{
+    return fake_conv_forward(h, alpha, xd, xv, wd, wv, cd, algo, workspace, wsize, beta, yd, yv);
 }
 
 /* The backend API: every descriptor is one of these. */

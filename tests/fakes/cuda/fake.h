@@ -47,6 +47,22 @@ cublasSgemmBatched_64_fn cublasSgemmBatched_64;
 cublasGemmStridedBatchedEx_64_fn cublasGemmStridedBatchedEx_64;
 cublasGemmBatchedEx_64_fn cublasGemmBatchedEx_64;
 
+/* cuBLAS level 1 and 2, solves and solvers (cublas_train.c): FP32, and
+ * one complex dot */
+cublasSgemv_v2_fn cublasSgemv_v2;
+cublasSgemv_v2_64_fn cublasSgemv_v2_64;
+cublasSdot_v2_fn cublasSdot_v2;
+cublasCdotc_v2_fn cublasCdotc_v2;
+cublasDotEx_fn cublasDotEx;
+cublasStrsm_v2_fn cublasStrsm_v2;
+cublasStrsmBatched_fn cublasStrsmBatched;
+cublasSgetrfBatched_fn cublasSgetrfBatched;
+cublasSgetrsBatched_fn cublasSgetrsBatched;
+cublasSgeqrfBatched_fn cublasSgeqrfBatched;
+cublasSgelsBatched_fn cublasSgelsBatched;
+cublasSgemmEx_fn cublasSgemmEx;
+cublasSetSmCountTarget_fn cublasSetSmCountTarget;
+
 /* cuBLASLt */
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *lt);
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc, cublasComputeType_t compute,
@@ -91,6 +107,84 @@ cudnnFindConvolutionForwardAlgorithm_fn cudnnFindConvolutionForwardAlgorithm;
 cudnnGetConvolutionForwardAlgorithm_v7_fn cudnnGetConvolutionForwardAlgorithm_v7;
 cudnnFindConvolutionForwardAlgorithmEx_fn cudnnFindConvolutionForwardAlgorithmEx;
 cudnnConvolutionForward_fn cudnnConvolutionForward;
+/* The fake's convolution itself (cudnn.c), for the fused forward. */
+__attribute__((visibility("hidden"))) cudnnConvolutionForward_fn fake_conv_forward;
+
+/* cuDNN training calls (cudnn_train.c, cudnn_ops.c) and their
+ * descriptors, under their real signatures */
+cudnnSetConvolutionMathType_fn cudnnSetConvolutionMathType;
+cudnnBatchNormalizationForwardTrainingEx_fn cudnnBatchNormalizationForwardTrainingEx;
+cudnnBatchNormalizationBackwardEx_fn cudnnBatchNormalizationBackwardEx;
+cudnnBatchNormalizationForwardInference_fn cudnnBatchNormalizationForwardInference;
+cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn
+    cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize;
+cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn
+    cudnnGetBatchNormalizationBackwardExWorkspaceSize;
+cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn
+    cudnnGetBatchNormalizationTrainingExReserveSpaceSize;
+cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *d);
+cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t h, size_t *size);
+cudnnSetDropoutDescriptor_fn cudnnSetDropoutDescriptor;
+cudnnRestoreDropoutDescriptor_fn cudnnRestoreDropoutDescriptor;
+cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *d);
+cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t d, int algo, int cell, int bias,
+                                       int dir, int input, int dtype, int mprec, int math,
+                                       int32_t isize, int32_t hsize, int32_t psize,
+                                       int32_t layers, cudnnDropoutDescriptor_t drop,
+                                       uint32_t aux);
+cudnnGetRNNDescriptor_v8_fn cudnnGetRNNDescriptor_v8;
+cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *d);
+cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t d, int type, int layout,
+                                        int seq, int batch, int vec, const int lengths[],
+                                        void *fill);
+cudnnGetRNNDataDescriptor_fn cudnnGetRNNDataDescriptor;
+cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t h, cudnnRNNDescriptor_t d, size_t *size);
+cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t h, cudnnRNNDescriptor_t d, int mode,
+                                        cudnnRNNDataDescriptor_t x, size_t *ws, size_t *reserve);
+cudnnRNNForward_fn cudnnRNNForward;
+cudnnRNNBackwardData_v8_fn cudnnRNNBackwardData_v8;
+cudnnRNNBackwardWeights_v8_fn cudnnRNNBackwardWeights_v8;
+cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *d);
+cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t d, int type);
+cudnnCTCLoss_fn cudnnCTCLoss;
+cudnnCTCLoss_v8_fn cudnnCTCLoss_v8;
+cudnnGetCTCLossWorkspaceSize_fn cudnnGetCTCLossWorkspaceSize;
+cudnnGetCTCLossWorkspaceSize_v8_fn cudnnGetCTCLossWorkspaceSize_v8;
+cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *d);
+cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t d, int mode, int nan,
+                                           double coef);
+cudnnConvolutionBiasActivationForward_fn cudnnConvolutionBiasActivationForward;
+cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *d);
+cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t d, int mode, int nan, int wh,
+                                          int ww, int ph, int pw, int sh, int sw);
+cudnnPoolingForward_fn cudnnPoolingForward;
+cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *d);
+cudnnSetSpatialTransformerNdDescriptor_fn cudnnSetSpatialTransformerNdDescriptor;
+cudnnSpatialTfGridGeneratorForward_fn cudnnSpatialTfGridGeneratorForward;
+cudnnSpatialTfGridGeneratorBackward_fn cudnnSpatialTfGridGeneratorBackward;
+cudnnSpatialTfSamplerForward_fn cudnnSpatialTfSamplerForward;
+cudnnSpatialTfSamplerBackward_fn cudnnSpatialTfSamplerBackward;
+
+/* A 4-d tensor of the fake cuDNN read through cudnnGetTensorNdDescriptor
+ * (cudnn_train.c, cudnn_ops.c): its dims, its strides, and the offset of
+ * element (n, c, h, w) in elements. */
+struct t4 {
+    int d[4], s[4];
+};
+
+static inline struct t4 t4_of(cudnnTensorDescriptor_t desc)
+{
+    struct t4 t = { { 1, 1, 1, 1 }, { 1, 1, 1, 1 } };
+    int type, nb;
+    cudnnGetTensorNdDescriptor(desc, 4, &type, &nb, t.d, t.s);
+    return t;
+}
+
+static inline int64_t t4_off(const struct t4 *t, int n, int c, int h, int w)
+{
+    return (int64_t)n * t->s[0] + (int64_t)c * t->s[1] + (int64_t)h * t->s[2] +
+           (int64_t)w * t->s[3];
+}
 
 /* cuDNN backend */
 cudnnBackendCreateDescriptor_fn cudnnBackendCreateDescriptor;
