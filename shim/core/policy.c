@@ -484,13 +484,6 @@ static const char *const known_sections[] = { "blas",    "trace",      "rng", "c
                                                "nccl",    "pytorch",    "tensorflow", "env" };
 #define KNOWN_SECTIONS "blas, trace, rng, cuda, nccl, pytorch, tensorflow, env"
 
-/* 1 if `path` names a regular file. */
-static int is_regular_file(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 /* `include = NAME` before the first section, looked for in this order:
  * an absolute path as it is; NAME.policy, then NAME, beside this file; a
  * shipped policy of that name (as DETSHIM_POLICY finds them). */
@@ -504,13 +497,13 @@ static int on_include(struct parse_state *st, const char *value)
     int found = 0;
     if (value[0] == '/') {
         snprintf(path, sizeof path, "%s", value);
-        found = is_regular_file(path);
+        found = policy_regular_file(path);
     } else {
         snprintf(path, sizeof path, "%s/%s.policy", dir, value);
-        found = is_regular_file(path);
+        found = policy_regular_file(path);
         if (!found) {
             snprintf(path, sizeof path, "%s/%s", dir, value);
-            found = is_regular_file(path);
+            found = policy_regular_file(path);
         }
         if (!found && st->libdir && !strchr(value, '/') && !strstr(value, ".policy"))
             found = policy_find(value, st->libdir, path, sizeof path, err, sizeof err) == 0;
@@ -739,66 +732,4 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
         snprintf(p->digest + 2 * i, 3, "%02x", md[i]);
     add_blas_env(&st);
     return 0;
-}
-
-/* Where shipped files live beside the library: the build tree, then an
- * installed prefix. */
-static const char *const places[] = { "%s/../policies/%s", "%s/../share/detshim/policies/%s" };
-
-int policy_find(const char *name, const char *libdir, char *path, size_t pathlen,
-                char *err, size_t errlen)
-{
-    size_t len = strlen(name);
-    if (!len) {
-        snprintf(err, errlen, "DETSHIM_POLICY is empty; give a policy name (e.g. default) or a path");
-        return -1;
-    }
-    if (strchr(name, '/') || (len > 7 && strcmp(name + len - 7, ".policy") == 0)) {
-        if (!is_regular_file(name)) {
-            snprintf(err, errlen, "DETSHIM_POLICY=%s: no such policy file", name);
-            return -1;
-        }
-        snprintf(path, pathlen, "%s", name);
-        return 0;
-    }
-    char file[300];
-    snprintf(file, sizeof file, "%.250s.policy", name);
-    for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
-        snprintf(path, pathlen, places[i], libdir, file);
-        char *real = is_regular_file(path) ? realpath(path, NULL) : NULL;
-        if (real) {
-            snprintf(path, pathlen, "%s", real);
-            free(real);
-            return 0;
-        }
-    }
-    /* The library's parent, without "..", so the folders named are ones a
-     * user can paste. */
-    char up[PATH_MAX + 4];
-    snprintf(up, sizeof up, "%s/..", libdir);
-    char *real = realpath(up, NULL);
-    snprintf(err, errlen,
-             "DETSHIM_POLICY=%s: no policy of that name in %s/policies or "
-             "%s/share/detshim/policies; use a name listed there or a path",
-             name, real ? real : up, real ? real : up);
-    free(real);
-    return -1;
-}
-
-int policy_hook_dir(const char *libdir, char *dir, size_t dirlen)
-{
-    char probe[PATH_MAX + 32];
-    for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
-        snprintf(dir, dirlen, places[i], libdir, "python");
-        snprintf(probe, sizeof probe, "%s/sitecustomize.py", dir);
-        if (is_regular_file(probe)) {
-            char *real = realpath(dir, NULL);
-            if (real) {
-                snprintf(dir, dirlen, "%s", real);
-                free(real);
-            }
-            return 0;
-        }
-    }
-    return -1;
 }

@@ -112,6 +112,9 @@ int policy_load(const char *path, const char *libdir, struct policy *p, char *er
  * fills dir, or -1 if neither place has it. */
 int policy_hook_dir(const char *libdir, char *dir, size_t dirlen);
 
+/* 1 if `path` names a regular file (stat follows links). */
+int policy_regular_file(const char *path);
+
 /* Whether [env] may set `name` to `value` (core/policy_env.c): 0 if it is
  * a known determinism switch; 1 if it is not but `unsafe` (the policy said
  * unsafe = yes) lets it through; -1 with a one-line reason in msg if it is
