@@ -1,6 +1,8 @@
 /* NCCL collectives, point-to-point calls and groups: ncclAllReduce,
  * ncclReduce, ncclBroadcast, ncclBcast, ncclReduceScatter, ncclAllGather,
- * ncclSend, ncclRecv, ncclGroupStart and ncclGroupEnd. Each call is one
+ * ncclAlltoAll, ncclGather, ncclScatter, ncclSend, ncclRecv, ncclPutSignal
+ * (what it sends: the peer's window is not this rank's to read),
+ * ncclGroupStart and ncclGroupEnd. Each call is one
  * record: the communicator's rank, size and identity (comm.c), the
  * datatype, count, operator and root or peer, the digests of what it
  * reads before and of what it writes after (on the device, queued on the
@@ -53,9 +55,12 @@ void nccl_rec_buffer(struct trace_rec *r, const char *name, int role, cudaStream
  * side off the root). */
 static size_t send_count(const struct nccl_op *o)
 {
+    const size_t all = o->count * (size_t)(o->ci.nranks > 0 ? o->ci.nranks : 0);
     switch (o->kind) {
-    case NCCL_REDUCE_SCATTER:
-        return o->count * (size_t)(o->ci.nranks > 0 ? o->ci.nranks : 0);
+    case NCCL_REDUCE_SCATTER: case NCCL_ALLTOALL:
+        return all;
+    case NCCL_SCATTER:
+        return o->ci.rank == o->root ? all : 0;
     case NCCL_BROADCAST: case NCCL_BCAST:
         return o->ci.rank == o->root ? o->count : 0;
     case NCCL_RECV:
@@ -67,12 +72,15 @@ static size_t send_count(const struct nccl_op *o)
 
 static size_t recv_count(const struct nccl_op *o)
 {
+    const size_t all = o->count * (size_t)(o->ci.nranks > 0 ? o->ci.nranks : 0);
     switch (o->kind) {
-    case NCCL_ALLGATHER:
-        return o->count * (size_t)(o->ci.nranks > 0 ? o->ci.nranks : 0);
+    case NCCL_ALLGATHER: case NCCL_ALLTOALL:
+        return all;
+    case NCCL_GATHER:
+        return o->ci.rank == o->root ? all : 0;
     case NCCL_REDUCE:
         return o->ci.rank == o->root ? o->count : 0;
-    case NCCL_SEND:
+    case NCCL_SEND: case NCCL_PUT_SIGNAL:
         return 0;
     default:
         return o->count;
@@ -95,10 +103,17 @@ static void rec_start(struct trace_rec *r, const struct nccl_op *o, int mode, in
     trace_rec_int(r, "count", (int64_t)o->count);
     if (has_op(o->kind))
         trace_rec_str(r, "op", nccl_op_name(o->op));
-    if (o->kind == NCCL_REDUCE || o->kind == NCCL_BROADCAST || o->kind == NCCL_BCAST)
+    if (o->kind == NCCL_REDUCE || o->kind == NCCL_BROADCAST || o->kind == NCCL_BCAST ||
+        o->kind == NCCL_GATHER || o->kind == NCCL_SCATTER)
         trace_rec_int(r, "root", o->root);
-    if (o->kind == NCCL_SEND || o->kind == NCCL_RECV)
+    if (o->kind == NCCL_SEND || o->kind == NCCL_RECV || o->kind == NCCL_PUT_SIGNAL)
         trace_rec_int(r, "peer", o->peer);
+    if (o->kind == NCCL_PUT_SIGNAL) {
+        trace_rec_int(r, "peer_win_offset", (int64_t)o->win_offset);
+        trace_rec_int(r, "sig_idx", o->sig_idx);
+        trace_rec_int(r, "ctx", o->sig_ctx);
+        trace_rec_int(r, "flags", (int64_t)o->sig_flags);
+    }
     if (send_count(o))
         nccl_rec_buffer(r, o->kind == NCCL_BCAST ? "buff" : "send", TRACE_ROLE_IN, o->stream,
                         o->send, send_count(o), o->type);
@@ -149,6 +164,23 @@ static ncclResult_t real_call(const struct nccl_op *o)
         NCCL_REAL_FN(ncclAllGather_fn *, ncclAllGather);
         return real(o->send, o->recv, o->count, o->type, o->comm, o->stream);
     }
+    case NCCL_ALLTOALL: {
+        NCCL_REAL_FN(ncclAlltoAll_fn *, ncclAlltoAll);
+        return real(o->send, o->recv, o->count, o->type, o->comm, o->stream);
+    }
+    case NCCL_GATHER: {
+        NCCL_REAL_FN(ncclGather_fn *, ncclGather);
+        return real(o->send, o->recv, o->count, o->type, o->root, o->comm, o->stream);
+    }
+    case NCCL_SCATTER: {
+        NCCL_REAL_FN(ncclScatter_fn *, ncclScatter);
+        return real(o->send, o->recv, o->count, o->type, o->root, o->comm, o->stream);
+    }
+    case NCCL_PUT_SIGNAL: {
+        NCCL_REAL_FN(ncclPutSignal_fn *, ncclPutSignal);
+        return real(o->send, o->count, o->type, o->peer, o->win, o->win_offset, o->sig_idx,
+                    o->sig_ctx, o->sig_flags, o->comm, o->stream);
+    }
     case NCCL_SEND: {
         NCCL_REAL_FN(ncclSend_fn *, ncclSend);
         return real(o->send, o->count, o->type, o->peer, o->comm, o->stream);
@@ -174,7 +206,8 @@ static ncclResult_t call(struct nccl_op o)
     if (!nccl_enter(&c))
         return real_call(&o);
     nccl_comm_get(o.comm, &o.ci);
-    o.coll = o.kind == NCCL_SEND || o.kind == NCCL_RECV ? -1 : nccl_comm_next_coll(o.comm);
+    o.coll = o.kind == NCCL_SEND || o.kind == NCCL_RECV || o.kind == NCCL_PUT_SIGNAL
+                 ? -1 : nccl_comm_next_coll(o.comm);
     o.canonical = c.mode == NCCL_MODE_CANONICAL && has_op(o.kind) &&
                   nccl_canonical_applies(o.type, o.op) && o.ci.nranks > 0;
     if (group_depth > 0) {
@@ -325,4 +358,42 @@ DETSHIM_EXPORT ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t t,
 {
     return call(op_of(NCCL_RECV, "ncclRecv", NULL, recv, count, t, 0, -1, peer, comm,
                                   stream));
+}
+
+DETSHIM_EXPORT ncclResult_t ncclAlltoAll(const void *send, void *recv, size_t count,
+                                         ncclDataType_t t, ncclComm_t comm, cudaStream_t stream)
+{
+    return call(op_of(NCCL_ALLTOALL, "ncclAlltoAll", send, recv, count, t, 0, -1, -1, comm,
+                      stream));
+}
+
+DETSHIM_EXPORT ncclResult_t ncclGather(const void *send, void *recv, size_t count,
+                                       ncclDataType_t t, int root, ncclComm_t comm,
+                                       cudaStream_t stream)
+{
+    return call(op_of(NCCL_GATHER, "ncclGather", send, recv, count, t, 0, root, -1, comm,
+                      stream));
+}
+
+DETSHIM_EXPORT ncclResult_t ncclScatter(const void *send, void *recv, size_t count,
+                                        ncclDataType_t t, int root, ncclComm_t comm,
+                                        cudaStream_t stream)
+{
+    return call(op_of(NCCL_SCATTER, "ncclScatter", send, recv, count, t, 0, root, -1, comm,
+                      stream));
+}
+
+DETSHIM_EXPORT ncclResult_t ncclPutSignal(const void *localbuff, size_t count, ncclDataType_t t,
+                                          int peer, ncclWindow_t peer_win, size_t peer_win_offset,
+                                          int sig_idx, int ctx, unsigned int flags,
+                                          ncclComm_t comm, cudaStream_t stream)
+{
+    struct nccl_op o = op_of(NCCL_PUT_SIGNAL, "ncclPutSignal", localbuff, NULL, count, t, 0, -1,
+                             peer, comm, stream);
+    o.win = peer_win;
+    o.win_offset = peer_win_offset;
+    o.sig_idx = sig_idx;
+    o.sig_ctx = ctx;
+    o.sig_flags = flags;
+    return call(o);
 }

@@ -81,7 +81,8 @@ int nccl_canonical_applies(int t, int op);
 /* One collective or point-to-point call, as coll.c hands it on: to the
  * canonical path, and to recording when its group ends. */
 enum nccl_kind { NCCL_ALLREDUCE, NCCL_REDUCE, NCCL_BROADCAST, NCCL_BCAST, NCCL_REDUCE_SCATTER,
-                 NCCL_ALLGATHER, NCCL_SEND, NCCL_RECV };
+                 NCCL_ALLGATHER, NCCL_SEND, NCCL_RECV, NCCL_ALLTOALL, NCCL_GATHER, NCCL_SCATTER,
+                 NCCL_PUT_SIGNAL };
 struct nccl_op {
     int kind;
     const char *api;
@@ -91,6 +92,10 @@ struct nccl_op {
     int type, op, root, peer;
     ncclComm_t comm;
     cudaStream_t stream;
+    ncclWindow_t win; /* put-signal: the peer's window, offset, signal */
+    size_t win_offset;
+    int sig_idx, sig_ctx;
+    unsigned sig_flags;
     struct nccl_comm_info ci;
     int64_t coll;  /* nccl_comm_next_coll; -1 for send and recv */
     int canonical; /* run by nccl_canonical_run, not by NCCL */

@@ -101,6 +101,23 @@ typedef ncclResult_t ncclReduceScatter_fn(const void *sendbuff, void *recvbuff, 
 typedef ncclResult_t ncclAllGather_fn(const void *sendbuff, void *recvbuff, size_t sendcount,
                                       ncclDataType_t datatype, ncclComm_t comm,
                                       cudaStream_t stream);
+typedef ncclResult_t ncclAlltoAll_fn(const void *sendbuff, void *recvbuff, size_t count,
+                                     ncclDataType_t datatype, ncclComm_t comm,
+                                     cudaStream_t stream);
+typedef ncclResult_t ncclGather_fn(const void *sendbuff, void *recvbuff, size_t count,
+                                   ncclDataType_t datatype, int root, ncclComm_t comm,
+                                   cudaStream_t stream);
+typedef ncclResult_t ncclScatter_fn(const void *sendbuff, void *recvbuff, size_t count,
+                                    ncclDataType_t datatype, int root, ncclComm_t comm,
+                                    cudaStream_t stream);
+/* NCCL 2.29's one-sided put into a peer's registered window (not in the
+ * 2.28 header of the toolkit here: the signature is upstream's
+ * src/nccl.h.in of 2.29.2, as torch 2.15 imports it). */
+typedef struct ncclWindow_vidmem *ncclWindow_t;
+typedef ncclResult_t ncclPutSignal_fn(const void *localbuff, size_t count,
+                                      ncclDataType_t datatype, int peer, ncclWindow_t peerWin,
+                                      size_t peerWinOffset, int sigIdx, int ctx,
+                                      unsigned int flags, ncclComm_t comm, cudaStream_t stream);
 typedef ncclResult_t ncclSend_fn(const void *sendbuff, size_t count, ncclDataType_t datatype,
                                  int peer, ncclComm_t comm, cudaStream_t stream);
 typedef ncclResult_t ncclRecv_fn(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,

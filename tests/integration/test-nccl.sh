@@ -51,7 +51,7 @@ for i in 1 2; do
     DETSHIM_POLICY=pytorch FAKE_NCCL_LOG="$WORK/pin$i.log" shim "$WORK/pin$i" run $P 3 $N all \
         > "$WORK/pin$i.out"
 done
-expect_eq "pinned: every rank and collective prints" 22 "$(wc -l < "$WORK/pin1.out" | tr -d ' ')"
+expect_eq "pinned: every rank and collective prints" 32 "$(wc -l < "$WORK/pin1.out" | tr -d ' ')"
 expect_eq "pinned: two runs agree to the bit, every collective" "$(cat "$WORK/pin1.out")" \
     "$(cat "$WORK/pin2.out")"
 $DETDIFF "$WORK/pin1" "$WORK/pin2" > "$WORK/pin.diff"
@@ -67,7 +67,10 @@ expect_grep "the communicator is recorded with its rank, size and identity, and 
 expect_grep "an all-reduce records its send digest before and its receive digest after" \
     "ncclAllReduce rank=1 nranks=3 comm=w0 coll=0 datatype=float32 count=$N op=sum status=0 \| send:in:${N}x4:[0-9a-f]+ recv:out:${N}x4:" \
     "$WORK/pin1.show"
-for api in ncclReduce ncclBroadcast ncclBcast ncclReduceScatter ncclAllGather ncclSend ncclRecv; do
+expect_eq "the fake's all-to-all routes every chunk to its rank" 3 \
+    "$(grep -c "alltoall routed right" "$WORK/pin1.out")"
+for api in ncclReduce ncclBroadcast ncclBcast ncclReduceScatter ncclAllGather ncclAlltoAll \
+    ncclGather ncclScatter ncclSend ncclRecv; do
     expect_grep "$api is traced" "^ +[0-9]+ $api rank=1 " "$WORK/pin1.show"
 done
 expect_grep "a split is recorded with its new rank, size and identity, from parent and colour" \

@@ -10,7 +10,7 @@
  * where the reference is the ascending-rank sum ((x0 + x1) + x2) + ...
  * computed here from every rank's values. With `all` it goes on through
  * ncclReduce, ncclBroadcast, ncclBcast, ncclReduceScatter, ncclAllGather,
- * a ring of ncclSend/ncclRecv in a group, ncclCommSplit and an
+ * ncclAlltoAll, ncclGather, ncclScatter, a ring of ncclSend/ncclRecv in a group, ncclCommSplit and an
  * all-reduce on the split, printing a hash of each result.
  *     nccl_ranks initall NRANKS COUNT
  * does the all-reduce in one process instead: ncclCommInitAll, and one
@@ -38,6 +38,9 @@ ncclBroadcast_fn ncclBroadcast;
 ncclBcast_fn ncclBcast;
 ncclReduceScatter_fn ncclReduceScatter;
 ncclAllGather_fn ncclAllGather;
+ncclAlltoAll_fn ncclAlltoAll;
+ncclGather_fn ncclGather;
+ncclScatter_fn ncclScatter;
 ncclSend_fn ncclSend;
 ncclRecv_fn ncclRecv;
 ncclResult_t ncclGroupStart(void);
@@ -103,6 +106,23 @@ static void the_others(ncclComm_t comm, int rank, int n, size_t count, const flo
     print_hash(rank, "reducescatter", b, count * sizeof *b);
     CHECK(ncclAllGather(x, b, count, ncclFloat32, comm, NULL));
     print_hash(rank, "allgather", b, count * (size_t)n * sizeof *b);
+    CHECK(ncclAlltoAll(a, b, count, ncclFloat32, comm, NULL));
+    print_hash(rank, "alltoall", b, count * (size_t)n * sizeof *b);
+    /* rank r's chunk for this rank was made by fill((r + rank) % n) */
+    int routed = 1;
+    float *want = malloc(count * sizeof *want);
+    for (int r = 0; r < n; r++) {
+        fill(want, (r + rank) % n, count);
+        routed &= memcmp(want, b + (size_t)r * count, count * sizeof *want) == 0;
+    }
+    free(want);
+    printf("rank %d alltoall routed %s\n", rank, routed ? "right" : "wrong");
+    memset(b, 0, count * (size_t)n * sizeof *b);
+    CHECK(ncclGather(x, b, count, ncclFloat32, n - 1, comm, NULL));
+    if (rank == n - 1)
+        print_hash(rank, "gather", b, count * (size_t)n * sizeof *b);
+    CHECK(ncclScatter(a, b, count, ncclFloat32, 0, comm, NULL));
+    print_hash(rank, "scatter", b, count * sizeof *b);
     CHECK(ncclGroupStart());
     CHECK(ncclSend(x, count, ncclFloat32, (rank + 1) % n, comm, NULL));
     CHECK(ncclRecv(a, count, ncclFloat32, (rank + n - 1) % n, comm, NULL));

@@ -40,7 +40,7 @@ SAME_FN(ncclGetUniqueId) SAME_FN(ncclCommInitRank) SAME_FN(ncclCommInitRankConfi
 SAME_FN(ncclCommInitAll) SAME_FN(ncclCommSplit) SAME_FN(ncclCommCount)
 SAME_FN(ncclCommUserRank) SAME_FN(ncclCommDestroy) SAME_FN(ncclMemAlloc) SAME_FN(ncclMemFree)
 SAME_FN(ncclAllReduce) SAME_FN(ncclReduce) SAME_FN(ncclBcast) SAME_FN(ncclBroadcast)
-SAME_FN(ncclReduceScatter) SAME_FN(ncclAllGather) SAME_FN(ncclSend) SAME_FN(ncclRecv)
+SAME_FN(ncclReduceScatter) SAME_FN(ncclAllGather) SAME_FN(ncclAlltoAll) SAME_FN(ncclGather) SAME_FN(ncclScatter) SAME_FN(ncclSend) SAME_FN(ncclRecv)
 SAME_FN(ncclGroupStart) SAME_FN(ncclGroupEnd)
 
 /* The config fields the shim reads and writes, where nccl_api.h puts them. */

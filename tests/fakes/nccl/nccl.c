@@ -300,6 +300,39 @@ static ncclResult_t copy_common(const char *name, const void *send, void *recv, 
     return ncclSuccess;
 }
 
+/* AlltoAll (root < 0: every rank sends chunk d to rank d), Gather (to
+ * root) or Scatter (from root, scatter set): one destination at a time,
+ * in rounds of at most SLOT bytes per rank through the segment. */
+static ncclResult_t route_common(const char *name, const void *send, void *recv, size_t count,
+                                 int t, int root, int scatter, struct ncclComm *c)
+{
+    size_t es = nccl_type_size(t);
+    if (!es)
+        return fail("type not supported by the fake");
+    int algo, proto;
+    decide(c->s, count * es, &algo, &proto);
+    log_op(c, name, algo, proto, count);
+    size_t per_round = SLOT / es;
+    for (int d = 0; d < c->nranks; d++) {
+        if (root >= 0 && !scatter && d != root)
+            continue; /* a gather has one destination */
+        for (size_t off = 0; off < count; off += per_round) {
+            size_t m = count - off < per_round ? count - off : per_round;
+            size_t from = ((root < 0 || scatter) ? (size_t)d * count : 0) + off;
+            if (!scatter || c->rank == root)
+                memcpy(c->s->slots[c->rank], (const char *)send + from * es, m * es);
+            barrier(c->s);
+            if (c->rank == d)
+                for (int r = 0; r < c->nranks; r++)
+                    if (!scatter || r == root)
+                        memcpy((char *)recv + ((scatter ? 0 : (size_t)r * count) + off) * es,
+                               c->s->slots[r], m * es);
+            barrier(c->s);
+        }
+    }
+    return ncclSuccess;
+}
+
 static ncclResult_t p2p(void *buf, size_t bytes, int peer, struct ncclComm *c, int sending)
 {
     if (peer < 0 || peer >= c->nranks)
@@ -324,7 +357,7 @@ static ncclResult_t p2p(void *buf, size_t bytes, int peer, struct ncclComm *c, i
 
 /* ---- groups: operations queued between GroupStart and GroupEnd ---- */
 
-enum op_kind { OP_REDUCE, OP_COPY, OP_SEND, OP_RECV };
+enum op_kind { OP_REDUCE, OP_COPY, OP_ROUTE, OP_SEND, OP_RECV };
 struct op {
     int kind;
     const char *name;
@@ -347,6 +380,9 @@ static ncclResult_t run_op(const struct op *o)
                              o->scatter, o->comm);
     case OP_COPY:
         return copy_common(o->name, o->send, o->recv, o->count, o->type, o->root, o->comm);
+    case OP_ROUTE:
+        return route_common(o->name, o->send, o->recv, o->count, o->type, o->root, o->scatter,
+                            o->comm);
     default:
         return p2p(o->kind == OP_SEND ? (void *)o->send : o->recv,
                    o->count * nccl_type_size(o->type), o->peer, o->comm, o->kind == OP_SEND);
@@ -609,6 +645,33 @@ FAKE_EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t t, i
     if (root < 0 || (comm && root >= comm->nranks))
         return fail("bad root");
     return submit((struct op){ OP_COPY, "Broadcast", buff, buff, count, t, 0, root, 0, 0, comm });
+}
+
+FAKE_EXPORT ncclResult_t ncclAlltoAll(const void *send, void *recv, size_t count,
+                                      ncclDataType_t t, ncclComm_t comm, cudaStream_t stream)
+{
+    (void)stream;
+    return submit((struct op){ OP_ROUTE, "AlltoAll", send, recv, count, t, 0, -1, 0, 0, comm });
+}
+
+FAKE_EXPORT ncclResult_t ncclGather(const void *send, void *recv, size_t count,
+                                    ncclDataType_t t, int root, ncclComm_t comm,
+                                    cudaStream_t stream)
+{
+    (void)stream;
+    if (root < 0 || (comm && root >= comm->nranks))
+        return fail("bad root");
+    return submit((struct op){ OP_ROUTE, "Gather", send, recv, count, t, 0, root, 0, 0, comm });
+}
+
+FAKE_EXPORT ncclResult_t ncclScatter(const void *send, void *recv, size_t count,
+                                     ncclDataType_t t, int root, ncclComm_t comm,
+                                     cudaStream_t stream)
+{
+    (void)stream;
+    if (root < 0 || (comm && root >= comm->nranks))
+        return fail("bad root");
+    return submit((struct op){ OP_ROUTE, "Scatter", send, recv, count, t, 0, root, 1, 0, comm });
 }
 
 FAKE_EXPORT ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t t, int peer,
