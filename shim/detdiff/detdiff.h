@@ -40,7 +40,7 @@ void text_params(FILE *f, const detshim_record *r);
  * frames where the writer described it. */
 void text_frame(FILE *f, const detshim_process *p, const detshim_frame *fr);
 /* The whole comparison of a with b as text. */
-void text_result(FILE *f, const detshim_run *a, const struct diff_result *r);
+void text_result(FILE *f, const detshim_run *a, const detshim_run *b, const struct diff_result *r);
 
 /* A JSON string (s is len bytes, or NUL-terminated for json_put); NULL
  * prints null. */
