@@ -77,7 +77,17 @@ typedef void (*part_fn)(void *arg, int part, int nparts, void *ws);
  * late (or never, on a busy machine) only means the caller does more. The
  * caller returns when every part is done; a worker reads the job only
  * after claiming one of its parts, which cannot happen once all are
- * claimed, so the caller's job may then go out of scope. */
+ * claimed, so the caller's job may then go out of scope.
+ *
+ * A claim word holds all a worker needs to decide: the job's generation
+ * (bits 63-32), its number of parts (31-16) and its next unclaimed part
+ * (15-0). Read apart, a worker could pair an old job's used-up word, still
+ * in place while the caller writes the next job, with the next job's
+ * larger part count, and claim a part past the old job's end: it then ran
+ * a part of the next job twice, and that job's `done` reached its count
+ * while one part still ran (TSan saw both parts write C; a GEMM after 3
+ * parts, then with 8, differed from the reference in 1 of 200 runs under
+ * TSan; tests/unit/test_canonical_pool.c puts a worker in that moment). */
 static struct {
     pthread_mutex_t busy; /* held by the one caller using the workers */
     pthread_mutex_t m;    /* with the conditions, for sleeping only */
@@ -86,12 +96,11 @@ static struct {
     struct workspace ws[CANON_MAX_THREADS];
     part_fn fn;           /* the job, written before `claim` is published */
     void *arg;
-    atomic_int nparts;
     atomic_int helpers;   /* workers 1 .. helpers may take parts of it */
     atomic_uint mxcsr;    /* the caller's SSE control word (rounding, FTZ, DAZ) */
     atomic_uint_least64_t worker_parts; /* run by workers since start-up */
     atomic_uint gen;            /* bumped once per job; idle workers watch it */
-    atomic_uint_least64_t claim; /* job's gen << 32 | next unclaimed part */
+    atomic_uint_least64_t claim; /* CLAIM(gen, nparts, next unclaimed part) */
     atomic_int done;            /* parts of the current job finished */
     atomic_int sleepers;        /* workers asleep on `wake` */
     atomic_int caller_asleep;   /* the caller asleep on `done` */
@@ -118,6 +127,25 @@ void canon_pool_fork_child(void)
     atomic_store(&pool.done, 0);
     atomic_store(&pool.sleepers, 0);
     atomic_store(&pool.caller_asleep, 0);
+}
+
+_Static_assert(CANON_MAX_THREADS <= 0xffff, "a part count and index fit 16 bits of a claim");
+#define CLAIM(gen, nparts, next) \
+    ((uint_least64_t)(gen) << 32 | (uint_least64_t)(nparts) << 16 | (uint_least64_t)(next))
+
+static unsigned claim_gen(uint_least64_t c)
+{
+    return (unsigned)(c >> 32);
+}
+
+static int claim_nparts(uint_least64_t c)
+{
+    return (int)(c >> 16 & 0xffffu);
+}
+
+static int claim_next(uint_least64_t c)
+{
+    return (int)(c & 0xffffu);
 }
 
 /* Spins until pred(arg) holds or about SPIN_TICKS time-stamp ticks pass
@@ -154,9 +182,8 @@ static void run_claimed(unsigned gen, int me, void *mine)
 {
     for (;;) {
         uint_least64_t c = atomic_load(&pool.claim);
-        int nparts = atomic_load(&pool.nparts);
-        if ((unsigned)(c >> 32) != gen || (int)(c & 0xffffffffu) >= nparts ||
-            me > atomic_load(&pool.helpers))
+        const int part = claim_next(c), nparts = claim_nparts(c);
+        if (claim_gen(c) != gen || part >= nparts || me > atomic_load(&pool.helpers))
             return;
         if (!atomic_compare_exchange_weak(&pool.claim, &c, c + 1))
             continue;
@@ -166,7 +193,7 @@ static void run_claimed(unsigned gen, int me, void *mine)
         unsigned csr = atomic_load(&pool.mxcsr);
         if (me && _mm_getcsr() != csr)
             _mm_setcsr(csr);
-        pool.fn(pool.arg, (int)(c & 0xffffffffu), nparts, me ? pool.ws[me].p : mine);
+        pool.fn(pool.arg, part, nparts, me ? pool.ws[me].p : mine);
         if (me)
             atomic_fetch_add_explicit(&pool.worker_parts, 1, memory_order_relaxed);
         if (atomic_fetch_add(&pool.done, 1) + 1 == nparts && atomic_load(&pool.caller_asleep)) {
@@ -260,12 +287,11 @@ int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
 
     pool.fn = fn;
     pool.arg = arg;
-    atomic_store(&pool.nparts, nparts);
     atomic_store(&pool.helpers, helpers);
     atomic_store(&pool.mxcsr, _mm_getcsr());
     atomic_store(&pool.done, 0);
     unsigned gen = atomic_load(&pool.gen) + 1;
-    atomic_store(&pool.claim, (uint_least64_t)gen << 32);
+    atomic_store(&pool.claim, CLAIM(gen, nparts, 0));
     if (helpers > 0) {
         atomic_store(&pool.gen, gen);
         if (atomic_load(&pool.sleepers) > 0) {

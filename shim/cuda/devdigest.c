@@ -62,6 +62,7 @@ static struct {
     cuEventRecord_fn *event_record;
     cuEventQuery_fn *event_query;
     cuEventSynchronize_fn *event_sync;
+    cuEventDestroy_v2_fn *event_destroy; /* NULL: a freed job's event is kept */
     int async;
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
@@ -92,6 +93,7 @@ static void drv_open(void)
     drv.event_record = (cuEventRecord_fn *)(uintptr_t)dlsym(h, "cuEventRecord");
     drv.event_query = (cuEventQuery_fn *)(uintptr_t)dlsym(h, "cuEventQuery");
     drv.event_sync = (cuEventSynchronize_fn *)(uintptr_t)dlsym(h, "cuEventSynchronize");
+    drv.event_destroy = (cuEventDestroy_v2_fn *)(uintptr_t)dlsym(h, "cuEventDestroy_v2");
     const char *mode = core_getenv("DETSHIM_CUDA_DIGEST");
     drv.async = drv.ok && drv.memcpy_dtoh_async && drv.host_alloc && drv.host_free &&
                 drv.event_create && drv.event_record && drv.event_query && drv.event_sync &&
@@ -127,14 +129,34 @@ int cuda_read(CUstream stream, void *dst, const void *dptr, size_t n)
     return drv.memcpy_dtoh(dst, (CUdeviceptr)(uintptr_t)dptr, n) == CUDA_SUCCESS ? 0 : -1;
 }
 
-/* A per-thread staging buffer, grown as needed and kept: operands of one
- * size recur call after call. */
+/* What a thread allocates here (its staging buffer, its pool of jobs) is
+ * freed when it exits, by the destructor of thread_key (thread_exit,
+ * below); a thread arms it when it first allocates. */
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static void thread_exit(void *arg);
+
+static void make_thread_key(void)
+{
+    pthread_key_create(&thread_key, thread_exit);
+}
+
+static void thread_arm(void)
+{
+    pthread_once(&thread_key_once, make_thread_key);
+    pthread_setspecific(thread_key, (void *)1); /* non-NULL: run the destructor */
+}
+
+/* A per-thread staging buffer, grown as needed and kept until the thread
+ * exits: operands of one size recur call after call. */
 static _Thread_local unsigned char *stage;
 static _Thread_local size_t stage_cap;
 
 static unsigned char *stage_get(size_t n)
 {
     if (n > stage_cap) {
+        if (!stage)
+            thread_arm();
         unsigned char *p = realloc(stage, n);
         if (!p)
             return NULL;
@@ -362,11 +384,16 @@ static void log_sync_once(atomic_flag *once, const char *why)
 /* One asynchronous digest of n spans: each span's kernel result (16
  * bytes), copied extent or gathered elements at its offset in pinned
  * memory, complete when the event is. Jobs belong to a per-thread pool
- * and are reused in the context their event was made in; `busy` is set
- * from start to completion (or forever after a driver error, when a
- * queued copy may still land in the pinned memory). */
+ * and are reused in the context their event was made in. `state` is
+ * JOB_BUSY from start to completion, JOB_STUCK forever after a driver
+ * error (a queued copy may still land in the pinned memory), and
+ * JOB_ORPHAN when its thread exited while it was busy: then whoever
+ * completes or discards it (the trace's FIFO of pending records, on any
+ * thread) frees it. Only the owning thread takes a free job; other
+ * threads only move a busy one on. */
+enum { JOB_FREE, JOB_BUSY, JOB_STUCK, JOB_ORPHAN };
 struct job {
-    atomic_int busy;
+    atomic_int state;
     CUcontext ctx;
     CUevent event;
     unsigned char *pinned;
@@ -393,8 +420,9 @@ static _Thread_local unsigned npool, pool_next;
  * exchange on every busy job of a scan is what made scans costly. */
 static int job_take(struct job *j, CUcontext ctx)
 {
-    return j->ctx == ctx && !atomic_load_explicit(&j->busy, memory_order_relaxed) &&
-           !atomic_exchange(&j->busy, 1);
+    return j->ctx == ctx &&
+           atomic_load_explicit(&j->state, memory_order_relaxed) == JOB_FREE &&
+           atomic_exchange(&j->state, JOB_BUSY) == JOB_FREE;
 }
 
 /* A free job of this thread's pool for context ctx, made when none is;
@@ -416,14 +444,17 @@ static struct job *job_acquire(CUcontext ctx)
     }
     if (npool == POOL_MAX)
         return NULL;
-    if (!pool && !(pool = calloc(POOL_MAX, sizeof *pool)))
-        return NULL;
+    if (!pool) {
+        thread_arm();
+        if (!(pool = calloc(POOL_MAX, sizeof *pool)))
+            return NULL;
+    }
     struct job *j = calloc(1, sizeof *j);
     if (!j || drv.event_create(&j->event, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
         free(j);
         return NULL;
     }
-    atomic_store(&j->busy, 1);
+    atomic_store(&j->state, JOB_BUSY);
     j->ctx = ctx;
     memmove(&pool[pool_next + 1], &pool[pool_next], (npool - pool_next) * sizeof *pool);
     pool[pool_next] = j;
@@ -432,9 +463,80 @@ static struct job *job_acquire(CUcontext ctx)
     return j;
 }
 
+/* Frees j, its event and its pinned memory. */
+static void job_free(struct job *j)
+{
+    if (drv.event_destroy)
+        drv.event_destroy(j->event);
+    if (j->pinned)
+        drv.host_free(j->pinned);
+    free(j->parts);
+    free(j->digests);
+    free(j);
+}
+
+/* Jobs stuck after a driver error whose thread exited: kept for the
+ * process, as the device may still write into their pinned memory. */
+static struct job **kept;
+static size_t nkept, kept_cap;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void job_keep(struct job *j)
+{
+    pthread_mutex_lock(&kept_lock);
+    if (nkept == kept_cap) {
+        size_t cap = kept_cap ? 2 * kept_cap : 16;
+        struct job **p = realloc(kept, cap * sizeof *p);
+        if (p) {
+            kept = p;
+            kept_cap = cap;
+        }
+    }
+    if (nkept < kept_cap)
+        kept[nkept++] = j;
+    pthread_mutex_unlock(&kept_lock);
+}
+
+/* The job is done with: free for its thread to take again, or freed when
+ * that thread is gone. */
 static void job_release(struct job *j)
 {
-    atomic_store(&j->busy, 0);
+    if (atomic_exchange(&j->state, JOB_FREE) == JOB_ORPHAN)
+        job_free(j);
+}
+
+/* The job failed with work possibly still queued into its memory: never
+ * reused, and kept when its thread is gone. */
+static void job_stick(struct job *j)
+{
+    if (atomic_exchange(&j->state, JOB_STUCK) == JOB_ORPHAN)
+        job_keep(j);
+}
+
+/* thread_key's destructor: frees the exiting thread's staging buffer and
+ * pool. A free job is freed here; a busy one, whose record still waits
+ * in the trace's FIFO (the trace's own thread-exit destructor, which
+ * writes that FIFO, may run before or after this one), is handed over to
+ * whoever completes it; a stuck one is kept. */
+static void thread_exit(void *arg)
+{
+    (void)arg;
+    free(stage);
+    stage = NULL;
+    stage_cap = 0;
+    for (unsigned i = 0; i < npool; i++) {
+        struct job *j = pool[i];
+        int s = JOB_BUSY;
+        if (atomic_compare_exchange_strong(&j->state, &s, JOB_ORPHAN))
+            continue;
+        if (s == JOB_FREE)
+            job_free(j);
+        else
+            job_keep(j);
+    }
+    free(pool);
+    pool = NULL;
+    npool = pool_next = 0;
 }
 
 /* Room for n parts and `bytes` of pinned memory; pinned memory starts at
@@ -483,7 +585,8 @@ static int job_complete(void *arg, int wait, detshim_digest *d)
         if (!atomic_flag_test_and_set(&logged))
             core_log(DS_LOG_INFO, "a device digest failed to complete (driver error %d); "
                      "its operand is recorded as not digested", (int)rc);
-        return -1; /* the job stays busy: its copies may still land */
+        job_stick(j); /* its copies may still land */
+        return -1;
     }
     for (int64_t b = 0; b < j->n; b++) {
         const struct job_part *p = &j->parts[b];
@@ -623,7 +726,8 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     j->n = n;
     if (job_enqueue(j, stream, spans) != 0) {
         log_sync_once(&log_driver, "a driver error while queueing it");
-        return -1; /* j stays busy: what was queued may still land */
+        job_stick(j); /* what was queued may still land */
+        return -1;
     }
     *later = (struct trace_deferred){ job_complete, job_discard, j, "cuda.digest",
                                       CUDA_NO_DIGEST_NOTE };

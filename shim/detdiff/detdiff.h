@@ -46,7 +46,7 @@ void text_frame(FILE *f, const detshim_process *p, const detshim_frame *fr);
 /* The index of r's Python call-site frame (its last), or -1 if none. */
 int diff_python_frame(const detshim_record *r);
 /* The whole comparison of a with b as text. */
-void text_result(FILE *f, const detshim_run *a, const struct diff_result *r);
+void text_result(FILE *f, const detshim_run *a, const detshim_run *b, const struct diff_result *r);
 
 /* After text_result's per-process report: each rank's first divergence
  * and the first in collective order, explained; prints nothing for a

@@ -140,6 +140,18 @@ struct diff_thread_pair {
 int diff_pair_threads(const detshim_process *a, const detshim_process *b,
                       struct diff_thread_pair *pairs);
 
+/* Children whose names swapped between runs, as siblings spawned at once
+ * may: for processes pa (run A) and pb (run B) of one fork or spawn name
+ * (<parent>.f<k>, <parent>.s<k>), a sibling qa of A and its namesake qb
+ * of B such that pa looks more like qb than like pb, and qa more like pb
+ * than like qb (same program; then the same command line and the longer
+ * common start of the main thread's calls). Returns 1 with *qa and *qb
+ * set, or 0 (none, or a record could not be read); at most 64 siblings
+ * are looked at. */
+int diff_swapped_names(const detshim_run *a, const detshim_run *b, const detshim_process *pa,
+                       const detshim_process *pb, const detshim_process **qa,
+                       const detshim_process **qb);
+
 /* Short stable identifier of a kind ("nondeterministic", "inputs", ...) for
  * JSON, and the phrase detdiff prints for it. */
 const char *diff_kind_id(enum diff_kind k);

@@ -148,7 +148,7 @@ static int cmd_diff(const char *pa, const char *pb, int json, int all, const cha
     if (json)
         json_result(stdout, pa, pb, a, b, &r);
     else
-        text_result(stdout, a, &r);
+        text_result(stdout, a, b, &r);
     status = r.nitems ? DETDIFF_DIVERGED : DETDIFF_IDENTICAL;
 out:
     diff_result_free(&r);

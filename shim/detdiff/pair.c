@@ -3,7 +3,9 @@
  * lookup in a table of B's threads sorted by that rule's key, so 65,536
  * threads pair in n log n; only threads whose first records agree and
  * whose streams then differ are compared record by record, through
- * cursors (detshim.h), to find the longest common prefix.
+ * cursors (detshim.h), to find the longest common prefix. Last, the
+ * same likeness across processes: children whose names swapped between
+ * runs (diff_swapped_names), for the hint text.c prints.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -384,4 +386,94 @@ int diff_pair_threads(const detshim_process *a, const detshim_process *b,
         return rc;
     qsort(pairs, (size_t)s.np, sizeof *pairs, pair_cmp);
     return s.np;
+}
+
+/* ---- children that swapped names ------------------------------------- */
+
+/* Siblings looked at per process: enough for any pool of workers a
+ * program starts at once, and a bound on the records read. */
+#define SWAP_MAX_SIBLINGS 64
+
+/* p's call stream of its main thread (index 0), or NULL. */
+static const detshim_thread *main_calls(const detshim_process *p)
+{
+    for (int i = 0; i < p->nthreads; i++)
+        if (p->threads[i].index == 0)
+            return &p->threads[i];
+    return NULL;
+}
+
+/* A field's value, or NULL where p has none. */
+static const char *field_value(const detshim_process *p, uint16_t key)
+{
+    for (int i = 0; i < p->nfields; i++)
+        if (p->fields[i].key == key)
+            return p->fields[i].value;
+    return NULL;
+}
+
+static int str_same(const char *x, const char *y)
+{
+    return strcmp(x ? x : "", y ? y : "") == 0;
+}
+
+/* How much run A's process p looks like run B's q as the same child: 0
+ * when their programs differ (or a record cannot be read); else 1, plus
+ * 1 for the same command line, plus 2 per leading record their main
+ * threads' calls share. */
+static long likeness(const detshim_process *p, const detshim_process *q)
+{
+    if (!str_same(p->program, q->program))
+        return 0;
+    long score = 1 + str_same(field_value(p, TRACE_FIELD_ARGS), field_value(q, TRACE_FIELD_ARGS));
+    const detshim_thread *tp = main_calls(p), *tq = main_calls(q);
+    long shared = tp && tq ? common_prefix(p, tp, q, tq) : 0;
+    return shared < 0 ? 0 : score + 2 * shared;
+}
+
+/* The length of the parent part of a lineage name ("main.f" of
+ * "main.f2", "main.s" of "main.s10"), or 0 for a name that is not a
+ * fork's or a spawn's. */
+static size_t parent_len(const char *name)
+{
+    const char *dot = name ? strrchr(name, '.') : NULL;
+    if (!dot || (dot[1] != 'f' && dot[1] != 's') || !dot[2])
+        return 0;
+    for (const char *c = dot + 2; *c; c++)
+        if (*c < '0' || *c > '9')
+            return 0;
+    return (size_t)(dot - name) + 2;
+}
+
+static const detshim_process *named(const detshim_run *run, const char *name)
+{
+    for (int i = 0; i < run->nprocesses; i++)
+        if (str_same(run->processes[i].name, name))
+            return &run->processes[i];
+    return NULL;
+}
+
+int diff_swapped_names(const detshim_run *a, const detshim_run *b, const detshim_process *pa,
+                       const detshim_process *pb, const detshim_process **qa,
+                       const detshim_process **qb)
+{
+    size_t len = parent_len(pa->name);
+    if (!len || !str_same(pa->name, pb->name))
+        return 0;
+    long direct = likeness(pa, pb);
+    int looked = 0;
+    for (int i = 0; i < a->nprocesses && looked < SWAP_MAX_SIBLINGS; i++) {
+        const detshim_process *sa = &a->processes[i], *sb;
+        if (sa == pa || parent_len(sa->name) != len || strncmp(sa->name, pa->name, len) != 0 ||
+            !(sb = named(b, sa->name)))
+            continue;
+        looked++;
+        /* Each child looks more like the other's partner than its own. */
+        if (likeness(pa, sb) > direct && likeness(sa, pb) > likeness(sa, sb)) {
+            *qa = sa;
+            *qb = sb;
+            return 1;
+        }
+    }
+    return 0;
 }

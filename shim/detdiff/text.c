@@ -597,7 +597,28 @@ static size_t text_unreadable(FILE *f, const struct diff_result *r, enum diff_si
     return n;
 }
 
-void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
+/* Under a diverged pair of children: a line when they look swapped with
+ * a sibling pair (diff_swapped_names), said once, under the first. */
+static void text_swap_hint(FILE *f, const detshim_run *a, const detshim_run *b,
+                           const struct diff_item *it)
+{
+    const detshim_process *qa, *qb;
+    if (!a || !b || !it->pa || !it->pb || !diff_swapped_names(a, b, it->pa, it->pb, &qa, &qb) ||
+        strcmp(pname(qa), pname(it->pa)) < 0)
+        return;
+    const char *p = pname(it->pa), *q = pname(qa);
+    fputs("  hint: run A's ", f);
+    text_put(f, p);
+    fputs(" looks like run B's ", f);
+    text_put(f, q);
+    fputs(" and run A's ", f);
+    text_put(f, q);
+    fputs(" like run B's ", f);
+    text_put(f, p);
+    fputs(": the children were probably spawned concurrently and swapped names\n", f);
+}
+
+void text_result(FILE *f, const detshim_run *a, const detshim_run *b, const struct diff_result *r)
 {
     const struct diff_item *prev = NULL;
     size_t groups = 0;
@@ -625,6 +646,7 @@ void text_result(FILE *f, const detshim_run *a, const struct diff_result *r)
                 text_put(f, it->pb ? it->pb->path : "absent");
                 fputs(")\n", f);
                 text_interposition_note(f, it);
+                text_swap_hint(f, a, b, it);
             }
         }
         text_item(f, it);

@@ -53,7 +53,7 @@ static void compare(const char *pa, const char *pb, const detshim_run *a, const 
     int rc = diff_runs(a, b, opt, &r);
     if (rc != 0 && rc != DETSHIM_ERR_NOMEM)
         abort();
-    text_result(devnull, a, &r);
+    text_result(devnull, a, b, &r);
     json_result(devnull, pa, pb, a, b, &r);
     diff_result_free(&r);
 }

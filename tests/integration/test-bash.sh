@@ -3,7 +3,7 @@
 # DETSHIM_* variable and set the policy's, with bash as the traced program
 # and as /bin/sh under detrun (Fedora, RHEL and Arch ship it so).
 . "$(dirname "$0")/lib.sh"
-BASH=$(command -v bash) || { echo "SKIP $TEST_NAME: bash is not installed"; exit 0; }
+BASH=$(command -v bash) || skip "bash is not installed"
 
 LD_PRELOAD=$SHIM DETSHIM_POLICY=nosuch "$BASH" -c : 2> "$WORK/err"
 expect_eq "bash -c under an unknown policy: exit status" 2 $?
@@ -32,6 +32,6 @@ if unshare -m true 2> /dev/null; then
         "$WORK/binsh"
     expect_grep "detrun with bash as /bin/sh pins OMP_NUM_THREADS" '^OMP=1$' "$WORK/binsh"
 else
-    echo "   SKIP the /bin/sh-is-bash part: unshare -m is not permitted here (not counted)"
+    skip_check "/bin/sh as bash under detrun" "unshare -m is not permitted here"
 fi
 finish

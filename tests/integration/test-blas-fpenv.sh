@@ -8,6 +8,8 @@
 P=$PROGS/blas_args
 $P fpflags > "$WORK/plain.out" 2>/dev/null
 expect_grep "untraced: the vendor's computation raises inexact" '^inexact: fe=0x20 ' "$WORK/plain.out"
+# So a traced rejected call, equal to it below, leaves the flags unchanged.
+expect_grep "untraced: a rejected call raises no flag" '^rejected: fe=0 de=0$' "$WORK/plain.out"
 for policy in passthrough pinned default; do
     pol=$policy
     [ "$policy" = pinned ] && pol=$WORK/pinned.policy && printf '[blas]\nmode = pinned\n' > "$pol"

@@ -10,6 +10,11 @@
  *       `true`, then the parent calls again.
  *   procs_prog exec  calls, then execs itself as `procs_prog fork`: the
  *       old image's records must survive the exec.
+ *   procs_prog forks SEED...  forks one child per SEED, in that order,
+ *       each making the same calls on data of its seed; run with the seeds
+ *       in another order, the children swap names, as children forked
+ *       concurrently may.
+ *   procs_prog data SEED  those calls, in this process.
  *   procs_prog closefds FILE  calls enough to open the trace, closes every
  *       descriptor above 2 (as daemons do), writes FILE (which may get the
  *       trace's old descriptor number), calls again: FILE must stay intact.
@@ -34,6 +39,20 @@ static void calls(int size, int count)
     for (int r = 0; r < count; r++)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, size, size, size, 1.0, a, size,
                     b, size, 0.0, c, size);
+    printf("%g\n", c[0]);
+}
+
+/* The same dgemm calls whatever the seed; their data follow it. */
+static void seeded_calls(int seed)
+{
+    double a[8 * 8], b[8 * 8], c[8 * 8];
+    for (int i = 0; i < 8 * 8; i++) {
+        a[i] = (i % 7) * 0.25 + seed;
+        b[i] = (i % 5) * 0.5 - seed;
+    }
+    for (int r = 0; r < 4; r++)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 8, 8, 8, 1.0, a, 8, b, 8, 0.0, c,
+                    8);
     printf("%g\n", c[0]);
 }
 
@@ -74,6 +93,22 @@ int main(int argc, char **argv)
         calls(9, 1);
         return 0;
     }
+    if (argc >= 2 && strcmp(argv[1], "forks") == 0) {
+        for (int i = 2; i < argc; i++) {
+            fflush(stdout);
+            pid_t pid = fork();
+            if (pid == 0) {
+                seeded_calls(atoi(argv[i]));
+                exit(0);
+            }
+            waitpid(pid, NULL, 0);
+        }
+        return 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "data") == 0) {
+        seeded_calls(atoi(argv[2]));
+        return 0;
+    }
     if (argc >= 2 && strcmp(argv[1], "vfork") == 0) {
         calls(4, 1);
         fflush(stdout);
@@ -104,6 +139,7 @@ int main(int argc, char **argv)
         close(fd);
         return 0;
     }
-    fprintf(stderr, "usage: procs_prog threads ORDER... | fork | vfork | exec | closefds FILE\n");
+    fprintf(stderr, "usage: procs_prog threads ORDER... | fork | forks SEED... | data SEED | vfork | exec\n"
+                    "       | closefds FILE\n");
     return 2;
 }

@@ -8,6 +8,7 @@
  * reference, and which delivers asynchronous copies only when their
  * event is waited for or queried complete.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -328,6 +329,44 @@ static void test_a_job_never_completed_does_not_make_every_later_digest_a_new_jo
     assert_int_equal(later.complete(later.arg, 1, &d), 1);
 }
 
+/* A thread's work for the test below: a copy-and-hash digest (the
+ * staging buffer), two queued ones, the first completed, the second left
+ * pending for the caller, as a record still in the trace's FIFO. */
+static void *digest_then_exit(void *arg)
+{
+    detshim_digest d;
+    struct cuda_span span = { buf, digest_matrix_shape(7, 5, 9, sizeof(float)), 0 };
+    assert_int_equal(cuda_digest_span(NULL, &span, &d), 0);
+    struct trace_rec done, pending;
+    trace_rec_begin(&done, "done");
+    trace_rec_begin(&pending, "pending");
+    cuda_rec_matrix(&done, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+    cuda_rec_matrix(&pending, "B", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 7, 5, 9, 4, 1, 0);
+    struct trace_deferred later = done.operands[0].later;
+    assert_int_equal(later.complete(later.arg, 1, &d), 1);
+    *(struct trace_deferred *)arg = pending.operands[0].later;
+    return NULL;
+}
+
+static void test_a_thread_that_exits_frees_its_jobs_and_hands_over_a_pending_one(void **state)
+{
+    (void)state;
+    struct trace_deferred later;
+    unsigned long long destroyed = fake_cuda_count("cuEventDestroy_v2");
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, digest_then_exit, &later), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    /* The free job went with its thread; the pending one is still usable
+     * (LeakSanitizer, under make sanitize, checks the staging buffer). */
+    assert_true(fake_cuda_count("cuEventDestroy_v2") == destroyed + 1);
+    assert_non_null(later.complete);
+    detshim_digest d;
+    assert_int_equal(later.complete(later.arg, 1, &d), 1);
+    assert_same(d, digest_matrix(buf, 7, 5, 9, sizeof(float)));
+    /* Completed, it is freed by its completer. */
+    assert_true(fake_cuda_count("cuEventDestroy_v2") == destroyed + 2);
+}
+
 static void test_a_queued_input_digest_sees_the_bytes_before_later_work(void **state)
 {
     (void)state;
@@ -403,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_a_queued_digest_is_complete_only_when_its_event_is),
         cmocka_unit_test(test_a_job_never_completed_does_not_make_every_later_digest_a_new_job),
         cmocka_unit_test(test_a_queued_input_digest_sees_the_bytes_before_later_work),
+        cmocka_unit_test(test_a_thread_that_exits_frees_its_jobs_and_hands_over_a_pending_one),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

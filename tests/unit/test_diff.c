@@ -592,6 +592,35 @@ static void test_processes_pair_by_name_not_position(void **state)
     diff_result_free(&r);
 }
 
+/* diff_swapped_names for A's children n1 (doing base) and n2 (doing
+ * `other`), and a run B in which each does the other's work. */
+static int swapped(const char *n1, const char *n2, const struct spec *other, size_t nother,
+                   const detshim_process **qa, const detshim_process **qb)
+{
+    detshim_thread t = make_thread(0, base, 4), u = make_thread(0, other, nother);
+    detshim_process pa[2] = { make_process(n1, &t, 1), make_process(n2, &u, 1) };
+    detshim_process pb[2] = { make_process(n1, &u, 1), make_process(n2, &t, 1) };
+    detshim_run ra = make_run(pa, 2), rb = make_run(pb, 2);
+    return diff_swapped_names(&ra, &rb, &ra.processes[0], &rb.processes[0], qa, qb);
+}
+
+static void test_children_that_swapped_names_are_found(void **state)
+{
+    (void)state;
+    const detshim_process *qa = NULL, *qb = NULL;
+    assert_int_equal(swapped("main.f1", "main.f2", w1, 3, &qa, &qb), 1);
+    assert_string_equal(qa->name, "main.f2");
+    assert_string_equal(qb->name, "main.f2");
+    assert_int_equal(swapped("main.s1.s3", "main.s1.s10", w1, 3, &qa, &qb), 1);
+    assert_string_equal(qa->name, "main.s1.s10");
+    /* Not siblings of one kind, or not a fork's or spawn's name. */
+    assert_int_equal(swapped("main.f1", "main.s2", w1, 3, &qa, &qb), 0);
+    assert_int_equal(swapped("rank0", "rank1", w1, 3, &qa, &qb), 0);
+    assert_int_equal(swapped("main.f1", "main.f1x", w1, 3, &qa, &qb), 0);
+    /* Children alike from the start: swapping explains nothing. */
+    assert_int_equal(swapped("main.f1", "main.f2", base, 4, &qa, &qb), 0);
+}
+
 static void test_header_difference_comes_before_records(void **state)
 {
     (void)state;
@@ -780,6 +809,7 @@ int main(void)
         T(test_unreadable_file_standing_for_a_process_of_the_other_run_must_be_compared),
         T(test_unreadable_files_of_one_name_in_both_runs_must_be_compared),
         T(test_processes_pair_by_name_not_position),
+        T(test_children_that_swapped_names_are_found),
         T(test_header_difference_comes_before_records),
         T(test_header_field_missing_on_one_side),
         T(test_header_fields_in_another_order_differ),

@@ -33,7 +33,8 @@ enum { CUDA_ERROR_INVALID_VALUE = 1, CUDA_ERROR_INVALID_IMAGE = 200,
 /* Counters, by name. */
 #define FAKE_COUNTERS(X)                                                                   \
     X(cuStreamSynchronize) X(cuCtxSynchronize) X(cuEventSynchronize) X(cuEventQuery)       \
-    X(cuEventRecord) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuLaunchKernel) X(cuEventCreate)
+    X(cuEventRecord) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuLaunchKernel) X(cuEventCreate)     \
+    X(cuEventDestroy_v2)
 #define FAKE_COUNTER_FIELD(name) unsigned long long name;
 static struct { FAKE_COUNTERS(FAKE_COUNTER_FIELD) } counts;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* counts and the queue */
@@ -213,6 +214,9 @@ FAKE_EXPORT CUresult cuEventSynchronize(CUevent ev)
 
 FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent ev)
 {
+    pthread_mutex_lock(&lock);
+    counts.cuEventDestroy_v2++;
+    pthread_mutex_unlock(&lock);
     free((void *)ev);
     return CUDA_SUCCESS;
 }
