@@ -29,6 +29,8 @@ BLAS_SRC := $(wildcard shim/blas/*.c)
 RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
 ARTIFACT_SRC := $(wildcard shim/artifact/*.c)
+# Records the Python start-up hook makes: training steps, framework ops.
+FRAMEWORK_SRC := $(wildcard shim/framework/*.c)
 # The libc interposers stay out of the unit tests: a test program's own
 # open and read must be libc's.
 LIBC_SRC := $(wildcard shim/libc/*.c)
@@ -45,7 +47,7 @@ ifneq ($(NVCC),)
 CPPFLAGS += -DDETSHIM_DIGEST_KERNEL=1
 endif
 LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC) \
-    $(ARTIFACT_SRC)) $(PTX_OBJ)
+    $(ARTIFACT_SRC) $(FRAMEWORK_SRC)) $(PTX_OBJ)
 LIBC_OBJ := $(call obj,$(LIBC_SRC))
 # The lifecycle (constructor, fork handlers, destructor) lives apart so
 # unit tests can link every other object without starting a shim.
@@ -269,7 +271,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/detshim/policies/
 	install -d $(DESTDIR)$(PREFIX)/share/detshim/policies/python
-	install -m 644 policies/python/sitecustomize.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
+	install -m 644 policies/python/*.py $(DESTDIR)$(PREFIX)/share/detshim/policies/python/
 	# Compiled now: an installed folder is not writable, and the start-up
 	# hook would otherwise be compiled again at every Python start.
 	-/usr/bin/python3 -m compileall -q $(DESTDIR)$(PREFIX)/share/detshim/policies/python

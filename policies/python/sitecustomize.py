@@ -13,6 +13,9 @@ entropy, which also leaves the pinned streams where they were.
 secrets.randbits stays pinned: numpy's SeedSequence draws its entropy
 through it, and that is training randomness.
 
+What the framework computes: detshim_steps.py, beside this file, records
+training steps and framework ops into the trace ([trace] steps and ops).
+
 The code it ran with: at exit, the versions of the top-level packages the
 program imported go into the trace (detshim_record_python_package).
 
@@ -341,7 +344,20 @@ def _register_package_record():
         atexit.register(_record_packages)
 
 
+def _after_import(name, apply):
+    """apply(module) once `name` is imported (now, if it already is)."""
+    if sys.modules.get(name) is not None:
+        apply(sys.modules[name])
+    else:
+        sys.meta_path.insert(0, _AfterImportFinder(name, apply))
+
+
 _keep_secrets_real()
 _register_package_record()
 _install_hooks()
+try:  # step and op records (detshim_steps.py, docs/frameworks.md)
+    import detshim_steps
+    detshim_steps.install(_after_import)
+except ImportError:
+    pass
 _run_next_sitecustomize()

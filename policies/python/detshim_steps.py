@@ -1,0 +1,435 @@
+"""What a framework computes, in the trace: detshim's step and op records
+(docs/frameworks.md). sitecustomize.py calls install() at start-up; this
+module then waits, through the same after-import hook, for the framework
+to be imported, and describes its work to the shim over ctypes
+(detshim_framework_* in shim/framework/framework.c), which digests every
+tensor in C and puts the record on the calling thread's chain.
+
+- Step records (DETSHIM_TRACE_STEPS=on, from [trace] steps): after every
+  optimizer step, the step number and the digest of every parameter and
+  optimizer-state tensor by name.
+    PyTorch  torch.optim's post-step seam (a global post-step hook where
+             torch has one, else Optimizer._optimizer_step_code, which
+             every 1.13 optimizer calls after its step).
+    Keras    a callback added to Model.fit: after every train-function
+             call, i.e. every steps_per_execution steps.
+    JAX      a jax.jit'd call that returns, in place of some of its
+             arguments, pytrees of the same structure, shapes and dtypes
+             (params and optimizer state in, params and state out): the
+             user's training step, with optax or without.
+- Op records (DETSHIM_TRACE_OPS=on, from [trace] ops): every ATen op
+  through a TorchDispatchMode, and every jax.jit'd call, with the Python
+  frame that issued it (path relative to its sys.path entry).
+
+Nothing here imports a framework, and nothing runs when the process has no
+trace."""
+import os
+import sys
+
+_STEPS = os.environ.get("DETSHIM_TRACE_STEPS") == "on"
+_OPS = os.environ.get("DETSHIM_TRACE_OPS") == "on"
+ROLE_IN, ROLE_OUT = 1, 2
+_MAX_OP_INPUTS = 8  # an op record holds 16 operands: 8 inputs, 8 outputs
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+_shim = None
+
+
+class _Shim:
+    """The exported detshim_framework_* functions, with their types."""
+
+    def __init__(self, ctypes, lib):
+        c = ctypes
+        self.begin = lib.detshim_framework_begin
+        self.begin.argtypes, self.begin.restype = (c.c_char_p,), c.c_int
+        self.int = lib.detshim_framework_int
+        self.int.argtypes, self.int.restype = (c.c_char_p, c.c_int64), None
+        self.str = lib.detshim_framework_str
+        self.str.argtypes, self.str.restype = (c.c_char_p, c.c_char_p), None
+        self.tensor = lib.detshim_framework_tensor
+        self.tensor.argtypes = (c.c_char_p, c.c_int, c.c_void_p, c.c_int64, c.c_int,
+                                c.POINTER(c.c_int64), c.POINTER(c.c_int64))
+        self.tensor.restype = c.c_int
+        self.end = lib.detshim_framework_end
+        self.end.argtypes, self.end.restype = (), c.c_int
+        self.dims = c.c_int64 * 8
+        self.one = c.c_int64 * 1
+
+    def put(self, name, role, ptr, elem, count, shape=None, strides=None):
+        """One tensor: `count` contiguous elements at ptr, or a strided
+        view (shape and strides in elements, at most 8 dims)."""
+        if shape is None:
+            return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, 1,
+                               self.one(count), self.one(1))
+        return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, len(shape),
+                           self.dims(*shape), self.dims(*strides))
+
+
+def _reach_shim():
+    global _shim
+    if _shim is None:
+        try:
+            import ctypes
+            _shim = _Shim(ctypes, ctypes.CDLL(None))
+        except (ImportError, OSError, AttributeError):
+            _shim = False
+    return _shim
+
+
+def _begin(kind, params):
+    """Starts a record; params are (name, int or str) pairs. False when
+    nothing will be recorded."""
+    shim = _reach_shim()
+    if not shim or shim.begin(kind.encode()) != 0:
+        return False
+    for name, value in params:
+        if isinstance(value, int):
+            shim.int(name.encode(), value)
+        else:
+            shim.str(name.encode(), value.encode("utf-8", "replace")[:255])
+    return True
+
+
+# ---- numpy arrays (Keras, JAX) --------------------------------------------
+
+def _put_array(name, role, a, np):
+    a = np.asarray(a)
+    if a.dtype.hasobject:
+        return
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    _shim.put(name, role, a.ctypes.data, a.itemsize, a.size)
+
+
+# ---- where a call came from ------------------------------------------------
+
+_rel_cache = {}
+
+
+def _relative(filename):
+    """filename relative to the longest sys.path entry (the script's folder
+    is the first) it lies under, so another working directory or install
+    prefix names it alike; its base name where none holds it."""
+    rel = _rel_cache.get(filename)
+    if rel is None:
+        rel = filename
+        if not filename.startswith("<"):
+            path, best = os.path.abspath(filename), ""
+            for entry in sys.path:
+                if not isinstance(entry, str):
+                    continue
+                root = os.path.abspath(entry or os.curdir)
+                if path.startswith(root.rstrip(os.sep) + os.sep) and len(root) > len(best):
+                    best = root
+            rel = os.path.relpath(path, best) if best else os.path.basename(path)
+        _rel_cache[filename] = rel
+    return rel
+
+
+def _site(skip_dirs):
+    """The innermost Python frame outside the framework and this hook, as
+    "file:line in function"."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(skip_dirs) or name.startswith("<frozen")):
+            return "%s:%d in %s" % (_relative(name), frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return "?"
+
+
+# ---- PyTorch ---------------------------------------------------------------
+
+_torch = None
+
+
+def _put_torch(name, role, t):
+    if t.layout != _torch.strided or t.is_quantized:
+        return
+    if t.device.type != "cpu":
+        t = t.detach().cpu()  # device tensors are digested on the host
+    if t.is_contiguous():
+        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel())
+    elif t.dim() <= 8 and min(t.stride()) >= 0:
+        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel(), tuple(t.shape),
+                  t.stride())
+    else:
+        c = t.contiguous()
+        _shim.put(name, role, c.data_ptr(), c.element_size(), c.numel())
+
+
+class _TorchNames:
+    """Parameter names, from the modules whose parameters() or
+    named_parameters() the program asked for (an optimizer is built from
+    them): the largest module's names win."""
+
+    def __init__(self, torch):
+        import weakref
+        self.modules = weakref.WeakSet()
+        module = torch.nn.Module
+        for attr in ("parameters", "named_parameters"):
+            self._watch(module, attr)
+
+    def _watch(self, cls, attr):
+        real = getattr(cls, attr)
+        seen = self.modules
+
+        def watched(self, *args, **kwargs):
+            seen.add(self)
+            return real(self, *args, **kwargs)
+        watched.__wrapped__ = real
+        watched.__doc__ = real.__doc__
+        watched.__name__ = real.__name__
+        setattr(cls, attr, watched)
+
+    def of(self, optimizer):
+        names = {}
+        params = {id(p) for g in optimizer.param_groups for p in g["params"]}
+        for m in sorted(self.modules, key=lambda m: -sum(1 for _ in m.modules())):
+            for name, p in m.named_parameters.__wrapped__(m):
+                if id(p) in params:
+                    names.setdefault(id(p), name)
+        return names
+
+
+def _record_torch_step(torch, names, optimizer):
+    count = getattr(optimizer, "_detshim_steps", 0) + 1
+    optimizer._detshim_steps = count
+    if not _begin("step", [("framework", "torch"), ("optimizer", type(optimizer).__name__),
+                           ("step", count)]):
+        return
+    known = getattr(optimizer, "_detshim_names", None)
+    if known is None:
+        known = optimizer._detshim_names = names.of(optimizer)
+    with torch.no_grad():
+        order = []
+        for g, group in enumerate(optimizer.param_groups):
+            for i, p in enumerate(group["params"]):
+                name = known.get(id(p)) or "group%d.param%d" % (g, i)
+                order.append((name, p))
+                _put_torch(name, ROLE_OUT, p)
+        for name, p in order:
+            state = optimizer.state.get(p)
+            for key in sorted(state or (), key=str):
+                value = state[key]
+                if isinstance(value, torch.Tensor):
+                    _put_torch("state.%s.%s" % (name, key), ROLE_OUT, value)
+    _shim.end()
+
+
+def _hook_torch_steps(torch):
+    names = _TorchNames(torch)
+    optim = sys.modules.get("torch.optim.optimizer")
+    register = getattr(optim, "register_optimizer_step_post_hook", None)
+    if register is not None:
+        register(lambda opt, args, kwargs: _record_torch_step(torch, names, opt))
+        return
+    base = torch.optim.Optimizer
+    real = base._optimizer_step_code
+
+    def after_step(self):
+        real(self)
+        _record_torch_step(torch, names, self)
+    base._optimizer_step_code = after_step
+
+
+def _hook_torch_ops(torch):
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+    skip = (os.path.dirname(torch.__file__) + os.sep, _HERE + os.sep)
+    Tensor = torch.Tensor
+
+    def describe(tensors):
+        shapes = ";".join("[%s]" % ",".join(str(d) for d in t.shape) for t in tensors)
+        dtypes = ";".join(str(t.dtype).replace("torch.", "") for t in tensors)
+        return shapes, dtypes
+
+    class DetshimOps(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, Tensor)]
+            shapes, dtypes = describe(ins)
+            on = _begin("op", [("op", str(func)), ("site", _site(skip)),
+                               ("shapes", shapes), ("dtypes", dtypes)])
+            if on:
+                for i, t in enumerate(ins[:_MAX_OP_INPUTS]):
+                    _put_torch("in%d" % i, ROLE_IN, t)
+            out = func(*args, **kwargs)
+            if on:
+                outs = [t for t in tree_flatten(out)[0] if isinstance(t, Tensor)]
+                for i, t in enumerate(outs[:16 - min(len(ins), _MAX_OP_INPUTS)]):
+                    _put_torch("out%d" % i, ROLE_OUT, t)
+                _shim.end()
+            return out
+
+    DetshimOps().__enter__()  # for the whole program: never left
+
+
+def _hook_torch(torch):
+    global _torch
+    if not _reach_shim():
+        return
+    _torch = torch
+    if _STEPS:
+        _hook_torch_steps(torch)
+    if _OPS:
+        _hook_torch_ops(torch)
+
+
+# ---- Keras -----------------------------------------------------------------
+
+def _record_keras_step(model, np):
+    optimizer = getattr(model, "optimizer", None)
+    iterations = getattr(optimizer, "iterations", None)
+    step = int(np.asarray(iterations)) if iterations is not None else -1
+    if not _begin("step", [("framework", "keras"), ("step", step)]):
+        return
+    tensors = list(model.variables) + list(getattr(optimizer, "variables", None) or [])
+    for v in tensors:
+        name = getattr(v, "path", None) or v.name
+        _put_array(name, ROLE_OUT, v.numpy() if hasattr(v, "numpy") else v, np)
+    _shim.end()
+
+
+def _hook_keras(keras):
+    if not (_STEPS and _reach_shim()):
+        return
+    import numpy as np
+    model_cls = getattr(keras, "Model", None)
+    callback_cls = getattr(getattr(keras, "callbacks", None), "Callback", None)
+    if model_cls is None or callback_cls is None:
+        return
+
+    class DetshimSteps(callback_cls):
+        """After every train-function call: steps_per_execution steps."""
+
+        def on_train_batch_end(self, batch, logs=None):
+            _record_keras_step(self.model, np)
+
+    real = model_cls.fit
+
+    def fit(self, *args, **kwargs):
+        if len(args) > 5:  # fit(x, y, batch_size, epochs, verbose, callbacks, ...)
+            args = args[:5] + (list(args[5] or []) + [DetshimSteps()],) + args[6:]
+        else:
+            kwargs["callbacks"] = list(kwargs.get("callbacks") or []) + [DetshimSteps()]
+        return real(self, *args, **kwargs)
+    fit.__wrapped__ = real
+    fit.__doc__ = real.__doc__
+    model_cls.fit = fit
+
+
+# ---- JAX -------------------------------------------------------------------
+
+class _JaxCall:
+    """A jax.jit'd function, called through: after each call, a step
+    record when it returned its own state, and an op record with ops on."""
+
+    def __init__(self, jax, np, jitted, fun):
+        self._jax, self._np, self._jitted, self._fun = jax, np, jitted, fun
+        self._steps = 0
+        self.__wrapped__ = fun
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            try:
+                setattr(self, attr, getattr(fun, attr))
+            except (AttributeError, TypeError):
+                pass
+
+    def __getattr__(self, name):
+        return getattr(self._jitted, name)
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        import functools
+        return functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if _OPS:
+            site = _site((_HERE + os.sep, os.path.dirname(self._jax.__file__) + os.sep))
+        out = self._jitted(*args, **kwargs)
+        tree = self._jax.tree_util
+        leaves = tree.tree_leaves(out)
+        if any(isinstance(x, self._jax.core.Tracer) for x in leaves):
+            return out  # called while tracing another function
+        if _STEPS:
+            carried = self._carried(args, out)
+            if carried:
+                self._steps += 1
+                if _begin("step", [("framework", "jax"), ("function", self.__name__),
+                                   ("step", self._steps)]):
+                    for label, value in carried:
+                        for path, leaf in tree.tree_flatten_with_path(value)[0]:
+                            _put_array(label + tree.keystr(path), ROLE_OUT, leaf, self._np)
+                    _shim.end()
+        if _OPS and _begin("op", [("op", "jit(%s)" % self.__name__), ("site", site)]):
+            ins = tree.tree_leaves((args, kwargs))
+            ins = [x for x in ins if hasattr(x, "shape")][:_MAX_OP_INPUTS]
+            for i, x in enumerate(ins):
+                _put_array("in%d" % i, ROLE_IN, x, self._np)
+            for i, x in enumerate(leaves[:16 - len(ins)]):
+                _put_array("out%d" % i, ROLE_OUT, x, self._np)
+            _shim.end()
+        return out
+
+    def _carried(self, args, out):
+        """(argument name, output) for each output that has an argument's
+        pytree structure, leaf shapes and dtypes, and at least two leaves:
+        the state a training step carries."""
+        tree = self._jax.tree_util
+        outs = out if isinstance(out, tuple) else (out,)
+        try:
+            import inspect
+            names = list(inspect.signature(self._fun).parameters)
+        except (TypeError, ValueError):
+            names = []
+
+        def sig(x):
+            leaves, treedef = tree.tree_flatten(x)
+            if len(leaves) < 2 or not all(hasattr(v, "shape") for v in leaves):
+                return None
+            return treedef, tuple((v.shape, str(v.dtype)) for v in leaves)
+        wanted = {}
+        for i, a in enumerate(args):
+            s = sig(a)
+            if s is not None:
+                wanted.setdefault(s, names[i] if i < len(names) else "arg%d" % i)
+        found = []
+        for i, o in enumerate(outs):
+            s = sig(o)
+            if s is not None and s in wanted:
+                found.append((wanted[s], o))
+        return found
+
+
+def _hook_jax(jax):
+    if not _reach_shim():
+        return
+    import numpy as np
+    real = jax.jit
+
+    def jit(fun=None, *args, **kwargs):
+        if fun is None:
+            return lambda f: jit(f, *args, **kwargs)
+        return _JaxCall(jax, np, real(fun, *args, **kwargs), fun)
+    jit.__wrapped__ = real
+    jit.__doc__ = real.__doc__
+    jax.jit = jit
+
+
+_installed = False
+
+
+def install(after_import):
+    """Asks after_import(name, apply) to run the framework hooks after each
+    framework's own import, when this process has a shim and a trace and
+    the policy asked for steps or ops; once per process."""
+    global _installed
+    if _installed or not (_STEPS or _OPS):
+        return
+    _installed = True
+    if "libdetshim" not in os.environ.get("LD_PRELOAD", "") or not os.environ.get("DETSHIM_TRACE"):
+        return
+    after_import("torch", _hook_torch)
+    after_import("keras", _hook_keras)
+    after_import("jax", _hook_jax)
