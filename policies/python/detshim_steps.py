@@ -247,10 +247,13 @@ def _hook_torch_ops(torch):
     class DetshimOps(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, Tensor)]
+            leaves = tree_flatten((args, kwargs))[0]
+            ins = [t for t in leaves if isinstance(t, Tensor)]
             shapes, dtypes = describe(ins)
-            on = _begin("op", [("op", str(func)), ("site", _site(skip)),
-                               ("shapes", shapes), ("dtypes", dtypes)])
+            # Scalars are the op's parameters too: add(x, 1) is not add(x, 2).
+            scalars = ",".join(repr(v) for v in leaves if not isinstance(v, Tensor))
+            on = _begin("op", [("op", str(func)), ("site", _site(skip)), ("shapes", shapes),
+                               ("dtypes", dtypes), ("scalars", scalars)])
             if on:
                 for i, t in enumerate(ins[:_MAX_OP_INPUTS]):
                     _put_torch("in%d" % i, ROLE_IN, t)
@@ -389,16 +392,19 @@ class _JaxCall:
             if len(leaves) < 2 or not all(hasattr(v, "shape") for v in leaves):
                 return None
             return treedef, tuple((v.shape, str(v.dtype)) for v in leaves)
+        # Arguments of one signature name the outputs of it in order:
+        # (params, m, v) in, (params, m, v) out.
         wanted = {}
         for i, a in enumerate(args):
             s = sig(a)
             if s is not None:
-                wanted.setdefault(s, names[i] if i < len(names) else "arg%d" % i)
+                wanted.setdefault(s, []).append(names[i] if i < len(names) else "arg%d" % i)
         found = []
         for i, o in enumerate(outs):
             s = sig(o)
-            if s is not None and s in wanted:
-                found.append((wanted[s], o))
+            if s is not None and wanted.get(s):
+                label = wanted[s].pop(0) if len(wanted[s]) > 1 else wanted[s][0]
+                found.append((label, o))
         return found
 
 

@@ -7,6 +7,7 @@
  *   json.c   a comparison as one JSON object, and JSON escaping
  *   show.c   --show: one run printed readably
  *   root.c   --root: a run's root, with warnings when it is partial
+ *   steps.c  the first differing training step and framework op (steps.h)
  */
 #ifndef DETDIFF_H
 #define DETDIFF_H
