@@ -233,6 +233,17 @@ def _hook_torch_steps(torch):
     base._optimizer_step_code = after_step
 
 
+def _scalar(v):
+    """A non-tensor argument as text: its value for numbers, strings and
+    torch's dtypes, devices and layouts; its type name for anything else
+    (a generator's repr holds its address, which differs run to run)."""
+    if v is None or isinstance(v, (bool, int, float, complex, str)):
+        return repr(v)
+    if isinstance(v, (_torch.dtype, _torch.device, _torch.layout, _torch.memory_format)):
+        return str(v)
+    return type(v).__name__
+
+
 def _hook_torch_ops(torch):
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
@@ -251,7 +262,7 @@ def _hook_torch_ops(torch):
             ins = [t for t in leaves if isinstance(t, Tensor)]
             shapes, dtypes = describe(ins)
             # Scalars are the op's parameters too: add(x, 1) is not add(x, 2).
-            scalars = ",".join(repr(v) for v in leaves if not isinstance(v, Tensor))
+            scalars = ",".join(_scalar(v) for v in leaves if not isinstance(v, Tensor))
             on = _begin("op", [("op", str(func)), ("site", _site(skip)), ("shapes", shapes),
                                ("dtypes", dtypes), ("scalars", scalars)])
             if on:
