@@ -1,9 +1,9 @@
 """What a framework computes, in the trace: detshim's step and op records
-(docs/frameworks.md). sitecustomize.py calls install() at start-up; this
-module then waits, through the same after-import hook, for the framework
-to be imported, and describes its work to the shim over ctypes
-(detshim_framework_* in shim/framework/framework.c), which digests every
-tensor in C and puts the record on the calling thread's chain.
+(docs/frameworks.md). sitecustomize.py imports it, and calls hook(),
+right after the program imports torch, keras or jax; it then describes
+the framework's work to the shim over ctypes (detshim_framework_* in
+shim/framework/framework.c), which digests every tensor in C and puts the
+record on the calling thread's chain.
 
 - Step records (DETSHIM_TRACE_STEPS=on, from [trace] steps): after every
   optimizer step, the step number and the digest of every parameter and
@@ -361,13 +361,15 @@ class _JaxCall:
     def __call__(self, *args, **kwargs):
         if _OPS:
             site = _site((_HERE + os.sep, os.path.dirname(self._jax.__file__) + os.sep))
+        # Before the call: donated arguments are gone after it.
+        wanted = self._signatures(args) if _STEPS else None
         out = self._jitted(*args, **kwargs)
         tree = self._jax.tree_util
         leaves = tree.tree_leaves(out)
         if any(isinstance(x, self._jax.core.Tracer) for x in leaves):
             return out  # called while tracing another function
-        if _STEPS:
-            carried = self._carried(args, out)
+        if wanted:
+            carried = self._carried(wanted, out)
             if carried:
                 self._steps += 1
                 if _begin("step", [("framework", "jax"), ("function", self.__name__),
@@ -386,33 +388,37 @@ class _JaxCall:
             _shim.end()
         return out
 
-    def _carried(self, args, out):
-        """(argument name, output) for each output that has an argument's
-        pytree structure, leaf shapes and dtypes, and at least two leaves:
-        the state a training step carries."""
-        tree = self._jax.tree_util
-        outs = out if isinstance(out, tuple) else (out,)
+    def _signature(self, x):
+        """A pytree's structure, leaf shapes and dtypes; None for one of
+        fewer than two leaves or one with leaves that are not arrays."""
+        leaves, treedef = self._jax.tree_util.tree_flatten(x)
+        if len(leaves) < 2 or not all(hasattr(v, "shape") for v in leaves):
+            return None
+        return treedef, tuple((v.shape, str(v.dtype)) for v in leaves)
+
+    def _signatures(self, args):
+        """Signature -> the names of the positional arguments that have it,
+        in order."""
         try:
             import inspect
             names = list(inspect.signature(self._fun).parameters)
         except (TypeError, ValueError):
             names = []
-
-        def sig(x):
-            leaves, treedef = tree.tree_flatten(x)
-            if len(leaves) < 2 or not all(hasattr(v, "shape") for v in leaves):
-                return None
-            return treedef, tuple((v.shape, str(v.dtype)) for v in leaves)
-        # Arguments of one signature name the outputs of it in order:
-        # (params, m, v) in, (params, m, v) out.
         wanted = {}
         for i, a in enumerate(args):
-            s = sig(a)
+            s = self._signature(a)
             if s is not None:
                 wanted.setdefault(s, []).append(names[i] if i < len(names) else "arg%d" % i)
+        return wanted
+
+    def _carried(self, wanted, out):
+        """(argument name, output) for each output with an argument's
+        signature: the state a training step carries. Arguments of one
+        signature name its outputs in order: (params, m, v) in, (params,
+        m, v) out."""
         found = []
-        for i, o in enumerate(outs):
-            s = sig(o)
+        for o in out if isinstance(out, tuple) else (out,):
+            s = self._signature(o)
             if s is not None and wanted.get(s):
                 label = wanted[s].pop(0) if len(wanted[s]) > 1 else wanted[s][0]
                 found.append((label, o))
@@ -434,19 +440,14 @@ def _hook_jax(jax):
     jax.jit = jit
 
 
-_installed = False
+_HOOKS = {"torch": _hook_torch, "keras": _hook_keras, "jax": _hook_jax}
+_done = set()
 
 
-def install(after_import):
-    """Asks after_import(name, apply) to run the framework hooks after each
-    framework's own import, when this process has a shim and a trace and
-    the policy asked for steps or ops; once per process."""
-    global _installed
-    if _installed or not (_STEPS or _OPS):
-        return
-    _installed = True
-    if "libdetshim" not in os.environ.get("LD_PRELOAD", "") or not os.environ.get("DETSHIM_TRACE"):
-        return
-    after_import("torch", _hook_torch)
-    after_import("keras", _hook_keras)
-    after_import("jax", _hook_jax)
+def hook(name, module):
+    """Called by sitecustomize.py right after `name` (torch, keras, jax)
+    is imported, in a process with a shim and a trace whose policy asked
+    for steps or ops; once per framework."""
+    if name in _HOOKS and name not in _done:
+        _done.add(name)
+        _HOOKS[name](module)

@@ -352,12 +352,17 @@ def _after_import(name, apply):
         sys.meta_path.insert(0, _AfterImportFinder(name, apply))
 
 
+def _record_framework_work():
+    """Step and op records ([trace] steps, ops: detshim_steps.py beside
+    this file, docs/frameworks.md), loaded only once a framework is."""
+    wanted = "on" in (os.environ.get("DETSHIM_TRACE_STEPS"), os.environ.get("DETSHIM_TRACE_OPS"))
+    if wanted and "libdetshim" in os.environ.get("LD_PRELOAD", "") and os.environ.get("DETSHIM_TRACE"):
+        for name in ("torch", "keras", "jax"):
+            _after_import(name, lambda module, name=name: __import__("detshim_steps").hook(name, module))
+
+
 _keep_secrets_real()
 _register_package_record()
 _install_hooks()
-try:  # step and op records (detshim_steps.py, docs/frameworks.md)
-    import detshim_steps
-    detshim_steps.install(_after_import)
-except ImportError:
-    pass
+_record_framework_work()
 _run_next_sitecustomize()
