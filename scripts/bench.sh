@@ -204,6 +204,15 @@ awk -v n="$n" -v per="$(awk -v a="$t" -v b="$u" 'BEGIN { print a - b }')" -v byt
     printf "  (%.1f%% of the plain run; estimated ratio %.2f)\n", 100 * s / plain, 1 + s / plain
 }'
 echo
+echo "== Step and op records (docs/frameworks.md): tests/bench/bench_steps.py, in one traced process"
+echo "   per step of the training benchmark's MLP (hidden 1024, batch 128), median of 3 x 100 steps"
+rm -rf "$WORK/steps"
+env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$WORK/steps" "$PY" "$TOP/tests/bench/bench_steps.py" \
+    "$TOP/policies/python" 100 1024
+[ "$(records "$WORK/steps")" -gt 0 ] || die "bench_steps wrote no records: shim not reached?"
+rm -rf "$WORK/steps"
+echo
+
 echo "== Python start-up: python3 -c pass, a program that never imports torch (median of 21 runs)"
 # Under -p pytorch the shim is preloaded and the start-up hook is on
 # PYTHONPATH; the hook must cost such a program next to nothing.
