@@ -192,7 +192,18 @@ class _TorchNames:
         return names
 
 
+_quiet = []  # non-empty while a step is recorded: its own ops are not the program's
+
+
 def _record_torch_step(torch, names, optimizer):
+    _quiet.append(1)
+    try:
+        _record_torch_step_now(torch, names, optimizer)
+    finally:
+        _quiet.pop()
+
+
+def _record_torch_step_now(torch, names, optimizer):
     count = getattr(optimizer, "_detshim_steps", 0) + 1
     optimizer._detshim_steps = count
     if not _begin("step", [("framework", "torch"), ("optimizer", type(optimizer).__name__),
@@ -258,6 +269,8 @@ def _hook_torch_ops(torch):
     class DetshimOps(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            if _quiet:
+                return func(*args, **kwargs)
             leaves = tree_flatten((args, kwargs))[0]
             ins = [t for t in leaves if isinstance(t, Tensor)]
             shapes, dtypes = describe(ins)
@@ -425,6 +438,13 @@ class _JaxCall:
         return found
 
 
+def _library_code(fun):
+    """True for a function of an installed package (optax's, Keras's own
+    train function): only the program's own jitted functions are steps."""
+    name = getattr(getattr(fun, "__code__", None), "co_filename", "")
+    return "site-packages" in name or "dist-packages" in name
+
+
 def _hook_jax(jax):
     if not _reach_shim():
         return
@@ -434,6 +454,8 @@ def _hook_jax(jax):
     def jit(fun=None, *args, **kwargs):
         if fun is None:
             return lambda f: jit(f, *args, **kwargs)
+        if _library_code(fun):
+            return real(fun, *args, **kwargs)
         return _JaxCall(jax, np, real(fun, *args, **kwargs), fun)
     jit.__wrapped__ = real
     jit.__doc__ = real.__doc__

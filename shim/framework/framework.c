@@ -37,7 +37,7 @@
 /* The record being built on this thread, with copies of every string, so
  * the caller's (ctypes') buffers may go at once. */
 struct fw_build {
-    int open;
+    int open, is_step;
     const char *api;
     int nparams, part;
     struct {
@@ -124,7 +124,8 @@ DETSHIM_EXPORT int detshim_framework_begin(const char *kind)
     struct fw_build *b = fw_get();
     if (!b)
         return -1;
-    b->api = kind[0] == 's' ? "framework.step" : "framework.op";
+    b->is_step = kind[0] == 's';
+    b->api = b->is_step ? "framework.step" : "framework.op";
     b->nparams = b->noperands = b->part = 0;
     b->open = 1;
     return 0;
@@ -189,7 +190,7 @@ DETSHIM_EXPORT int detshim_framework_tensor(const char *name, int role, const vo
     if (count && !data)
         return -1;
     if (b->noperands == TRACE_MAX_OPERANDS) {
-        if (b->api[10] != 's') /* "framework.op" */
+        if (!b->is_step)
             return -1;
         if (!fw_enter())
             return -1;
