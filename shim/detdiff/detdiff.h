@@ -8,6 +8,7 @@
  *   show.c   --show: one run printed readably
  *   root.c   --root: a run's root, with warnings when it is partial
  *   steps.c  the first differing training step and framework op (steps.h)
+ *   chrome.c --chrome-trace: both runs as a Trace Event file (Perfetto)
  */
 #ifndef DETDIFF_H
 #define DETDIFF_H
@@ -47,10 +48,19 @@ void text_result(FILE *f, const detshim_run *a, const struct diff_result *r);
  * prints null. */
 void json_put_n(FILE *f, const char *s, size_t len);
 void json_put(FILE *f, const char *s);
+/* A parameter's value as JSON: a number, a one-character string, [re, im],
+ * a string; NaN and infinities as the strings "nan", "inf", "-inf". */
+void json_param_value(FILE *f, const detshim_param *p);
 /* The whole comparison as one JSON object and a newline. pa and pb are the
  * paths the runs were loaded from. */
 void json_result(FILE *f, const char *pa, const char *pb, const detshim_run *a,
                  const detshim_run *b, const struct diff_result *r);
+
+/* --chrome-trace: writes runs a and b, and the differences r found, to
+ * `out` as a Trace Event file; returns 0, or -1 with a one-line reason in
+ * err (out is then left as it was). */
+int chrome_write(const char *out, const detshim_run *a, const detshim_run *b,
+                 const struct diff_result *r, char *err, size_t errlen);
 
 /* --show of `run`, loaded from `path`, on f. */
 void show_run(FILE *f, const char *path, const detshim_run *run);

@@ -93,7 +93,7 @@ static void json_double(FILE *f, double d, int f32)
         fprintf(f, f32 ? "%.9g" : "%.17g", d);
 }
 
-static void json_param_value(FILE *f, const detshim_param *p)
+void json_param_value(FILE *f, const detshim_param *p)
 {
     switch (p->type) {
     case TRACE_PARAM_INT:

@@ -14,7 +14,8 @@
 #include "detdiff.h"
 
 static const char usage_line[] =
-    "usage: detdiff [--json] [--all] RUN_A RUN_B | detdiff --show TRACE | "
+    "usage: detdiff [--json] [--all] [--chrome-trace OUT.json] RUN_A RUN_B | "
+    "detdiff --show TRACE | "
     "detdiff [--json] --root RUN";
 
 static const char help_text[] =
@@ -102,7 +103,7 @@ static int is_regular_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int cmd_diff(const char *pa, const char *pb, int json, int all)
+static int cmd_diff(const char *pa, const char *pb, int json, int all, const char *chrome)
 {
     detshim_run *a = load(pa, 0), *b = a ? load(pb, 0) : NULL;
     struct diff_result r = {0};
@@ -138,6 +139,11 @@ static int cmd_diff(const char *pa, const char *pb, int json, int all)
                  version ? "" : side_name(it->side), version ? "" : " again into a new directory");
             goto out;
         }
+    }
+    char err[8192];
+    if (chrome && chrome_write(chrome, a, b, &r, err, sizeof err) != 0) {
+        fail("%s", err);
+        goto out;
     }
     if (json)
         json_result(stdout, pa, pb, a, b, &r);
@@ -188,7 +194,7 @@ static void add_path(const char **paths, int *npaths, const char *p)
 int main(int argc, char **argv)
 {
     int json = 0, all = 0, show = 0, root = 0, npaths = 0, status;
-    const char *paths[2] = {NULL, NULL};
+    const char *paths[2] = {NULL, NULL}, *chrome = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -208,6 +214,13 @@ int main(int argc, char **argv)
             json = 1;
         } else if (strcmp(a, "--all") == 0) {
             all = 1;
+        } else if (strcmp(a, "--chrome-trace") == 0 || strncmp(a, "--chrome-trace=", 15) == 0) {
+            chrome = a[14] == '=' ? a + 15 : i + 1 < argc ? argv[++i] : NULL;
+            if (!chrome || !*chrome) {
+                fail("--chrome-trace needs the path of the file to write, e.g. "
+                     "--chrome-trace diff.json; %s", usage_line);
+                return DETDIFF_TROUBLE;
+            }
         } else if (strcmp(a, "--show") == 0) {
             show = 1;
         } else if (strncmp(a, "--show=", 7) == 0) {
@@ -235,6 +248,10 @@ int main(int argc, char **argv)
              "--root)");
         return DETDIFF_TROUBLE;
     }
+    if ((show || root) && chrome) {
+        fail("--chrome-trace applies to a diff of two runs only; %s", usage_line);
+        return DETDIFF_TROUBLE;
+    }
     if ((show || root) && all) {
         fail("--all applies to a diff of two runs only; %s", usage_line);
         return DETDIFF_TROUBLE;
@@ -253,7 +270,7 @@ int main(int argc, char **argv)
     else if (root)
         status = cmd_root(paths[0], json);
     else
-        status = cmd_diff(paths[0], paths[1], json, all);
+        status = cmd_diff(paths[0], paths[1], json, all, chrome);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         json_errors = 0;
         fail("cannot write the result to standard output; check the disk or pipe it "
