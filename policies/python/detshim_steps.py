@@ -290,6 +290,15 @@ def _hook_torch_ops(torch):
             return out
 
     DetshimOps().__enter__()  # for the whole program: never left
+    # The mode is per thread: each thread threading starts enters it too,
+    # through the documented start-of-thread hook, which then steps aside
+    # (left alone when the program profiles its threads itself).
+    import threading
+    if getattr(threading, "_profile_hook", None) is None:
+        def enter(frame, event, arg):
+            sys.setprofile(None)
+            DetshimOps().__enter__()
+        threading.setprofile(enter)
 
 
 def _hook_torch(torch):

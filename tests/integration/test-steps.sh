@@ -13,7 +13,8 @@
 # - With ops on, a program whose one ATen op (a sum split across the
 #   threads the program asks for) differs between runs: detdiff names the
 #   op and its Python file:line as nondeterministic, and the file:line is
-#   the same from another working directory.
+#   the same from another working directory; a thread the program starts
+#   is seen too.
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 STEPS=$TOP/tests/programs/steps_torch.py
@@ -86,5 +87,11 @@ expect_grep "an op record: op, site, shapes, dtypes, input and output digests" \
 (cd /tmp && DETSHIM_TRACE_OPS=on $DETRUN -p pytorch -t "$WORK/o1-elsewhere" -- $PY "$OPS" 1 > /dev/null)
 $DETDIFF "$WORK/o1" "$WORK/o1-elsewhere" > "$WORK/o1-elsewhere.diff" 2>&1
 expect_eq "ops: from another working directory, the same trace" 0 $?
-rm -rf "$WORK"/real-? "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
+printf 'import threading, torch\ndef work():\n    torch.ones(3).sum()\nt = threading.Thread(target=work)\nt.start()\nt.join()\n' \
+    > "$WORK/thread_ops.py"
+DETSHIM_TRACE_OPS=on $DETRUN -p pytorch -t "$WORK/th" -- $PY "$WORK/thread_ops.py"
+$DETDIFF --show "$WORK/th" > "$WORK/th.show"
+expect_grep "ops: a thread the program starts is seen too" \
+    " framework\.op op=aten\.sum\.default site=thread_ops\.py:3 in work " "$WORK/th.show"
+rm -rf "$WORK"/real-? "$WORK"/th "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
 finish
