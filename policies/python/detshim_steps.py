@@ -144,8 +144,10 @@ _torch = None
 
 
 def _put_torch(name, role, t):
-    if t.layout != _torch.strided or t.is_quantized:
-        return
+    if t.layout != _torch.strided or t.is_quantized or t.device.type == "meta":
+        return  # no elements to digest (meta), or not a plain array
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()  # the values, not the lazy bits
     if t.device.type != "cpu":
         t = t.detach().cpu()  # device tensors are digested on the host
     if t.is_contiguous():
