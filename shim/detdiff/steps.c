@@ -131,7 +131,7 @@ static void text_step_number(FILE *f, const struct steps_found *s)
     if (step && step->type == TRACE_PARAM_INT)
         fprintf(f, "%" PRId64, step->v.i);
     else
-        fprintf(f, "(record %zu)", s->index);
+        fprintf(f, "step record %zu of the thread (no step number)", s->index + 1);
 }
 
 /* One line: where the first differing step, then op, is. */
