@@ -81,6 +81,11 @@ expect_grep "detdiff names the op and its Python file:line as nondeterministic" 
     "^first differing op: aten\.sum\.default at ops_torch\.py:21 in main \(nondeterministic operation" \
     "$WORK/o12.diff"
 expect_grep "... and the record says so too" "^  nondeterministic operation" "$WORK/o12.diff"
+$DETDIFF --json "$WORK/o1" "$WORK/o2" > "$WORK/o12.json"
+got=$($PY -c 'import json, sys
+o = json.load(open(sys.argv[1]))["first_op"]
+print(o["op"], o["site"], o["operand"], o["kind"])' "$WORK/o12.json")
+expect_eq "detdiff --json: first_op" "aten.sum.default ops_torch.py:21 in main out0 nondeterministic" "$got"
 expect_grep "an op record: op, site, shapes, dtypes, input and output digests" \
     " framework\.op op=aten\.sum\.default site=ops_torch\.py:21 in main shapes=\[1048576\] dtypes=float32 scalars= \| in0:in:1048576x4:[0-9a-f]+ out0:out:1x4:" \
     "$($DETDIFF --show "$WORK/o1" > "$WORK/o1.show"; echo "$WORK/o1.show")"
