@@ -76,6 +76,18 @@ def _reach_shim():
     return _shim
 
 
+_complained = set()
+
+
+def _failed(what, err):
+    """A record that could not be made: said once per kind, on one line;
+    the program goes on (the trace then lacks those records)."""
+    if what not in _complained:
+        _complained.add(what)
+        sys.stderr.write("detshim: could not record a %s (%s: %s); the program goes on and "
+                         "the trace lacks those records\n" % (what, type(err).__name__, err))
+
+
 def _begin(kind, params):
     """Starts a record; params are (name, int or str) pairs. False when
     nothing will be recorded."""
@@ -201,6 +213,8 @@ def _record_torch_step(torch, names, optimizer):
     _quiet.append(1)
     try:
         _record_torch_step_now(torch, names, optimizer)
+    except Exception as err:
+        _failed("torch step record", err)
     finally:
         _quiet.pop()
 
@@ -273,22 +287,28 @@ def _hook_torch_ops(torch):
             kwargs = kwargs or {}
             if _quiet:
                 return func(*args, **kwargs)
-            leaves = tree_flatten((args, kwargs))[0]
-            ins = [t for t in leaves if isinstance(t, Tensor)]
-            shapes, dtypes = describe(ins)
-            # Scalars are the op's parameters too: add(x, 1) is not add(x, 2).
-            scalars = ",".join(_scalar(v) for v in leaves if not isinstance(v, Tensor))
-            on = _begin("op", [("op", str(func)), ("site", _site(skip)), ("shapes", shapes),
-                               ("dtypes", dtypes), ("scalars", scalars)])
-            if on:
-                for i, t in enumerate(ins[:_MAX_OP_INPUTS]):
+            try:
+                leaves = tree_flatten((args, kwargs))[0]
+                ins = [t for t in leaves if isinstance(t, Tensor)]
+                shapes, dtypes = describe(ins)
+                # Scalars are the op's parameters too: add(x, 1) is not add(x, 2).
+                scalars = ",".join(_scalar(v) for v in leaves if not isinstance(v, Tensor))
+                on = _begin("op", [("op", str(func)), ("site", _site(skip)),
+                                   ("shapes", shapes), ("dtypes", dtypes), ("scalars", scalars)])
+                for i, t in enumerate(ins[:_MAX_OP_INPUTS] if on else ()):
                     _put_torch("in%d" % i, ROLE_IN, t)
+            except Exception as err:
+                _failed("torch op record", err)
+                on = False
             out = func(*args, **kwargs)
             if on:
-                outs = [t for t in tree_flatten(out)[0] if isinstance(t, Tensor)]
-                for i, t in enumerate(outs[:16 - min(len(ins), _MAX_OP_INPUTS)]):
-                    _put_torch("out%d" % i, ROLE_OUT, t)
-                _shim.end()
+                try:
+                    outs = [t for t in tree_flatten(out)[0] if isinstance(t, Tensor)]
+                    for i, t in enumerate(outs[:16 - min(len(ins), _MAX_OP_INPUTS)]):
+                        _put_torch("out%d" % i, ROLE_OUT, t)
+                    _shim.end()
+                except Exception as err:
+                    _failed("torch op record", err)
             return out
 
     DetshimOps().__enter__()  # for the whole program: never left
@@ -342,7 +362,10 @@ def _hook_keras(keras):
         """After every train-function call: steps_per_execution steps."""
 
         def on_train_batch_end(self, batch, logs=None):
-            _record_keras_step(self.model, np)
+            try:
+                _record_keras_step(self.model, np)
+            except Exception as err:
+                _failed("Keras step record", err)
 
     real = model_cls.fit
 
@@ -383,34 +406,45 @@ class _JaxCall:
         return functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
-        if _OPS:
-            site = _site((_HERE + os.sep, os.path.dirname(self._jax.__file__) + os.sep))
+        tree = self._jax.tree_util
+        ins = [x for x in tree.tree_leaves((args, kwargs)) if hasattr(x, "shape")]
+        if any(isinstance(x, self._jax.core.Tracer) for x in ins):
+            return self._jitted(*args, **kwargs)  # called while tracing another function
         # Before the call: donated arguments are gone after it.
         wanted = self._signatures(args) if _STEPS else None
+        op = False
+        if _OPS:
+            try:
+                site = _site((_HERE + os.sep, os.path.dirname(self._jax.__file__) + os.sep))
+                op = _begin("op", [("op", "jit(%s)" % self.__name__), ("site", site)])
+                for i, x in enumerate(ins[:_MAX_OP_INPUTS] if op else ()):
+                    _put_array("in%d" % i, ROLE_IN, x, self._np)
+            except Exception as err:
+                _failed("JAX op record", err)
+                op = False
         out = self._jitted(*args, **kwargs)
+        try:
+            self._record(wanted, out, op, min(len(ins), _MAX_OP_INPUTS))
+        except Exception as err:
+            _failed("JAX step or op record", err)
+        return out
+
+    def _record(self, wanted, out, op, nins):
+        """The op record begun before the call, then the step record."""
         tree = self._jax.tree_util
-        leaves = tree.tree_leaves(out)
-        if any(isinstance(x, self._jax.core.Tracer) for x in leaves):
-            return out  # called while tracing another function
-        if wanted:
-            carried = self._carried(wanted, out)
-            if carried:
-                self._steps += 1
-                if _begin("step", [("framework", "jax"), ("function", self.__name__),
-                                   ("step", self._steps)]):
-                    for label, value in carried:
-                        for path, leaf in tree.tree_flatten_with_path(value)[0]:
-                            _put_array(label + tree.keystr(path), ROLE_OUT, leaf, self._np)
-                    _shim.end()
-        if _OPS and _begin("op", [("op", "jit(%s)" % self.__name__), ("site", site)]):
-            ins = tree.tree_leaves((args, kwargs))
-            ins = [x for x in ins if hasattr(x, "shape")][:_MAX_OP_INPUTS]
-            for i, x in enumerate(ins):
-                _put_array("in%d" % i, ROLE_IN, x, self._np)
-            for i, x in enumerate(leaves[:16 - len(ins)]):
+        if op:
+            for i, x in enumerate(tree.tree_leaves(out)[:16 - nins]):
                 _put_array("out%d" % i, ROLE_OUT, x, self._np)
             _shim.end()
-        return out
+        carried = self._carried(wanted, out) if wanted else ()
+        if carried:
+            self._steps += 1
+            if _begin("step", [("framework", "jax"), ("function", self.__name__),
+                               ("step", self._steps)]):
+                for label, value in carried:
+                    for path, leaf in tree.tree_flatten_with_path(value)[0]:
+                        _put_array(label + tree.keystr(path), ROLE_OUT, leaf, self._np)
+                _shim.end()
 
     def _signature(self, x):
         """A pytree's structure, leaf shapes and dtypes; None for one of

@@ -10,6 +10,7 @@
 #   optimizer step changes the root and is named.
 # - Keras records once per train-function call: with steps_per_execution
 #   = 4, every fourth step.
+# - JAX with ops on: an op record per jitted call, with its Python line.
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 KERAS=$TOP/tests/programs/keras_train.py
@@ -44,6 +45,14 @@ framework() {
 
 framework tensorflow "$KERAS" "first differing step: 1, parameter sequential/dense/kernel"
 framework jax "$JAX" "first differing step: 1, parameter params[0][0]"
+
+# JAX with ops on: each jitted call is an op record, with its Python line.
+DETSHIM_TRACE_OPS=on $DETRUN -p jax -t "$WORK/jax-ops" -- "$VENV_PY" "$JAX" > /dev/null 2>&1
+$DETDIFF --show "$WORK/jax-ops" > "$WORK/jax-ops.show"
+expect_grep "JAX, ops on: a jitted call's op record names its Python line" \
+    " framework\.op op=jit\(step\) site=jax_train\.py:[0-9]+ in <module> \| in0:in:512x4:" \
+    "$WORK/jax-ops.show"
+rm -rf "$WORK/jax-ops"
 
 # Keras: one record per train-function call, numbered by the optimizer's
 # iterations.
