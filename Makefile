@@ -30,6 +30,8 @@ RNG_SRC := $(wildcard shim/rng/*.c)
 CUDA_SRC := $(wildcard shim/cuda/*.c)
 NCCL_SRC := $(wildcard shim/nccl/*.c)
 ARTIFACT_SRC := $(wildcard shim/artifact/*.c)
+# Records the Python start-up hook makes: training steps, framework ops.
+FRAMEWORK_SRC := $(wildcard shim/framework/*.c)
 # The libc interposers stay out of the unit tests: a test program's own
 # open and read must be libc's.
 LIBC_SRC := $(wildcard shim/libc/*.c)
@@ -46,7 +48,7 @@ ifneq ($(NVCC),)
 CPPFLAGS += -DDETSHIM_DIGEST_KERNEL=1
 endif
 LIB_OBJ := $(call obj,$(CORE_SRC) $(TRACE_SRC) $(BLAS_SRC) $(RNG_SRC) $(CUDA_SRC) \
-    $(NCCL_SRC) $(ARTIFACT_SRC)) $(PTX_OBJ)
+    $(NCCL_SRC) $(ARTIFACT_SRC) $(FRAMEWORK_SRC)) $(PTX_OBJ)
 LIBC_OBJ := $(call obj,$(LIBC_SRC))
 # The lifecycle (constructor, fork handlers, destructor) lives apart so
 # unit tests can link every other object without starting a shim.

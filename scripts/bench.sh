@@ -304,6 +304,15 @@ printf '  %-44s %12s %12s %14s\n' "loop of cblas_ddot n=1, summary ($sec s)" "$S
 echo "  (goal: under 2 bytes per call; a full trace is ~250; window 4096 records)"
 rm -rf "$WORK/loop"
 echo
+echo "== Step and op records (docs/frameworks.md): tests/bench/bench_steps.py, in one traced process"
+echo "   per step of the training benchmark's MLP (hidden 1024, batch 128), median of 3 x 100 steps"
+rm -rf "$WORK/steps"
+env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$WORK/steps" "$PY" "$TOP/tests/bench/bench_steps.py" \
+    "$TOP/policies/python" 100 1024
+[ "$(records "$WORK/steps")" -gt 0 ] || die "bench_steps wrote no records: shim not reached?"
+rm -rf "$WORK/steps"
+echo
+
 echo "== Python start-up: python3 -c pass, a program that never imports torch (median of 21 runs)"
 # Under -p pytorch the shim is preloaded and the start-up hook is on
 # PYTHONPATH; the hook must cost such a program next to nothing.

@@ -7,6 +7,9 @@ and the shim defines them only to stand in front of libc. Prints the
 dependency edges and exits 1 naming a cycle if there is one.
 
     check-layers.py OBJDIR    (build/obj: OBJDIR/shim/<module>/*.o)
+
+Every folder of shim/ is a module (a new one, such as framework, is read
+as soon as it has objects), but for the separate programs named below.
 """
 import os
 import subprocess

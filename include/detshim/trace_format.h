@@ -30,7 +30,10 @@
  *                 where a crash or a kill cut the file.
  *
  * Frame payloads:
- *   RECORD        u64 seq (per thread, from 0); str api;
+ *   RECORD        u64 seq (per thread, from 0); str api (a routine's name;
+ *                 framework.step and framework.op for what the Python
+ *                 start-up hook describes: a training step's tensors by
+ *                 name, a framework op; docs/frameworks.md);
  *                 u8 n, n x { str name, u8 type, value }  parameters:
  *                   INT: i64; CHAR: u8; F32: u32 bits; F64: u64 bits;
  *                   C64: 2 x u32 bits; C128: 2 x u64 bits; STR: str

@@ -13,6 +13,9 @@ entropy, which also leaves the pinned streams where they were.
 secrets.randbits stays pinned: numpy's SeedSequence draws its entropy
 through it, and that is training randomness.
 
+What the framework computes: detshim_steps.py, beside this file, records
+training steps and framework ops into the trace ([trace] steps and ops).
+
 The code it ran with: at exit, the versions of the top-level packages the
 program imported go into the trace (detshim_record_python_package).
 
@@ -341,9 +344,27 @@ def _register_package_record():
         atexit.register(_record_packages)
 
 
+def _after_import(name, apply):
+    """apply(module) once `name` is imported (now, if it already is)."""
+    if sys.modules.get(name) is not None:
+        apply(sys.modules[name])
+    else:
+        sys.meta_path.insert(0, _AfterImportFinder(name, apply))
+
+
+def _record_framework_work():
+    """Step and op records ([trace] steps, ops: detshim_steps.py beside
+    this file, docs/frameworks.md), loaded only once a framework is."""
+    wanted = "on" in (os.environ.get("DETSHIM_TRACE_STEPS"), os.environ.get("DETSHIM_TRACE_OPS"))
+    if wanted and "libdetshim" in os.environ.get("LD_PRELOAD", "") and os.environ.get("DETSHIM_TRACE"):
+        for name in ("torch", "keras", "jax"):
+            _after_import(name, lambda module, name=name: __import__("detshim_steps").hook(name, module))
+
+
 _keep_secrets_real()
 _register_package_record()
 _install_hooks()
+_record_framework_work()
 if os.environ.get("DETSHIM_TRACE"):  # torch.distributed records (detshim_dist.py)
     __import__("detshim_dist").install(_AfterImportFinder)
 _run_next_sitecustomize()

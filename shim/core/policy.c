@@ -174,6 +174,9 @@ static int set_globs(struct parse_state *st, const char *key, const char *value,
     return 1;
 }
 
+static void where_key(char *where, size_t len, const char *section, const char *key,
+                      const char *op, const char *value, const struct parse_state *st);
+
 static int on_trace(struct parse_state *st, const char *key, const char *value)
 {
     unsigned long long v;
@@ -227,9 +230,28 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
         st->p->trace_window = (unsigned)v;
         return 1;
     }
+    if (strcmp(key, "steps") == 0 || strcmp(key, "ops") == 0) {
+        /* Records the Python start-up hook makes (docs/frameworks.md); it
+         * reads them as DETSHIM_TRACE_STEPS / DETSHIM_TRACE_OPS, and a
+         * user's own value of those wins (?=) for one run. */
+        static const char *const onoff[] = { "off", "on", NULL };
+        const char *var = key[0] == 's' ? "DETSHIM_TRACE_STEPS" : "DETSHIM_TRACE_OPS";
+        int on = pick(value, onoff);
+        if (on < 0)
+            return set_error(st, "bad value '%s' for [trace] %s (expected: on or off)", value,
+                             key);
+        if (!on) {
+            env_remove(st->p, var);
+            return 1;
+        }
+        char where[160];
+        where_key(where, sizeof where, "trace", key, "=", value, st);
+        return env_put(st, var, ENV_DEFAULT, "on", where);
+    }
     if (strcmp(key, "frames") != 0)
         return set_error(st, "unknown key '%s' in [trace] (known: %s)", key,
-                         "frames, artifacts, inputs, max_bytes, readable_by, level, window");
+                         "frames, artifacts, inputs, max_bytes, readable_by, level, window, "
+                         "steps, ops");
     if (parse_uint(value, 16, &v) != 0)
         return set_error(st, "bad value '%s' for [trace] frames (%s)", value,
                          "expected a whole number from 0 to 16");

@@ -7,6 +7,7 @@
  *   json.c   a comparison as one JSON object, and JSON escaping
  *   show.c   --show: one run printed readably
  *   root.c   --root: a run's root, with warnings when it is partial
+ *   steps.c  the first differing training step and framework op (steps.h)
  *   chrome.c --chrome-trace: both runs as a Trace Event file (Perfetto)
  *   ranks.c  a run of several ranks: first divergence per rank, in
  *            collective order

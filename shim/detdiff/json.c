@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "detdiff.h"
+#include "steps.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
 static int utf8_len(const unsigned char *s, size_t left)
@@ -296,7 +297,9 @@ void json_result(FILE *f, const char *pa, const char *pb, const detshim_run *a,
     json_put(f, pa);
     fputs(",\"run_b\":", f);
     json_put(f, pb);
-    fprintf(f, ",\"root_a\":\"%s\",\"root_b\":\"%s\",\"divergences\":[", ha, hb);
+    fprintf(f, ",\"root_a\":\"%s\",\"root_b\":\"%s\"", ha, hb);
+    steps_json(f, r);
+    fputs(",\"divergences\":[", f);
     for (size_t i = 0; i < r->nitems; i++) {
         if (i)
             fputc(',', f);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "detdiff.h"
+#include "steps.h"
 
 #define SITE_FRAMES 4   /* call-site frames printed per record in a diff */
 #define TEXT_MAX 200    /* bytes of a header value printed in a diff */
@@ -629,6 +630,7 @@ void text_result(FILE *f, const detshim_run *a, const detshim_run *b, const stru
                 r->nprocesses == 1 ? "" : "es", r->nrecords, plural(r->nrecords), hex);
         return;
     }
+    steps_text(f, r);
     for (size_t i = 0; i < r->nitems; i++) {
         const struct diff_item *it = &r->items[i];
         if (it->kind == DIFF_MISSING_PROCESS || it->kind == DIFF_UNREADABLE)

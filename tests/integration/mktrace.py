@@ -303,6 +303,29 @@ def saxpy(tag):
         [("libtrain.so", 0x1a40)], [])
 
 
+def step(n, tags, params=None):
+    """A framework.step record (docs/frameworks.md): tags names each
+    parameter's digest; params replaces the usual ones."""
+    return Record(
+        "framework.step",
+        params if params is not None else [("framework", STR, "torch"), ("step", INT, n)],
+        [(name, OUT, 4, 16, tag) for name, tag in tags],
+        [("libffi.so.8", 0x6f7a)])
+
+
+def stepped_run(variant=None):
+    """A main thread whose dgemm_ calls are each followed by a step record
+    of layer1.weight and layer3.weight."""
+    main = Trace("main")
+    for i in range(1, 4):
+        main.add(0, gemm("g%d" % i))
+        main.add(0, step(i, [("layer1.weight", "l1.%d" % i), ("layer3.weight", "l3.%d" % i)]))
+    traces = [main]
+    if variant:
+        variant(traces)
+    return traces
+
+
 def training_run(pid=100, variant=None, main_calls=6, window=4096, summary=False):
     """A run of two processes: `main` with a main thread and two workers,
     and a forked child `main.f1`. `variant(traces)` may alter it. window,
@@ -447,6 +470,24 @@ def make_all(out):
         traces[0].add(0, gemm("step6"))
         traces[0].add(0, gemm("step7"))
     case(out, "extra", base(), base(variant=extra))
+
+    # Step records: B's dgemm_ before step 2 already has other inputs, and
+    # step 2 has another layer3.weight: detdiff names step 2 first. A step
+    # without a step number, and a run with one step more.
+    def step2(traces):
+        t = traces[0].threads[0]
+        t[2] = gemm("changed")
+        t[3] = step(2, [("layer1.weight", "l1.2"), ("layer3.weight", "other")])
+    case(out, "steps", stepped_run(), stepped_run(variant=step2))
+    def nameless(tag):
+        def v(traces):
+            traces[0].threads[0][1] = step(0, [("w", tag)], params=[("framework", STR, "jax")])
+        return v
+    case(out, "steps_nameless", stepped_run(variant=nameless("x")),
+         stepped_run(variant=nameless("y")))
+    def one_more(traces):
+        traces[0].add(0, step(4, [("layer1.weight", "l1.4")]))
+    case(out, "steps_extra", stepped_run(), stepped_run(variant=one_more))
 
     # Truncated: B's main file cut in the middle of its 4th record frame.
     case(out, "truncated", base(), base(), b_mangle=cut_mid_frame(4))

@@ -157,6 +157,28 @@ expect_rc 1
 expect_json "d['result'] == 'diverged' and len(d['divergences']) == 1"
 expect_json "(lambda x: x['kind'] == 'nondeterministic' and x['process'] == 'main' and x['thread_a'] == 0 and x['index'] == 2 and x['record_a']['api'] == 'dgemm_' and x['record_a']['params']['m'] == 4 and x['record_a']['site'][0]['symbol'] == 'forward' and x['record_a']['operands'][2]['digest'] != x['record_b']['operands'][2]['digest'])(d['divergences'][0])"
 
+# ---- step records (framework.step): the first line names the step ---------
+case=steps
+pair
+expect_rc 1
+expect_out "first differing step: 2, parameter layer3.weight"
+expect_out "inputs differ: divergence entered earlier, outside intercepted calls"
+pair --json
+expect_json "d['first_step']['step'] == 2 and d['first_step']['parameter'] == 'layer3.weight' and d['first_step']['framework'] == 'torch' and d['first_step']['kind'] == 'nondeterministic' and d['first_op'] is None"
+case=steps_nameless
+pair
+expect_rc 1
+expect_out "first differing step: step record 1 of the thread (no step number), parameter w"
+case=steps_extra
+pair
+expect_rc 1
+expect_out "first differing step: 4, made by run B only"
+pair --json
+expect_json "d['first_step']['only_in'] == 'b' and d['first_step']['parameter'] is None"
+case=nondet
+pair --json
+expect_json "d['first_step'] is None and d['first_op'] is None"
+
 case=inputs
 pair
 expect_rc 1

@@ -9,6 +9,7 @@ make -s -C "$TOP" install DESTDIR="$ROOT" PREFIX=/opt/ds > "$WORK/install.out" 2
 expect_eq "make install exit" 0 $?
 for f in lib/libdetshim.so lib/libdetshim-audit.so bin/detdiff bin/detrun bin/detcheck share/detshim/policies/default.policy \
     share/detshim/policies/pytorch.policy share/detshim/policies/python/sitecustomize.py \
+    share/detshim/policies/python/detshim_steps.py \
     lib/pkgconfig/detshim.pc include/detshim.h include/detshim/trace_format.h \
     lib/libdetshim-reader.so.0 lib/libdetshim-reader.so; do
     if [ -f "$ROOT/opt/ds/$f" ]; then pass; else fail "not installed: /opt/ds/$f"; fi

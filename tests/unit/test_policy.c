@@ -72,6 +72,26 @@ static void expect_error(const char *text, const char *want)
         fail_msg("error '%s' does not contain '%s'", err, want);
 }
 
+/* [trace] steps and ops become the variables the start-up hook reads, as
+ * defaults a user's own value beats; off removes an included on. */
+static void test_trace_steps_and_ops_set_the_hook_variables(void **state)
+{
+    (void)state;
+    struct policy p;
+    char err[512] = "";
+    const char *path = write_policy("fw.policy", "[trace]\nsteps = on\nops = on\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    const struct policy_env *e = policy_env_get(&p, "DETSHIM_TRACE_STEPS");
+    assert_non_null(e);
+    assert_string_equal(e->value, "on");
+    assert_int_equal(e->op, ENV_DEFAULT);
+    assert_non_null(policy_env_get(&p, "DETSHIM_TRACE_OPS"));
+    path = write_policy("fw.policy", "[trace]\nsteps = on\nops = on\nops = off\n");
+    assert_int_equal(policy_load(path, NULL, &p, err, sizeof err), 0);
+    assert_null(policy_env_get(&p, "DETSHIM_TRACE_OPS"));
+    expect_error("[trace]\nops = yes\n", "bad.policy:2: bad value 'yes' for [trace] ops");
+}
+
 static void test_unknown_key_names_file_and_line(void **state)
 {
     (void)state;
@@ -381,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_nccl_mode_conflict_channels_and_collnet_are_read),
         cmocka_unit_test(test_bad_include_and_include_cycle_name_file_and_line),
         cmocka_unit_test(test_bad_env_lines_are_errors),
+        cmocka_unit_test(test_trace_steps_and_ops_set_the_hook_variables),
         cmocka_unit_test(test_env_may_set_only_determinism_switches),
         cmocka_unit_test(test_control_characters_in_a_policy_are_errors),
         cmocka_unit_test(test_find_by_name_in_build_tree_and_install_layout),

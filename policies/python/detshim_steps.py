@@ -1,0 +1,520 @@
+"""What a framework computes, in the trace: detshim's step and op records
+(docs/frameworks.md). sitecustomize.py imports it, and calls hook(),
+right after the program imports torch, keras or jax; it then describes
+the framework's work to the shim over ctypes (detshim_framework_* in
+shim/framework/framework.c), which digests every tensor in C and puts the
+record on the calling thread's chain.
+
+- Step records (DETSHIM_TRACE_STEPS=on, from [trace] steps): after every
+  optimizer step, the step number and the digest of every parameter and
+  optimizer-state tensor by name.
+    PyTorch  torch.optim's post-step seam (a global post-step hook where
+             torch has one, else Optimizer._optimizer_step_code, which
+             every 1.13 optimizer calls after its step).
+    Keras    a callback added to Model.fit: after every train-function
+             call, i.e. every steps_per_execution steps.
+    JAX      a jax.jit'd call that returns, in place of some of its
+             arguments, pytrees of the same structure, shapes and dtypes
+             (params and optimizer state in, params and state out): the
+             user's training step, with optax or without.
+- Op records (DETSHIM_TRACE_OPS=on, from [trace] ops): every ATen op
+  through a TorchDispatchMode, and every jax.jit'd call, with the Python
+  frame that issued it (path relative to its sys.path entry).
+
+Nothing here imports a framework, and nothing runs when the process has no
+trace."""
+import os
+import sys
+
+_STEPS = os.environ.get("DETSHIM_TRACE_STEPS") == "on"
+_OPS = os.environ.get("DETSHIM_TRACE_OPS") == "on"
+ROLE_IN, ROLE_OUT = 1, 2
+_MAX_OP_INPUTS = 8  # an op record holds 16 operands: 8 inputs, 8 outputs
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+_shim = None
+
+
+class _Shim:
+    """The exported detshim_framework_* functions, with their types."""
+
+    def __init__(self, ctypes, lib):
+        c = ctypes
+        self.begin = lib.detshim_framework_begin
+        self.begin.argtypes, self.begin.restype = (c.c_char_p,), c.c_int
+        self.int = lib.detshim_framework_int
+        self.int.argtypes, self.int.restype = (c.c_char_p, c.c_int64), None
+        self.str = lib.detshim_framework_str
+        self.str.argtypes, self.str.restype = (c.c_char_p, c.c_char_p), None
+        self.tensor = lib.detshim_framework_tensor
+        self.tensor.argtypes = (c.c_char_p, c.c_int, c.c_void_p, c.c_int64, c.c_int,
+                                c.POINTER(c.c_int64), c.POINTER(c.c_int64))
+        self.tensor.restype = c.c_int
+        self.end = lib.detshim_framework_end
+        self.end.argtypes, self.end.restype = (), c.c_int
+        self.dims = c.c_int64 * 8
+        self.one = c.c_int64 * 1
+
+    def put(self, name, role, ptr, elem, count, shape=None, strides=None):
+        """One tensor: `count` contiguous elements at ptr, or a strided
+        view (shape and strides in elements, at most 8 dims)."""
+        if shape is None:
+            return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, 1,
+                               self.one(count), self.one(1))
+        return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, len(shape),
+                           self.dims(*shape), self.dims(*strides))
+
+
+def _reach_shim():
+    global _shim
+    if _shim is None:
+        try:
+            import ctypes
+            _shim = _Shim(ctypes, ctypes.CDLL(None))
+        except (ImportError, OSError, AttributeError):
+            _shim = False
+    return _shim
+
+
+_complained = set()
+
+
+def _failed(what, err):
+    """A record that could not be made: said once per kind, on one line;
+    the program goes on (the trace then lacks those records)."""
+    if what not in _complained:
+        _complained.add(what)
+        sys.stderr.write("detshim: could not record a %s (%s: %s); the program goes on and "
+                         "the trace lacks those records\n" % (what, type(err).__name__, err))
+
+
+def _begin(kind, params):
+    """Starts a record; params are (name, int or str) pairs. False when
+    nothing will be recorded."""
+    shim = _reach_shim()
+    if not shim or shim.begin(kind.encode()) != 0:
+        return False
+    for name, value in params:
+        if isinstance(value, int):
+            shim.int(name.encode(), value)
+        else:
+            shim.str(name.encode(), value.encode("utf-8", "replace")[:255])
+    return True
+
+
+# ---- numpy arrays (Keras, JAX) --------------------------------------------
+
+def _put_array(name, role, a, np):
+    a = np.asarray(a)
+    if a.dtype.hasobject:
+        return
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    _shim.put(name, role, a.ctypes.data, a.itemsize, a.size)
+
+
+# ---- where a call came from ------------------------------------------------
+
+_rel_cache = {}
+
+
+def _relative(filename):
+    """filename relative to the longest sys.path entry (the script's folder
+    is the first) it lies under, so another working directory or install
+    prefix names it alike; its base name where none holds it."""
+    rel = _rel_cache.get(filename)
+    if rel is None:
+        rel = filename
+        if not filename.startswith("<"):
+            path, best = os.path.abspath(filename), ""
+            for entry in sys.path:
+                if not isinstance(entry, str):
+                    continue
+                root = os.path.abspath(entry or os.curdir)
+                if path.startswith(root.rstrip(os.sep) + os.sep) and len(root) > len(best):
+                    best = root
+            rel = os.path.relpath(path, best) if best else os.path.basename(path)
+        _rel_cache[filename] = rel
+    return rel
+
+
+def _site(skip_dirs):
+    """The innermost Python frame outside the framework and this hook, as
+    "file:line in function"."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(skip_dirs) or name.startswith("<frozen")):
+            return "%s:%d in %s" % (_relative(name), frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return "?"
+
+
+# ---- PyTorch ---------------------------------------------------------------
+
+_torch = None
+
+
+def _put_torch(name, role, t):
+    if t.layout != _torch.strided or t.is_quantized or t.device.type == "meta":
+        return  # no elements to digest (meta), or not a plain array
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()  # the values, not the lazy bits
+    if t.device.type != "cpu":
+        t = t.detach().cpu()  # device tensors are digested on the host
+    if t.is_contiguous():
+        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel())
+    elif t.dim() <= 8 and min(t.stride()) >= 0:
+        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel(), tuple(t.shape),
+                  t.stride())
+    else:
+        c = t.contiguous()
+        _shim.put(name, role, c.data_ptr(), c.element_size(), c.numel())
+
+
+class _TorchNames:
+    """Parameter names, from the modules whose parameters() or
+    named_parameters() the program asked for (an optimizer is built from
+    them): the largest module's names win."""
+
+    def __init__(self, torch):
+        import weakref
+        self.modules = weakref.WeakSet()
+        module = torch.nn.Module
+        for attr in ("parameters", "named_parameters"):
+            self._watch(module, attr)
+
+    def _watch(self, cls, attr):
+        real = getattr(cls, attr)
+        seen = self.modules
+
+        def watched(self, *args, **kwargs):
+            seen.add(self)
+            return real(self, *args, **kwargs)
+        watched.__wrapped__ = real
+        watched.__doc__ = real.__doc__
+        watched.__name__ = real.__name__
+        setattr(cls, attr, watched)
+
+    def of(self, optimizer):
+        names = {}
+        params = {id(p) for g in optimizer.param_groups for p in g["params"]}
+        for m in sorted(self.modules, key=lambda m: -sum(1 for _ in m.modules())):
+            for name, p in m.named_parameters.__wrapped__(m):
+                if id(p) in params:
+                    names.setdefault(id(p), name)
+        return names
+
+
+_quiet = []  # non-empty while a step is recorded: its own ops are not the program's
+
+
+def _record_torch_step(torch, names, optimizer):
+    _quiet.append(1)
+    try:
+        _record_torch_step_now(torch, names, optimizer)
+    except Exception as err:
+        _failed("torch step record", err)
+    finally:
+        _quiet.pop()
+
+
+def _record_torch_step_now(torch, names, optimizer):
+    count = getattr(optimizer, "_detshim_steps", 0) + 1
+    optimizer._detshim_steps = count
+    if not _begin("step", [("framework", "torch"), ("optimizer", type(optimizer).__name__),
+                           ("step", count)]):
+        return
+    known = getattr(optimizer, "_detshim_names", None)
+    if known is None:
+        known = optimizer._detshim_names = names.of(optimizer)
+    with torch.no_grad():
+        order = []
+        for g, group in enumerate(optimizer.param_groups):
+            for i, p in enumerate(group["params"]):
+                name = known.get(id(p)) or "group%d.param%d" % (g, i)
+                order.append((name, p))
+                _put_torch(name, ROLE_OUT, p)
+        for name, p in order:
+            state = optimizer.state.get(p)
+            for key in sorted(state or (), key=str):
+                value = state[key]
+                if isinstance(value, torch.Tensor):
+                    _put_torch("state.%s.%s" % (name, key), ROLE_OUT, value)
+    _shim.end()
+
+
+def _hook_torch_steps(torch):
+    names = _TorchNames(torch)
+    optim = sys.modules.get("torch.optim.optimizer")
+    register = getattr(optim, "register_optimizer_step_post_hook", None)
+    if register is not None:
+        register(lambda opt, args, kwargs: _record_torch_step(torch, names, opt))
+        return
+    base = torch.optim.Optimizer
+    real = base._optimizer_step_code
+
+    def after_step(self):
+        real(self)
+        _record_torch_step(torch, names, self)
+    base._optimizer_step_code = after_step
+
+
+def _scalar(v):
+    """A non-tensor argument as text: its value for numbers, strings and
+    torch's dtypes, devices and layouts; its type name for anything else
+    (a generator's repr holds its address, which differs run to run)."""
+    if v is None or isinstance(v, (bool, int, float, complex, str)):
+        return repr(v)
+    if isinstance(v, (_torch.dtype, _torch.device, _torch.layout, _torch.memory_format)):
+        return str(v)
+    return type(v).__name__
+
+
+def _hook_torch_ops(torch):
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+    skip = (os.path.dirname(torch.__file__) + os.sep, _HERE + os.sep)
+    Tensor = torch.Tensor
+
+    def describe(tensors):
+        shapes = ";".join("[%s]" % ",".join(str(d) for d in t.shape) for t in tensors)
+        dtypes = ";".join(str(t.dtype).replace("torch.", "") for t in tensors)
+        return shapes, dtypes
+
+    class DetshimOps(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if _quiet:
+                return func(*args, **kwargs)
+            try:
+                leaves = tree_flatten((args, kwargs))[0]
+                ins = [t for t in leaves if isinstance(t, Tensor)]
+                shapes, dtypes = describe(ins)
+                # Scalars are the op's parameters too: add(x, 1) is not add(x, 2).
+                scalars = ",".join(_scalar(v) for v in leaves if not isinstance(v, Tensor))
+                on = _begin("op", [("op", str(func)), ("site", _site(skip)),
+                                   ("shapes", shapes), ("dtypes", dtypes), ("scalars", scalars)])
+                for i, t in enumerate(ins[:_MAX_OP_INPUTS] if on else ()):
+                    _put_torch("in%d" % i, ROLE_IN, t)
+            except Exception as err:
+                _failed("torch op record", err)
+                on = False
+            out = func(*args, **kwargs)
+            if on:
+                try:
+                    outs = [t for t in tree_flatten(out)[0] if isinstance(t, Tensor)]
+                    for i, t in enumerate(outs[:16 - min(len(ins), _MAX_OP_INPUTS)]):
+                        _put_torch("out%d" % i, ROLE_OUT, t)
+                    _shim.end()
+                except Exception as err:
+                    _failed("torch op record", err)
+            return out
+
+    DetshimOps().__enter__()  # for the whole program: never left
+    # The mode is per thread: each thread threading starts enters it too,
+    # through the documented start-of-thread hook, which then steps aside
+    # (left alone when the program profiles its threads itself).
+    import threading
+    if getattr(threading, "_profile_hook", None) is None:
+        def enter(frame, event, arg):
+            sys.setprofile(None)
+            DetshimOps().__enter__()
+        threading.setprofile(enter)
+
+
+def _hook_torch(torch):
+    global _torch
+    if not _reach_shim():
+        return
+    _torch = torch
+    if _STEPS:
+        _hook_torch_steps(torch)
+    if _OPS:
+        _hook_torch_ops(torch)
+
+
+# ---- Keras -----------------------------------------------------------------
+
+def _record_keras_step(model, np):
+    optimizer = getattr(model, "optimizer", None)
+    iterations = getattr(optimizer, "iterations", None)
+    step = int(np.asarray(iterations)) if iterations is not None else -1
+    if not _begin("step", [("framework", "keras"), ("step", step)]):
+        return
+    tensors = list(model.variables) + list(getattr(optimizer, "variables", None) or [])
+    for v in tensors:
+        name = getattr(v, "path", None) or v.name
+        _put_array(name, ROLE_OUT, v.numpy() if hasattr(v, "numpy") else v, np)
+    _shim.end()
+
+
+def _hook_keras(keras):
+    if not (_STEPS and _reach_shim()):
+        return
+    import numpy as np
+    model_cls = getattr(keras, "Model", None)
+    callback_cls = getattr(getattr(keras, "callbacks", None), "Callback", None)
+    if model_cls is None or callback_cls is None:
+        return
+
+    class DetshimSteps(callback_cls):
+        """After every train-function call: steps_per_execution steps."""
+
+        def on_train_batch_end(self, batch, logs=None):
+            try:
+                _record_keras_step(self.model, np)
+            except Exception as err:
+                _failed("Keras step record", err)
+
+    real = model_cls.fit
+
+    def fit(self, *args, **kwargs):
+        if len(args) > 5:  # fit(x, y, batch_size, epochs, verbose, callbacks, ...)
+            args = args[:5] + (list(args[5] or []) + [DetshimSteps()],) + args[6:]
+        else:
+            kwargs["callbacks"] = list(kwargs.get("callbacks") or []) + [DetshimSteps()]
+        return real(self, *args, **kwargs)
+    fit.__wrapped__ = real
+    fit.__doc__ = real.__doc__
+    model_cls.fit = fit
+
+
+# ---- JAX -------------------------------------------------------------------
+
+class _JaxCall:
+    """A jax.jit'd function, called through: after each call, a step
+    record when it returned its own state, and an op record with ops on."""
+
+    def __init__(self, jax, np, jitted, fun):
+        self._jax, self._np, self._jitted, self._fun = jax, np, jitted, fun
+        self._steps = 0
+        self.__wrapped__ = fun
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            try:
+                setattr(self, attr, getattr(fun, attr))
+            except (AttributeError, TypeError):
+                pass
+
+    def __getattr__(self, name):
+        return getattr(self._jitted, name)
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        import functools
+        return functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        tree = self._jax.tree_util
+        ins = [x for x in tree.tree_leaves((args, kwargs)) if hasattr(x, "shape")]
+        if any(isinstance(x, self._jax.core.Tracer) for x in ins):
+            return self._jitted(*args, **kwargs)  # called while tracing another function
+        # Before the call: donated arguments are gone after it.
+        wanted = self._signatures(args) if _STEPS else None
+        op = False
+        if _OPS:
+            try:
+                site = _site((_HERE + os.sep, os.path.dirname(self._jax.__file__) + os.sep))
+                op = _begin("op", [("op", "jit(%s)" % self.__name__), ("site", site)])
+                for i, x in enumerate(ins[:_MAX_OP_INPUTS] if op else ()):
+                    _put_array("in%d" % i, ROLE_IN, x, self._np)
+            except Exception as err:
+                _failed("JAX op record", err)
+                op = False
+        out = self._jitted(*args, **kwargs)
+        try:
+            self._record(wanted, out, op, min(len(ins), _MAX_OP_INPUTS))
+        except Exception as err:
+            _failed("JAX step or op record", err)
+        return out
+
+    def _record(self, wanted, out, op, nins):
+        """The op record begun before the call, then the step record."""
+        tree = self._jax.tree_util
+        if op:
+            for i, x in enumerate(tree.tree_leaves(out)[:16 - nins]):
+                _put_array("out%d" % i, ROLE_OUT, x, self._np)
+            _shim.end()
+        carried = self._carried(wanted, out) if wanted else ()
+        if carried:
+            self._steps += 1
+            if _begin("step", [("framework", "jax"), ("function", self.__name__),
+                               ("step", self._steps)]):
+                for label, value in carried:
+                    for path, leaf in tree.tree_flatten_with_path(value)[0]:
+                        _put_array(label + tree.keystr(path), ROLE_OUT, leaf, self._np)
+                _shim.end()
+
+    def _signature(self, x):
+        """A pytree's structure, leaf shapes and dtypes; None for one of
+        fewer than two leaves or one with leaves that are not arrays."""
+        leaves, treedef = self._jax.tree_util.tree_flatten(x)
+        if len(leaves) < 2 or not all(hasattr(v, "shape") for v in leaves):
+            return None
+        return treedef, tuple((v.shape, str(v.dtype)) for v in leaves)
+
+    def _signatures(self, args):
+        """Signature -> the names of the positional arguments that have it,
+        in order."""
+        try:
+            import inspect
+            names = list(inspect.signature(self._fun).parameters)
+        except (TypeError, ValueError):
+            names = []
+        wanted = {}
+        for i, a in enumerate(args):
+            s = self._signature(a)
+            if s is not None:
+                wanted.setdefault(s, []).append(names[i] if i < len(names) else "arg%d" % i)
+        return wanted
+
+    def _carried(self, wanted, out):
+        """(argument name, output) for each output with an argument's
+        signature: the state a training step carries. Arguments of one
+        signature name its outputs in order: (params, m, v) in, (params,
+        m, v) out."""
+        found = []
+        for o in out if isinstance(out, tuple) else (out,):
+            s = self._signature(o)
+            if s is not None and wanted.get(s):
+                label = wanted[s].pop(0) if len(wanted[s]) > 1 else wanted[s][0]
+                found.append((label, o))
+        return found
+
+
+def _library_code(fun):
+    """True for a function of an installed package (optax's, Keras's own
+    train function): only the program's own jitted functions are steps."""
+    name = getattr(getattr(fun, "__code__", None), "co_filename", "")
+    return "site-packages" in name or "dist-packages" in name
+
+
+def _hook_jax(jax):
+    if not _reach_shim():
+        return
+    import numpy as np
+    real = jax.jit
+
+    def jit(fun=None, *args, **kwargs):
+        if fun is None:
+            return lambda f: jit(f, *args, **kwargs)
+        if _library_code(fun):
+            return real(fun, *args, **kwargs)
+        return _JaxCall(jax, np, real(fun, *args, **kwargs), fun)
+    jit.__wrapped__ = real
+    jit.__doc__ = real.__doc__
+    jax.jit = jit
+
+
+_HOOKS = {"torch": _hook_torch, "keras": _hook_keras, "jax": _hook_jax}
+_done = set()
+
+
+def hook(name, module):
+    """Called by sitecustomize.py right after `name` (torch, keras, jax)
+    is imported, in a process with a shim and a trace whose policy asked
+    for steps or ops; once per framework."""
+    if name in _HOOKS and name not in _done:
+        _done.add(name)
+        _HOOKS[name](module)

@@ -1,0 +1,222 @@
+/* Framework-level records: what a framework computes that LD_PRELOAD
+ * cannot see (Eigen's, XLA's and ATen's own kernels). The Python start-up
+ * hook (policies/python/detshim_steps.py) finds the seams -- an optimizer
+ * step, an ATen op -- and describes each one through these exported
+ * functions, over ctypes; the tensors are digested here, with the same
+ * XXH3-128 over the logical elements as every BLAS operand
+ * (trace/digest.h), never in Python. The records go on the calling
+ * thread's call stream, so they are chained and enter the root like any
+ * intercepted call (docs/frameworks.md):
+ *
+ *   framework.step  framework (str), step (int), [part (int)];
+ *                   one OUT operand per parameter and optimizer-state
+ *                   tensor, by name. A step with more tensors than a record
+ *                   holds (TRACE_MAX_OPERANDS) continues in records of the
+ *                   same params with part = 1, 2, ...
+ *   framework.op    op, site (file:line in function), shapes, dtypes (str);
+ *                   IN operands (before the op) and OUT operands (after).
+ *
+ * One record is built at a time per thread (begin ... end); a begin while
+ * one is open starts over. Nothing is recorded without an active trace or
+ * from inside the shim.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "trace/digest.h"
+#include "trace/trace.h"
+
+#define FW_NAME_MAX 200 /* bytes of a tensor name kept; the format cuts at 255 */
+#define FW_STR_MAX 256
+#define FW_MAX_PARAMS 8
+
+/* The record being built on this thread, with copies of every string, so
+ * the caller's (ctypes') buffers may go at once. */
+struct fw_build {
+    int open, is_step;
+    const char *api;
+    int nparams, part;
+    struct {
+        char name[32];
+        int is_str;
+        int64_t i;
+        char s[FW_STR_MAX];
+    } params[FW_MAX_PARAMS];
+    int noperands;
+    struct {
+        char name[FW_NAME_MAX + 1];
+        int role, elem;
+        uint64_t count;
+        detshim_digest d;
+    } operands[TRACE_MAX_OPERANDS];
+};
+
+/* On the heap, one per thread that records (freed at its exit): the
+ * shim's static TLS block is small, and a dlopen'ed shim has little. */
+static pthread_key_t fw_key;
+static pthread_once_t fw_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct fw_build *fw_cur;
+
+static void fw_make_key(void)
+{
+    pthread_key_create(&fw_key, free);
+}
+
+/* This thread's builder, or NULL when out of memory. */
+static struct fw_build *fw_get(void)
+{
+    if (!fw_cur) {
+        pthread_once(&fw_once, fw_make_key);
+        fw_cur = calloc(1, sizeof *fw_cur);
+        if (fw_cur)
+            pthread_setspecific(fw_key, fw_cur);
+    }
+    return fw_cur;
+}
+
+/* The builder for the calls after a begin: NULL when none is open. */
+#define FW_OPEN() (fw_cur && fw_cur->open ? fw_cur : NULL)
+
+/* Writes the record built so far (a part of a step when more follow). */
+static void fw_commit(struct fw_build *b)
+{
+#define fw (*b)
+    struct trace_rec r;
+    trace_rec_begin(&r, fw.api);
+    for (int i = 0; i < fw.nparams; i++) {
+        if (fw.params[i].is_str)
+            trace_rec_str(&r, fw.params[i].name, fw.params[i].s);
+        else
+            trace_rec_int(&r, fw.params[i].name, fw.params[i].i);
+    }
+    if (fw.part > 0)
+        trace_rec_int(&r, "part", fw.part);
+    for (int i = 0; i < fw.noperands; i++)
+        trace_rec_operand(&r, fw.operands[i].name, fw.operands[i].role, fw.operands[i].d,
+                          fw.operands[i].count, fw.operands[i].elem);
+    trace_rec_commit(&r);
+    fw.noperands = 0;
+    fw.part++;
+#undef fw
+}
+
+/* 1 when this thread may record now (and takes the guard), else 0. */
+static int fw_enter(void)
+{
+    if (guard_held() || !trace_active())
+        return 0;
+    return guard_enter();
+}
+
+/* Starts a record of `kind` ("step" or "op"). Returns 0, or -1 when
+ * nothing will be recorded (no trace, a bad kind): the caller may skip
+ * the rest, and every later call until the next begin does nothing. */
+DETSHIM_EXPORT int detshim_framework_begin(const char *kind)
+{
+    if (fw_cur)
+        fw_cur->open = 0;
+    if (!kind || (strcmp(kind, "step") != 0 && strcmp(kind, "op") != 0) || !trace_active())
+        return -1;
+    struct fw_build *b = fw_get();
+    if (!b)
+        return -1;
+    b->is_step = kind[0] == 's';
+    b->api = b->is_step ? "framework.step" : "framework.op";
+    b->nparams = b->noperands = b->part = 0;
+    b->open = 1;
+    return 0;
+}
+
+static int fw_param(struct fw_build *b, const char *name)
+{
+    if (!b || !name || b->nparams == FW_MAX_PARAMS || b->noperands > 0)
+        return -1;
+    int i = b->nparams++;
+    snprintf(b->params[i].name, sizeof b->params[i].name, "%s", name);
+    return i;
+}
+
+/* A parameter of the record; params come before the first tensor. */
+DETSHIM_EXPORT void detshim_framework_int(const char *name, int64_t v)
+{
+    struct fw_build *b = FW_OPEN();
+    int i = fw_param(b, name);
+    if (i >= 0) {
+        b->params[i].is_str = 0;
+        b->params[i].i = v;
+    }
+}
+
+DETSHIM_EXPORT void detshim_framework_str(const char *name, const char *v)
+{
+    struct fw_build *b = FW_OPEN();
+    int i = fw_param(b, name);
+    if (i >= 0) {
+        b->params[i].is_str = 1;
+        snprintf(b->params[i].s, sizeof b->params[i].s, "%s", v ? v : "");
+    }
+}
+
+/* Digests one tensor into the record: `ndims` dims of `shape` with
+ * `strides` in elements (never negative; 0 dims is a scalar), elements of
+ * elem_size bytes at data; role 1 = IN, 2 = OUT (trace_format.h). Returns
+ * 0, or -1 when it was not taken (no record open, a shape digest.h cannot
+ * walk: the caller passes a contiguous copy as one dim). A step record
+ * that is full is written as a part and continued; an op record takes
+ * TRACE_MAX_OPERANDS tensors and refuses the rest. */
+DETSHIM_EXPORT int detshim_framework_tensor(const char *name, int role, const void *data,
+                                            int64_t elem_size, int ndims, const int64_t *shape,
+                                            const int64_t *strides)
+{
+    struct fw_build *b = FW_OPEN();
+    if (!b || !name || (role != TRACE_ROLE_IN && role != TRACE_ROLE_OUT) || elem_size < 1 ||
+        elem_size > 255 || ndims < 0 || ndims > DIGEST_MAX_DIMS || (ndims && (!shape || !strides)))
+        return -1;
+    struct digest_shape s = { .ndims = ndims ? ndims : 1, .elem = (size_t)elem_size };
+    uint64_t count = 1;
+    s.dims[0] = 1;
+    s.strides[0] = 1;
+    for (int k = 0; k < ndims; k++) {
+        if (shape[k] < 0 || strides[k] < 0)
+            return -1;
+        s.dims[k] = shape[k];
+        s.strides[k] = strides[k];
+        count *= (uint64_t)shape[k];
+    }
+    if (count && !data)
+        return -1;
+    if (b->noperands == TRACE_MAX_OPERANDS) {
+        if (!b->is_step)
+            return -1;
+        if (!fw_enter())
+            return -1;
+        fw_commit(b);
+        guard_leave();
+    }
+    int i = b->noperands++;
+    snprintf(b->operands[i].name, sizeof b->operands[i].name, "%s", name);
+    b->operands[i].role = role;
+    b->operands[i].elem = (int)elem_size;
+    b->operands[i].count = count;
+    b->operands[i].d = count ? digest_strided(data, &s) : digest_bytes(NULL, 0);
+    return 0;
+}
+
+/* Writes the record (its last part). Returns 0, or -1 when nothing was
+ * written (no record open, inside the shim, no trace). */
+DETSHIM_EXPORT int detshim_framework_end(void)
+{
+    struct fw_build *b = FW_OPEN();
+    if (!b)
+        return -1;
+    b->open = 0;
+    if (!fw_enter())
+        return -1;
+    fw_commit(b);
+    guard_leave();
+    return 0;
+}

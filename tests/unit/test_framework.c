@@ -1,0 +1,175 @@
+/* Framework records (shim/framework): what the Python start-up hook hands
+ * over ctypes comes back from the reader as step and op records, with
+ * tensors digested over their logical elements; a step too big for one
+ * record continues in parts, an op record refuses what does not fit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "detshim.h"
+#include "trace/digest.h"
+#include "trace/trace.h"
+
+int detshim_framework_begin(const char *kind);
+void detshim_framework_int(const char *name, int64_t v);
+void detshim_framework_str(const char *name, const char *v);
+int detshim_framework_tensor(const char *name, int role, const void *data, int64_t elem_size,
+                             int ndims, const int64_t *shape, const int64_t *strides);
+int detshim_framework_end(void);
+
+static char dir[] = "/tmp/detshim-test-framework-XXXXXX";
+static detshim_run *run;
+static float m[3][4]; /* a 3x4 matrix; its transpose is a strided view */
+static int refused_17th, refused_kind;
+
+/* The exported functions start the shim as a preloaded one would, which
+ * reads its settings from the environment the process started with: so
+ * the test runs itself again with DETSHIM_TRACE and DETSHIM_POLICY set. */
+static void start_traced(char **argv)
+{
+    if (getenv("DETSHIM_TRACE")) {
+        snprintf(dir, sizeof dir, "%s", getenv("DETSHIM_TRACE"));
+        return;
+    }
+    char exe[4096], policy[4200];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || !mkdtemp(dir))
+        exit(1);
+    exe[n] = 0;
+    *strrchr(exe, '/') = 0; /* build/tests */
+    snprintf(policy, sizeof policy, "%s/../../policies/default.policy", exe);
+    setenv("DETSHIM_POLICY", policy, 1);
+    setenv("DETSHIM_TRACE", dir, 1);
+    unsetenv("DETSHIM_LINEAGE");
+    unsetenv("RANK");
+    execv("/proc/self/exe", argv);
+    exit(1);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[512];
+    for (int i = 0; i < 12; i++)
+        m[i / 4][i % 4] = (float)i;
+    int64_t one[1] = { 12 }, unit[1] = { 1 }, tshape[2] = { 4, 3 }, tstrides[2] = { 1, 4 };
+    /* A step of 20 tensors: the transposed view first, then 19 packed. */
+    detshim_framework_begin("step");
+    detshim_framework_str("framework", "torch");
+    detshim_framework_int("step", 7);
+    detshim_framework_tensor("layer1.weight.T", TRACE_ROLE_OUT, m, 4, 2, tshape, tstrides);
+    for (int i = 1; i < 20; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d", i);
+        detshim_framework_tensor(name, TRACE_ROLE_OUT, m, 4, 1, one, unit);
+    }
+    detshim_framework_end();
+    /* An op: 16 operands fit, the 17th does not. */
+    detshim_framework_begin("op");
+    detshim_framework_str("op", "aten.sum.default");
+    for (int i = 0; i < 17; i++)
+        refused_17th = detshim_framework_tensor("in", TRACE_ROLE_IN, m, 4, 0, NULL, NULL);
+    detshim_framework_end();
+    refused_kind = detshim_framework_begin("layer");
+    detshim_framework_end();
+    trace_process_flush_all();
+    char path[600];
+    snprintf(path, sizeof path, "%s/main.dtrace", dir);
+    return detshim_run_load(path, &run, err, sizeof err) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    detshim_run_free(run);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const detshim_record *record(int i)
+{
+    assert_int_equal(run->nprocesses, 1);
+    assert_true(run->processes[0].nthreads >= 1);
+    const detshim_thread *t = &run->processes[0].threads[0];
+    assert_true((size_t)i < t->nrecords);
+    return &t->records[i];
+}
+
+static void test_a_step_is_recorded_with_its_params_and_tensors_by_name(void **state)
+{
+    (void)state;
+    const detshim_record *r = record(0);
+    assert_string_equal(r->api, "framework.step");
+    assert_int_equal(r->nparams, 2);
+    assert_string_equal(r->params[0].v.s, "torch");
+    assert_int_equal(r->params[1].v.i, 7);
+    assert_int_equal(r->noperands, 16);
+    assert_string_equal(r->operands[0].name, "layer1.weight.T");
+    assert_int_equal(r->operands[0].role, TRACE_ROLE_OUT);
+    assert_int_equal(r->operands[0].count, 12);
+}
+
+static void test_a_strided_tensor_digests_as_its_packed_elements(void **state)
+{
+    (void)state;
+    float packed[12];
+    for (int i = 0; i < 12; i++)
+        packed[i] = m[i % 3][i / 3]; /* the transpose, row by row */
+    detshim_digest want = digest_bytes(packed, sizeof packed);
+    const detshim_operand *o = &record(0)->operands[0];
+    assert_true(o->digest.lo == want.lo && o->digest.hi == want.hi);
+    detshim_digest plain = digest_bytes(m, sizeof m);
+    o = &record(0)->operands[1];
+    assert_true(o->digest.lo == plain.lo && o->digest.hi == plain.hi);
+}
+
+static void test_a_step_past_one_record_continues_in_parts(void **state)
+{
+    (void)state;
+    const detshim_record *r = record(1);
+    assert_string_equal(r->api, "framework.step");
+    assert_int_equal(r->nparams, 3);
+    assert_int_equal(r->params[1].v.i, 7);
+    assert_string_equal(r->params[2].name, "part");
+    assert_int_equal(r->params[2].v.i, 1);
+    assert_int_equal(r->noperands, 4);
+    assert_string_equal(r->operands[3].name, "t19");
+}
+
+static void test_an_op_takes_sixteen_operands_and_refuses_more(void **state)
+{
+    (void)state;
+    const detshim_record *r = record(2);
+    assert_string_equal(r->api, "framework.op");
+    assert_int_equal(r->noperands, 16);
+    assert_int_equal(r->operands[0].count, 1); /* a scalar: one element */
+    assert_int_equal(refused_17th, -1);
+}
+
+static void test_an_unknown_kind_records_nothing(void **state)
+{
+    (void)state;
+    assert_int_equal(refused_kind, -1);
+    assert_int_equal(run->processes[0].threads[0].nrecords, 3);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    start_traced(argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_step_is_recorded_with_its_params_and_tensors_by_name),
+        cmocka_unit_test(test_a_strided_tensor_digests_as_its_packed_elements),
+        cmocka_unit_test(test_a_step_past_one_record_continues_in_parts),
+        cmocka_unit_test(test_an_op_takes_sixteen_operands_and_refuses_more),
+        cmocka_unit_test(test_an_unknown_kind_records_nothing),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
