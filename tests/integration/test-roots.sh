@@ -7,6 +7,11 @@
 DETRUN=$TOP/scripts/detrun
 ART_PY=$TOP/tests/programs/artifacts_py.py
 REAL_PY=$(readlink -f $PY)
+# detverify re-runs into TMPDIR: a folder of this test's own, so that the
+# clean-up below never removes a concurrent run's re-run folder.
+TMPDIR=$WORK/tmp
+export TMPDIR
+mkdir -p "$TMPDIR"
 
 # run_in DIR CMD...: a fresh working directory with the data; CMD traced
 # to DIR/trace from inside it. Prints the run's root.
@@ -50,7 +55,7 @@ expect_eq "detverify, re-run through the wrapper: verified" 0 $?
 (cd "$WORK/other-name" && rm -rf trace && $DETVERIFY ../direct/trace -- "$WORK/python" "$ART_PY" \
     > verify.out 2> verify.err)
 expect_eq "detverify, re-run as python: verified" 0 $?
-rm -rf "${TMPDIR:-/tmp}"/detverify.*
+rm -rf "$TMPDIR"/detverify.*
 expect_ne "post-trained weights: another root" "$direct" \
     "$(run_in "$WORK/poison" "$WORK/python3" "$ART_PY" poison)"
 finish
