@@ -364,7 +364,7 @@ fuzz_obj = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(1))
 FUZZ_READER_OBJ := $(call fuzz_obj,$(READER_SRC) shim/trace/chain.c shim/trace/frame.c \
     tests/fuzz/fuzz_common.c)
 FUZZ_DETDIFF_OBJ := $(call fuzz_obj,$(filter-out shim/detdiff/main.c,$(DETDIFF_SRC)))
-FUZZ_POLICY_OBJ := $(call fuzz_obj,shim/core/policy.c shim/core/policy_env.c shim/trace/frame.c \
+FUZZ_POLICY_OBJ := $(call fuzz_obj,shim/core/policy.c shim/core/policy_find.c shim/core/policy_env.c shim/trace/frame.c \
     tests/fuzz/fuzz_common.c)
 
 $(B)/fuzz/obj/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.h tests/fuzz/*.h)
