@@ -588,6 +588,16 @@ static int policy_path_only(const struct diff_item *it)
            !memcmp(a->value, b->value, a->len);
 }
 
+/* 1 if a stream of the run holds windows as digests only. */
+static int run_summarized(const detshim_run *run)
+{
+    for (int i = 0; i < run->nprocesses; i++)
+        for (int j = 0; j < run->processes[i].nthreads; j++)
+            if (run->processes[i].threads[j].nsummary)
+                return 1;
+    return 0;
+}
+
 int verify_compare_trace(const detshim_run *pub_run, const struct attest *pub,
                          const detshim_run *re_run, const struct attest *re, int outside,
                          struct verify_report *r)
@@ -629,9 +639,12 @@ int verify_compare_trace(const detshim_run *pub_run, const struct attest *pub,
                    "the published trace matches the re-run, so the published weights were "
                    "produced outside the published run");
     } else {
+        /* A summary trace holds window digests, not calls: say which. */
+        int summary = run_summarized(pub_run) || (re_run && run_summarized(re_run));
         verify_add(r, VERIFY_STEP_TRACE, 0, "identical",
-                   "the published trace matches the re-run call by call (%zu records, %zu "
-                   "process%s)", d.nrecords, d.nprocesses, d.nprocesses == 1 ? "" : "es");
+                   "the published trace matches the re-run %s (%zu records, %zu process%s)",
+                   summary ? "window by window (a summary trace)" : "call by call", d.nrecords,
+                   d.nprocesses, d.nprocesses == 1 ? "" : "es");
     }
     diff_result_free(&d);
     return 0;

@@ -116,6 +116,8 @@ DETSHIM_TRACE_LEVEL=summary "$TOP/scripts/detrun" -p passthrough -t "$WORK/pub" 
     "$P" $CALLS $K 5 > /dev/null
 "$TOP/build/detverify" "$WORK/pub" -- "$P" $CALLS $K 5 > "$WORK/verified.out" 2>&1
 expect_eq "detverify of a summary, same run: exit" 0 $?
+expect_grep "detverify says a summary matched window by window, not call by call" \
+    "matches the re-run window by window \(a summary trace\)" "$WORK/verified.out"
 "$TOP/build/detverify" "$WORK/pub" -- "$P" $CALLS $K 0 > "$WORK/notver.out" 2>&1
 expect_eq "detverify of a summary, another input: exit" 1 $?
 expect_grep "detverify's verdict names the window" \
