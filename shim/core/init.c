@@ -80,6 +80,20 @@ static void read_log_level(void)
         core_fail("DETSHIM_LOG", "DETSHIM_LOG=%s is not quiet, info or debug; set one of those", v);
 }
 
+/* DETSHIM_TRACE_STEPS and DETSHIM_TRACE_OPS: read by the Python start-up
+ * hook ([trace] steps and ops set them with ?=), checked here so that a
+ * user's mistyped value stops the program instead of turning the records
+ * off without a word. */
+static void read_framework_switches(void)
+{
+    static const char *const names[] = { "DETSHIM_TRACE_STEPS", "DETSHIM_TRACE_OPS" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *v = core_getenv(names[i]);
+        if (v && *v && strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            core_fail(names[i], "%s=%s is not on or off; set one of those", names[i], v);
+    }
+}
+
 /* The policy read, for env_apply once DETSHIM_SEED has been read too;
  * NULL when there is none (a bad policy under DETSHIM_ON_ERROR=warn). */
 static const struct policy *loaded_policy;
@@ -211,6 +225,7 @@ static void init_once(void)
     lineage_start();
     read_on_error();
     read_log_level();
+    read_framework_switches();
     read_policy();
     read_seed();
     read_isa();

@@ -98,5 +98,13 @@ DETSHIM_TRACE_OPS=on $DETRUN -p pytorch -t "$WORK/th" -- $PY "$WORK/thread_ops.p
 $DETDIFF --show "$WORK/th" > "$WORK/th.show"
 expect_grep "ops: a thread the program starts is seen too" \
     " framework\.op op=aten\.sum\.default site=thread_ops\.py:3 in work " "$WORK/th.show"
+# A mistyped switch stops the program at start-up, one line, exit 2.
+for var in DETSHIM_TRACE_STEPS DETSHIM_TRACE_OPS; do
+    env $var=maybe LD_PRELOAD=$SHIM $PY -c 'print("ran")' > "$WORK/bad.out" 2> "$WORK/bad.err"
+    expect_eq "$var=maybe: exit 2" 2 $?
+    expect_grep "$var=maybe: named, with what to set" "^detshim: $var=maybe is not on or off" \
+        "$WORK/bad.err"
+    expect_lines "$var=maybe: the program did not run" 0 "$WORK/bad.out"
+done
 rm -rf "$WORK"/real-? "$WORK"/th "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
 finish
