@@ -53,6 +53,9 @@ void text_result(FILE *f, const detshim_run *a, const detshim_run *b, const stru
  * and the first in collective order, explained; prints nothing for a
  * run without collectives among its first divergences (ranks.c). */
 void ranks_report(FILE *f, const struct diff_result *r);
+/* The same summary as a member of json_result's object, `,"ranks":{...}`;
+ * prints nothing where ranks_report prints nothing. */
+void ranks_json(FILE *f, const struct diff_result *r);
 
 /* A JSON string (s is len bytes, or NUL-terminated for json_put); NULL
  * prints null. */

@@ -185,7 +185,10 @@ static void json_field_value(FILE *f, const detshim_field *fd)
         json_put_n(f, fd->value, fd->value ? fd->len : 0);
 }
 
-static void json_item(FILE *f, const struct diff_item *it)
+/* a and b are the runs when this is the first item of its process (the
+ * swapped-names hint is looked for once per process), else NULL. */
+static void json_item(FILE *f, const detshim_run *a, const detshim_run *b,
+                      const struct diff_item *it)
 {
     const detshim_process *ps = it->side == DIFF_SIDE_A ? it->pa : it->pb;
     /* An unreadable file stands where its side's process would. */
@@ -252,6 +255,11 @@ static void json_item(FILE *f, const struct diff_item *it)
     default:
         break;
     }
+    const detshim_process *qa, *qb;
+    if (a && b && it->pa && it->pb && diff_swapped_names(a, b, it->pa, it->pb, &qa, &qb)) {
+        fputs(",\"swapped_with\":", f); /* run A's process looks like run B's of this name */
+        json_put(f, pname(qa));
+    }
     int audited_a = diff_ran_audited(it->pa), audited_b = diff_ran_audited(it->pb);
     if (audited_a >= 0 && audited_b >= 0 && audited_a != audited_b)
         fprintf(f, ",\"audit_module_only_in\":\"%s\"", audited_a ? "a" : "b");
@@ -303,8 +311,12 @@ void json_result(FILE *f, const char *pa, const char *pb, const detshim_run *a,
     for (size_t i = 0; i < r->nitems; i++) {
         if (i)
             fputc(',', f);
-        json_item(f, &r->items[i]);
+        const struct diff_item *it = &r->items[i];
+        int first = i == 0 || it->pa != r->items[i - 1].pa || it->pb != r->items[i - 1].pb;
+        json_item(f, first ? a : NULL, first ? b : NULL, it);
     }
-    fputs("]}\n", f);
+    fputc(']', f);
+    ranks_json(f, r);
+    fputs("}\n", f);
 }
 

@@ -27,6 +27,11 @@ expect_grep "forked children that swapped names: one hint naming both" \
     "^  hint: run A's main\.f1 looks like run B's main\.f2 and run A's main\.f2 like run B's main\.f1: the children were probably spawned concurrently and swapped names$" \
     "$WORK/forks.diff"
 expect_eq "the hint is said once" 1 "$(grep -c 'hint:' "$WORK/forks.diff")"
+$DETDIFF --json "$WORK/fa" "$WORK/fb" > "$WORK/forks.json"
+expect_eq "--json: each swapped child names the one it looks like" "main.f1 main.f2; main.f2 main.f1" \
+    "$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print("; ".join(sorted({x["process"] + " " + x["swapped_with"] for x in d["divergences"] if "swapped_with" in x})))' "$WORK/forks.json")"
 shim "$WORK/sa" sh -c "$P data 1; $P data 2" > /dev/null
 shim "$WORK/sb" sh -c "$P data 2; $P data 1" > /dev/null
 $DETDIFF "$WORK/sa" "$WORK/sb" > "$WORK/spawns.diff"
@@ -38,4 +43,6 @@ shim "$WORK/fc" $P forks 3 4 > /dev/null
 $DETDIFF "$WORK/fa" "$WORK/fc" > "$WORK/other.diff"
 expect_eq "children with other data: diverged" 1 $?
 expect_no_grep "children with other data: no swap hint" 'hint:' "$WORK/other.diff"
+$DETDIFF --json "$WORK/fa" "$WORK/fc" > "$WORK/other.json"
+expect_no_grep "children with other data: no swapped_with in --json" 'swapped_with' "$WORK/other.json"
 finish

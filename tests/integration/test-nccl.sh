@@ -154,6 +154,11 @@ expect_grep "perturbed: detdiff lines the ranks up in collective order" \
     "$WORK/bad.diff"
 expect_grep "perturbed: the rank whose inputs differ is named as where it entered" \
     "^  inputs differ on rank1 only: the divergence entered there" "$WORK/bad.diff"
+$DETDIFF --json "$WORK/pin1" "$WORK/bad" > "$WORK/bad.json"
+expect_eq "perturbed, --json: the ranks summary names rank1's inputs at all-reduce #0 on w0" \
+    "inputs ['rank1'] ncclAllReduce 0 w0 3" "$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["ranks"]
+print(r["cause"], r["culprits"], r["first"]["api"], r["first"]["collective"], r["first"]["communicator"], len(r["firsts"]))' "$WORK/bad.json")"
 # Passthrough: the fake's drawn channel count shows as the collective's own doing.
 DETSHIM_POLICY=passthrough shim "$WORK/pt1" run $P 3 $N > "$WORK/pt1.out"
 for i in 2 3 4 5 6 7 8 9 10 11 12; do
