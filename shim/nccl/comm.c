@@ -1,5 +1,6 @@
 /* NCCL communicator creation: ncclCommInitRank, ncclCommInitRankConfig,
- * ncclCommInitAll and ncclCommSplit. Each new communicator gets an
+ * ncclCommInitRankScalable, ncclCommInitAll, ncclCommSplit and
+ * ncclCommShrink. Each new communicator gets an
  * identity that is the same in every run and on every one of its ranks
  * (nccl.h), kept with its rank, size and the decision in force, for the
  * records of its collectives (coll.c); ncclGetUniqueId only passes
@@ -239,13 +240,17 @@ struct create {
     ncclConfig_t *cfg; /* the program's, or NULL */
     ncclComm_t *out;
     int n;             /* communicators made (InitAll: ndev) */
-    int nranks, rank;  /* -1: ask NCCL (split) */
+    int nranks, rank;  /* -1: ask NCCL (split, shrink) */
     char id[64];       /* the first's identity; InitAll: all alike */
     int color, key;    /* split only, else 0 */
-    int is_split;
+    int is_split;      /* split or shrink: a child of `parent` */
     ncclUniqueId uid;      /* InitRank* */
     const int *devlist;    /* InitAll */
-    ncclComm_t parent;     /* split */
+    ncclComm_t parent;     /* split, shrink */
+    int nid;               /* InitRankScalable: ids, the unique ids */
+    ncclUniqueId *ids;
+    int is_shrink;         /* shrink: the ranks left out, and the flags */
+    int *exclude, nexclude, flags;
 };
 
 static ncclResult_t create(struct create *k, ncclResult_t (*make)(struct create *k,
@@ -288,10 +293,16 @@ static ncclResult_t create(struct create *k, ncclResult_t (*make)(struct create 
         struct trace_rec r;
         trace_rec_begin(&r, k->api);
         nccl_rec_comm(&r, &ci, c.mode);
-        if (k->is_split) {
+        if (k->is_split && !k->is_shrink) {
             trace_rec_int(&r, "color", k->color);
             trace_rec_int(&r, "key", k->key);
         }
+        if (k->is_shrink) {
+            trace_rec_int(&r, "excluded", k->nexclude);
+            trace_rec_int(&r, "flags", k->flags);
+        }
+        if (k->ids)
+            trace_rec_int(&r, "nid", k->nid);
         if (k->n > 1)
             trace_rec_int(&r, "ndev", k->n);
         rec_config(&r, cfg);
@@ -337,7 +348,8 @@ static ncclResult_t make_init_plain(struct create *k, ncclConfig_t *cfg)
 static ncclResult_t init_rank(const char *api, ncclComm_t *comm, int nranks, ncclUniqueId id,
                               int rank, ncclConfig_t *cfg, int with_config)
 {
-    struct create k = { api, cfg, comm, 1, nranks, rank, "", 0, 0, 0, id, NULL, NULL };
+    struct create k = { .api = api, .cfg = cfg, .out = comm, .n = 1, .nranks = nranks,
+                        .rank = rank, .uid = id };
     snprintf(k.id, sizeof k.id, "w%u", atomic_fetch_add(&inits, 1));
     return create(&k, with_config ? make_init : make_init_plain);
 }
@@ -364,8 +376,8 @@ static ncclResult_t make_all(struct create *k, ncclConfig_t *cfg)
 
 DETSHIM_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    struct create k = { "ncclCommInitAll", NULL, comm, ndev, ndev, 0, "", 0, 0, 0,
-                        { { 0 } }, devlist, NULL };
+    struct create k = { .api = "ncclCommInitAll", .out = comm, .n = ndev, .nranks = ndev,
+                        .devlist = devlist };
     snprintf(k.id, sizeof k.id, "a%u", atomic_fetch_add(&initalls, 1));
     return create(&k, make_all);
 }
@@ -381,8 +393,51 @@ DETSHIM_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
 {
     struct nccl_comm_info parent;
     nccl_comm_get(comm, &parent);
-    struct create k = { "ncclCommSplit", config, newcomm, 1, -1, -1, "", color, key, 1,
-                        { { 0 } }, NULL, comm };
+    struct create k = { .api = "ncclCommSplit", .cfg = config, .out = newcomm, .n = 1,
+                        .nranks = -1, .rank = -1, .color = color, .key = key, .is_split = 1,
+                        .parent = comm };
     snprintf(k.id, sizeof k.id, "%.40s/s%uc%d", parent.id, comm_next_split(comm), color);
     return create(&k, make_split);
+}
+
+/* A world communicator made from several unique ids: named and pinned
+ * as InitRank's. */
+static ncclResult_t make_scalable(struct create *k, ncclConfig_t *cfg)
+{
+    NCCL_REAL_FN(ncclCommInitRankScalable_fn *, ncclCommInitRankScalable);
+    return real(k->out, k->nranks, k->rank, k->nid, k->ids, cfg);
+}
+
+DETSHIM_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks,
+                                                     int myrank, int nId,
+                                                     ncclUniqueId *commIds,
+                                                     ncclConfig_t *config)
+{
+    struct create k = { .api = "ncclCommInitRankScalable", .cfg = config, .out = newcomm,
+                        .n = 1, .nranks = nranks, .rank = myrank, .nid = nId,
+                        .ids = commIds };
+    snprintf(k.id, sizeof k.id, "w%u", atomic_fetch_add(&inits, 1));
+    return create(&k, make_scalable);
+}
+
+/* The parent without the excluded ranks (which do not call it): a child
+ * of the parent, named <parent>/k<n> from the parent's count of children
+ * (splits and shrinks alike), its rank and size asked from NCCL. */
+static ncclResult_t make_shrink(struct create *k, ncclConfig_t *cfg)
+{
+    NCCL_REAL_FN(ncclCommShrink_fn *, ncclCommShrink);
+    return real(k->parent, k->exclude, k->nexclude, k->out, cfg, k->flags);
+}
+
+DETSHIM_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList,
+                                           int excludeRanksCount, ncclComm_t *newcomm,
+                                           ncclConfig_t *config, int shrinkFlags)
+{
+    struct nccl_comm_info parent;
+    nccl_comm_get(comm, &parent);
+    struct create k = { .api = "ncclCommShrink", .cfg = config, .out = newcomm, .n = 1,
+                        .nranks = -1, .rank = -1, .is_split = 1, .parent = comm,
+                        .is_shrink = 1, .exclude = excludeRanksList, .nexclude = excludeRanksCount, .flags = shrinkFlags };
+    snprintf(k.id, sizeof k.id, "%.40s/k%u", parent.id, comm_next_split(comm));
+    return create(&k, make_shrink);
 }

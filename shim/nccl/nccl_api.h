@@ -79,6 +79,13 @@ typedef ncclResult_t ncclCommInitRankConfig_fn(ncclComm_t *comm, int nranks,
 typedef ncclResult_t ncclCommInitAll_fn(ncclComm_t *comm, int ndev, const int *devlist);
 typedef ncclResult_t ncclCommSplit_fn(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                                       ncclConfig_t *config);
+/* NCCL 2.23 and 2.27 (the toolkit's nccl.h declares both). */
+typedef ncclResult_t ncclCommInitRankScalable_fn(ncclComm_t *newcomm, int nranks, int myrank,
+                                                 int nId, ncclUniqueId *commIds,
+                                                 ncclConfig_t *config);
+typedef ncclResult_t ncclCommShrink_fn(ncclComm_t comm, int *excludeRanksList,
+                                       int excludeRanksCount, ncclComm_t *newcomm,
+                                       ncclConfig_t *config, int shrinkFlags);
 typedef ncclResult_t ncclCommCount_fn(const ncclComm_t comm, int *count);
 typedef ncclResult_t ncclCommUserRank_fn(const ncclComm_t comm, int *rank);
 typedef ncclResult_t ncclCommDestroy_fn(ncclComm_t comm);

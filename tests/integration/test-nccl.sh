@@ -51,7 +51,7 @@ for i in 1 2; do
     DETSHIM_POLICY=pytorch FAKE_NCCL_LOG="$WORK/pin$i.log" shim "$WORK/pin$i" run $P 3 $N all \
         > "$WORK/pin$i.out"
 done
-expect_eq "pinned: every rank and collective prints" 32 "$(wc -l < "$WORK/pin1.out" | tr -d ' ')"
+expect_eq "pinned: every rank and collective prints" 34 "$(wc -l < "$WORK/pin1.out" | tr -d ' ')"
 expect_eq "pinned: two runs agree to the bit, every collective" "$(cat "$WORK/pin1.out")" \
     "$(cat "$WORK/pin2.out")"
 $DETDIFF "$WORK/pin1" "$WORK/pin2" > "$WORK/pin.diff"
@@ -77,6 +77,21 @@ expect_grep "a split is recorded with its new rank, size and identity, from pare
     "ncclCommSplit rank=0 nranks=1 comm=w0/s0c1 color=1 key=1 status=0" "$WORK/pin1.show"
 expect_grep "the split's collectives carry its identity" \
     "ncclAllReduce rank=0 nranks=1 comm=w0/s0c1 coll=0 datatype=float32 count=$N op=avg" "$WORK/pin1.show"
+expect_grep "a shrink is recorded with its new rank, size, identity and what it left out" \
+    "ncclCommShrink rank=1 nranks=2 comm=w0/k1 excluded=1 flags=0 status=0" "$WORK/pin1.show"
+expect_grep "the shrunk communicator's collectives carry its identity" \
+    "ncclAllReduce rank=1 nranks=2 comm=w0/k1 coll=0 datatype=float32 count=$N op=sum" \
+    "$WORK/pin1.show"
+expect_eq "the shrink's ranks agree; the rank shrunk away made none" "rank 0 rank 1 1" \
+    "$(grep shrink-sum "$WORK/pin1.out" | cut -d' ' -f1,2 | tr '\n' ' ')$(grep shrink-sum \
+    "$WORK/pin1.out" | cut -d' ' -f4 | sort -u | wc -l)"
+DETSHIM_POLICY=pytorch NCCL_TEST_SCALABLE=1 shim "$WORK/scal" run $P 3 $N all > "$WORK/scal.out"
+expect_eq "InitRankScalable: the same results as InitRank" "$(cat "$WORK/pin1.out")" \
+    "$(cat "$WORK/scal.out")"
+$DETDIFF --show "$WORK/scal/rank2.dtrace" > "$WORK/scal.show"
+expect_grep "InitRankScalable is recorded as a world communicator, with its number of ids" \
+    "ncclCommInitRankScalable rank=2 nranks=3 comm=w0 nid=1 status=0 .*nccl.mode=pinned" \
+    "$WORK/scal.show"
 expect_grep "calls in a group are recorded when it ends" \
     "ncclSend .*peer=2 .*nccl.group=launched at ncclGroupEnd" "$WORK/pin1.show"
 

@@ -11,11 +11,13 @@
  * computed here from every rank's values. With `all` it goes on through
  * ncclReduce, ncclBroadcast, ncclBcast, ncclReduceScatter, ncclAllGather,
  * ncclAlltoAll, ncclGather, ncclScatter, a ring of ncclSend/ncclRecv in a group, ncclCommSplit and an
- * all-reduce on the split, printing a hash of each result.
+ * all-reduce on the split, then (3 ranks or more) ncclCommShrink without the
+ * last rank and an all-reduce on the rest, printing a hash of each result.
  *     nccl_ranks initall NRANKS COUNT
  * does the all-reduce in one process instead: ncclCommInitAll, and one
  * thread driving every rank in one group, printing
  *     initall allreduce <hash> reference <equal|differs> ranks <agree|disagree>
+ * NCCL_TEST_SCALABLE=1 makes the communicator with ncclCommInitRankScalable.
  * NCCL_TEST_ALGO=Tree makes the program set NCCL_ALGO itself just before
  * it creates its communicator; NCCL_TEST_PERTURB=R changes one input
  * value of rank R.
@@ -31,6 +33,10 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
 ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist);
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config);
+ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
+                                      ncclUniqueId *commIds, ncclConfig_t *config);
+ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount,
+                            ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
 ncclAllReduce_fn ncclAllReduce;
 ncclReduce_fn ncclReduce;
@@ -133,6 +139,14 @@ static void the_others(ncclComm_t comm, int rank, int n, size_t count, const flo
     CHECK(ncclAllReduce(x, a, count, ncclFloat32, ncclAvg, half, NULL));
     print_hash(rank, "split-avg", a, count * sizeof *a);
     CHECK(ncclCommDestroy(half));
+    int last = n - 1;
+    if (n > 2 && rank != last) { /* the last rank is shrunk away and calls nothing */
+        ncclComm_t rest;
+        CHECK(ncclCommShrink(comm, &last, 1, &rest, NULL, 0));
+        CHECK(ncclAllReduce(x, a, count, ncclFloat32, ncclSum, rest, NULL));
+        print_hash(rank, "shrink-sum", a, count * sizeof *a);
+        CHECK(ncclCommDestroy(rest));
+    }
     free(a);
     free(b);
 }
@@ -197,7 +211,10 @@ int main(int argc, char **argv)
     if (algo)
         setenv("NCCL_ALGO", algo, 1);
     ncclComm_t comm;
-    CHECK(ncclCommInitRank(&comm, nranks, id, rank));
+    if (getenv("NCCL_TEST_SCALABLE"))
+        CHECK(ncclCommInitRankScalable(&comm, nranks, rank, 1, &id, NULL));
+    else
+        CHECK(ncclCommInitRank(&comm, nranks, id, rank));
     float *x = malloc(count * sizeof *x), *y = malloc(count * sizeof *y);
     float *ref = malloc(count * sizeof *ref);
     fill(x, rank, count);

@@ -38,6 +38,7 @@ _Static_assert(NCCL_UNIQUE_ID_BYTES == 128 && NCCL_SPLIT_NOCOLOR == -1, "constan
 #define SAME_FN(name) _Static_assert(_Generic(&name, name##_fn *: 1, default: 0), #name);
 SAME_FN(ncclGetUniqueId) SAME_FN(ncclCommInitRank) SAME_FN(ncclCommInitRankConfig)
 SAME_FN(ncclCommInitAll) SAME_FN(ncclCommSplit) SAME_FN(ncclCommCount)
+SAME_FN(ncclCommInitRankScalable) SAME_FN(ncclCommShrink)
 SAME_FN(ncclCommUserRank) SAME_FN(ncclCommDestroy) SAME_FN(ncclMemAlloc) SAME_FN(ncclMemFree)
 SAME_FN(ncclAllReduce) SAME_FN(ncclReduce) SAME_FN(ncclBcast) SAME_FN(ncclBroadcast)
 SAME_FN(ncclReduceScatter) SAME_FN(ncclAllGather) SAME_FN(ncclAlltoAll) SAME_FN(ncclGather) SAME_FN(ncclScatter) SAME_FN(ncclSend) SAME_FN(ncclRecv)

@@ -551,6 +551,31 @@ FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, nccl
     return attach(newcomm, name, newn, newrank, config, 0);
 }
 
+FAKE_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *comm, int nranks, int rank,
+                                                  int nid, ncclUniqueId *ids,
+                                                  ncclConfig_t *config)
+{
+    if (nid < 1 || !ids)
+        return fail("ncclCommInitRankScalable without a unique id");
+    return init_rank(comm, nranks, ids[0], rank, config);
+}
+
+/* The excluded ranks do not call it; the others keep their order. */
+FAKE_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *exclude, int nexclude,
+                                        ncclComm_t *newcomm, ncclConfig_t *config, int flags)
+{
+    (void)flags;
+    int newrank = comm->rank;
+    for (int i = 0; i < nexclude; i++) {
+        if (exclude[i] == comm->rank)
+            return fail("an excluded rank called ncclCommShrink");
+        newrank -= exclude[i] < comm->rank;
+    }
+    char name[160];
+    snprintf(name, sizeof name, "%s.k%u", comm->name, comm->nsplits++);
+    return attach(newcomm, name, comm->nranks - nexclude, newrank, config, 0);
+}
+
 FAKE_EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
 {
     *count = comm->nranks;
