@@ -129,6 +129,33 @@ def _make_deterministic(torch, warn_only):
                   "deterministic=True on PyTorch %s (%s: %s): cuDNN "
                   "convolutions may not be reproducible; set them in the "
                   "program" % (version, type(err).__name__, err))
+    if os.environ.get("PYTORCH_TUNABLEOP_ENABLED") == "0":
+        _keep_tunableop_off(torch)
+
+
+def _keep_tunableop_off(torch):
+    """The policy turns TunableOp off (PYTORCH_TUNABLEOP_ENABLED = 0: the
+    GEMM kernels it times and keeps differ run to run); the program's own
+    torch.cuda.tunable.enable(True) (PyTorch >= 2.3) would turn it back on
+    past the environment, so it leaves TunableOp off and says so once."""
+    tunable = getattr(getattr(torch, "cuda", None), "tunable", None)
+    enable = getattr(tunable, "enable", None)
+    if enable is None:
+        return  # this torch has no TunableOp
+
+    said = []
+
+    def keep_off(val=True):
+        if val and not said:
+            said.append(1)
+            _complain("torch.cuda.tunable.enable(True) was ignored: the policy "
+                      "keeps TunableOp off (PYTORCH_TUNABLEOP_ENABLED = 0), "
+                      "since the kernels it times and picks differ run to run; "
+                      "remove the call, or use a policy without that line")
+        return enable(False)
+
+    keep_off.__doc__ = enable.__doc__
+    tunable.enable = keep_off
 
 
 def _complain(message):

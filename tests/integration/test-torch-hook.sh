@@ -79,6 +79,28 @@ expect_eq "stand-in torch imported by another module: set once, hook gone after"
 out=$(DETSHIM_TORCH_DETERMINISTIC=off PYTHONPATH=$HOOK:$WORK/fake $PY "$WORK/fake-probe.py" importlib)
 expect_eq "stand-in torch, off: nothing called, no hook installed" "[] True False False" "$out"
 
+# A program's torch.cuda.tunable.enable(True) (torch >= 2.3) under a policy
+# that pins PYTORCH_TUNABLEOP_ENABLED=0: TunableOp stays off, said once.
+mkdir -p "$WORK/fake/torch/cuda"
+printf 'from . import tunable\n' > "$WORK/fake/torch/cuda/__init__.py"
+printf 'state = []\ndef enable(val=True):\n    state.append(val)\n' \
+    > "$WORK/fake/torch/cuda/tunable.py"
+printf 'from . import cuda\n' >> "$WORK/fake/torch/__init__.py"
+printf 'import torch\nt = torch.cuda.tunable\nt.enable()\nt.enable(True)\nt.enable(False)\nprint(t.state)\n' \
+    > "$WORK/tunable-probe.py"
+DETSHIM_TORCH_DETERMINISTIC=on PYTORCH_TUNABLEOP_ENABLED=0 PYTHONPATH=$HOOK:$WORK/fake \
+    $PY "$WORK/tunable-probe.py" > "$WORK/tunable.out" 2> "$WORK/tunable.err"
+expect_eq "TunableOp pinned off: the program's enable() calls reach torch as False" \
+    "[False, False, False]" "$(cat "$WORK/tunable.out")"
+expect_grep "TunableOp pinned off: says so, and what to do" \
+    '^detshim: torch.cuda.tunable.enable\(True\) was ignored: the policy keeps TunableOp off .*remove the call' \
+    "$WORK/tunable.err"
+expect_lines "TunableOp pinned off: one line, however many calls" 1 "$WORK/tunable.err"
+DETSHIM_TORCH_DETERMINISTIC=on PYTHONPATH=$HOOK:$WORK/fake $PY "$WORK/tunable-probe.py" \
+    > "$WORK/tunable-free.out" 2>&1
+expect_eq "TunableOp not pinned by the policy: the program's calls as they were" \
+    "[True, True, False]" "$(cat "$WORK/tunable-free.out")"
+
 # A torch too old for warn_only: one detshim line, and the program goes on.
 printf 'def use_deterministic_algorithms(mode):\n    pass\n' > "$WORK/old/torch/__init__.py"
 cp "$WORK/fake/torch/backends/"*.py "$WORK/old/torch/backends/"
