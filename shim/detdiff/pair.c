@@ -432,17 +432,24 @@ static long likeness(const detshim_process *p, const detshim_process *q)
 }
 
 /* The length of the parent part of a lineage name ("main.f" of
- * "main.f2", "main.s" of "main.s10"), or 0 for a name that is not a
- * fork's or a spawn's. */
-static size_t parent_len(const char *name)
+ * "main.f2", "main.s" of "main.s10" and of "main.s10.e", the image
+ * main.s10 exec'd into), or 0 for a name that is not a fork's, a
+ * spawn's, or an image one of them exec'd into; *suffix is then where
+ * the ".e" images start (the name's end for the child itself). */
+static size_t parent_len(const char *name, const char **suffix)
 {
-    const char *dot = name ? strrchr(name, '.') : NULL;
-    if (!dot || (dot[1] != 'f' && dot[1] != 's') || !dot[2])
+    if (!name)
         return 0;
-    for (const char *c = dot + 2; *c; c++)
-        if (*c < '0' || *c > '9')
-            return 0;
-    return (size_t)(dot - name) + 2;
+    size_t end = strlen(name);
+    while (end >= 2 && name[end - 2] == '.' && name[end - 1] == 'e')
+        end -= 2;
+    size_t dot = end;
+    while (dot > 0 && name[dot - 1] >= '0' && name[dot - 1] <= '9')
+        dot--;
+    if (dot == end || dot < 2 || name[dot - 2] != '.' || (name[dot - 1] != 'f' && name[dot - 1] != 's'))
+        return 0;
+    *suffix = name + end;
+    return dot;
 }
 
 static const detshim_process *named(const detshim_run *run, const char *name)
@@ -457,14 +464,16 @@ int diff_swapped_names(const detshim_run *a, const detshim_run *b, const detshim
                        const detshim_process *pb, const detshim_process **qa,
                        const detshim_process **qb)
 {
-    size_t len = parent_len(pa->name);
+    const char *suffix, *sib_suffix;
+    size_t len = parent_len(pa->name, &suffix);
     if (!len || !str_same(pa->name, pb->name))
         return 0;
     long direct = likeness(pa, pb);
     int looked = 0;
     for (int i = 0; i < a->nprocesses && looked < SWAP_MAX_SIBLINGS; i++) {
         const detshim_process *sa = &a->processes[i], *sb;
-        if (sa == pa || parent_len(sa->name) != len || strncmp(sa->name, pa->name, len) != 0 ||
+        if (sa == pa || parent_len(sa->name, &sib_suffix) != len ||
+            strncmp(sa->name, pa->name, len) != 0 || !str_same(sib_suffix, suffix) ||
             !(sb = named(b, sa->name)))
             continue;
         looked++;

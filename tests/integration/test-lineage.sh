@@ -38,6 +38,15 @@ $DETDIFF "$WORK/sa" "$WORK/sb" > "$WORK/spawns.diff"
 expect_grep "spawned children that swapped names: the hint names both" \
     "^  hint: run A's main\.s1 looks like run B's main\.s2 and run A's main\.s2 like run B's main\.s1: " \
     "$WORK/spawns.diff"
+# Images those children exec'd into (main.f<k>.e) that swapped names.
+shim "$WORK/ea" $P forkexec 1 2 > /dev/null
+shim "$WORK/eb" $P forkexec 2 1 > /dev/null
+$DETDIFF "$WORK/ea" "$WORK/eb" > "$WORK/execs.diff"
+expect_grep "exec'd images that swapped names: the hint names both" \
+    "^  hint: run A's main\.f1\.e looks like run B's main\.f2\.e and run A's main\.f2\.e like run B's main\.f1\.e: " \
+    "$WORK/execs.diff"
+expect_no_grep "exec'd images: their parents, which match, are not diverged" \
+    "^process main\.f1: diverged" "$WORK/execs.diff"
 # Children that differ for another reason are not called swapped.
 shim "$WORK/fc" $P forks 3 4 > /dev/null
 $DETDIFF "$WORK/fa" "$WORK/fc" > "$WORK/other.diff"

@@ -14,6 +14,9 @@
  *       each making the same calls on data of its seed; run with the seeds
  *       in another order, the children swap names, as children forked
  *       concurrently may.
+ *   procs_prog forkexec SEED...  the same, but each child makes the same
+ *       calls first and then execs `procs_prog data SEED`: the exec'd
+ *       images (main.f<k>.e) swap names, their parents do not differ.
  *   procs_prog data SEED  those calls, in this process.
  *   procs_prog closefds FILE  calls enough to open the trace, closes every
  *       descriptor above 2 (as daemons do), writes FILE (which may get the
@@ -105,6 +108,19 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (argc >= 2 && strcmp(argv[1], "forkexec") == 0) {
+        for (int i = 2; i < argc; i++) {
+            fflush(stdout);
+            pid_t pid = fork();
+            if (pid == 0) {
+                calls(3, 2);
+                execl("/proc/self/exe", "procs_prog", "data", argv[i], (char *)NULL);
+                _exit(127);
+            }
+            waitpid(pid, NULL, 0);
+        }
+        return 0;
+    }
     if (argc >= 3 && strcmp(argv[1], "data") == 0) {
         seeded_calls(atoi(argv[2]));
         return 0;
@@ -139,7 +155,7 @@ int main(int argc, char **argv)
         close(fd);
         return 0;
     }
-    fprintf(stderr, "usage: procs_prog threads ORDER... | fork | forks SEED... | data SEED | vfork | exec\n"
+    fprintf(stderr, "usage: procs_prog threads ORDER... | fork | forks SEED... | forkexec SEED... | data SEED | vfork | exec\n"
                     "       | closefds FILE\n");
     return 2;
 }
