@@ -15,7 +15,8 @@
 #include "trace/window.h"
 
 #define TRACE_BUF_CAP (64u * 1024u)
-#define SITE_CACHE_SIZE 512 /* per thread, power of two */
+#define SITE_CACHE_BITS 9
+#define SITE_CACHE_SIZE (1u << SITE_CACHE_BITS) /* per thread */
 /* How long the exit flush waits for a lock another thread holds. */
 #define TRACE_EXIT_WAIT_MS 1000
 
