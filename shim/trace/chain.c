@@ -6,6 +6,7 @@
  */
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,20 +31,24 @@ static const EVP_MD *sha256(void)
     return sha256_md ? sha256_md : EVP_sha256();
 }
 
-/* -1 until first asked: then 1 where SHA-NI serves the chain, else 0. */
-static int fast = -1;
+/* -1 until first asked: then 1 where SHA-NI serves the chain, else 0.
+ * Threads racing to set it store the same value (relaxed: a plain move). */
+static atomic_int fast = -1;
 
 static int use_fast(void)
 {
-    if (fast < 0)
-        fast = sha256_fast_available();
-    return fast;
+    int f = atomic_load_explicit(&fast, memory_order_relaxed);
+    if (f < 0) {
+        f = sha256_fast_available();
+        atomic_store_explicit(&fast, f, memory_order_relaxed);
+    }
+    return f;
 }
 
 int chain_set_fast(int on)
 {
     int was = use_fast();
-    fast = on && sha256_fast_available();
+    atomic_store_explicit(&fast, on && sha256_fast_available(), memory_order_relaxed);
     return was;
 }
 

@@ -8,6 +8,7 @@
  */
 #include <cpuid.h>
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "trace/sha256.h"
@@ -25,14 +26,15 @@ static const uint32_t sha256_k[64] = {
 
 int sha256_fast_available(void)
 {
-    static int known = -1;
-    if (known < 0) {
+    static atomic_int known = -1; /* racing threads store the same value */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k < 0) {
         unsigned a, b, c, d;
-        int ok = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) && (c & bit_SSE4_1);
-        ok = ok && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
-        known = ok; /* racing threads store the same value */
+        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) && (c & bit_SSE4_1);
+        k = k && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+        atomic_store_explicit(&known, k, memory_order_relaxed);
     }
-    return known;
+    return k;
 }
 
 /* The compression of nblocks 64-byte blocks into state (a..h). The state
