@@ -86,15 +86,17 @@ static int file_has_symtab(const char *path)
     ElfW(Ehdr) eh;
     ElfW(Shdr) sh[256];
     if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-        eh.e_shentsize == sizeof sh[0] && eh.e_shnum <= 256 && eh.e_shstrndx < eh.e_shnum &&
+        eh.e_shentsize == sizeof sh[0] && eh.e_shnum > 0 && eh.e_shnum <= 256 &&
+        eh.e_shstrndx < eh.e_shnum &&
         pread(fd, sh, eh.e_shnum * sizeof sh[0], (off_t)eh.e_shoff) ==
             (ssize_t)(eh.e_shnum * sizeof sh[0])) {
         has = 0;
         const ElfW(Shdr) *strs = &sh[eh.e_shstrndx];
         for (int i = 0; i < eh.e_shnum && !has; i++) {
             char name[16] = "";
-            if (sh[i].sh_name < strs->sh_size)
-                pread(fd, name, sizeof name - 1, (off_t)(strs->sh_offset + sh[i].sh_name));
+            if (sh[i].sh_name < strs->sh_size &&
+                pread(fd, name, sizeof name - 1, (off_t)(strs->sh_offset + sh[i].sh_name)) < 0)
+                name[0] = 0;
             has = sh[i].sh_type == SHT_SYMTAB || !strcmp(name, ".gnu_debugdata");
         }
     }

@@ -91,6 +91,8 @@ void sha256_init(struct sha256_ctx *c)
 void sha256_update(struct sha256_ctx *c, const void *data, size_t len)
 {
     const uint8_t *p = data;
+    if (!len)
+        return; /* data may be NULL: memcpy must not see it */
     c->total += len;
     if (c->fill) {
         size_t take = 64 - c->fill < len ? 64 - c->fill : len;
