@@ -56,7 +56,7 @@ CTOR_OBJ := $(call obj,$(wildcard shim/life/*.c))
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 # The reader library: the reader and the format code it shares with the
 # writer (chain and roots, frame checks).
-READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/frame.c)
+READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c)
 READER_SONAME := libdetshim-reader.so.0
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
@@ -361,7 +361,7 @@ FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
     -fno-sanitize-recover=undefined
 FUZZ_BIN := $(B)/fuzz/fuzz_reader $(B)/fuzz/fuzz_detdiff $(B)/fuzz/fuzz_policy
 fuzz_obj = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(1))
-FUZZ_READER_OBJ := $(call fuzz_obj,$(READER_SRC) shim/trace/chain.c shim/trace/frame.c \
+FUZZ_READER_OBJ := $(call fuzz_obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c \
     tests/fuzz/fuzz_common.c)
 FUZZ_DETDIFF_OBJ := $(call fuzz_obj,$(filter-out shim/detdiff/main.c,$(DETDIFF_SRC)))
 FUZZ_POLICY_OBJ := $(call fuzz_obj,shim/core/policy.c shim/core/policy_find.c shim/core/policy_env.c shim/trace/frame.c \

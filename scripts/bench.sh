@@ -6,7 +6,7 @@
 # if the shim did not really intercept (an empty trace), because then the
 # numbers would mean nothing. The training ratio is also estimated from the
 # per-record cost and digest speed measured here, because wall times on a
-# shared machine swing by more than the overhead. About 2 minutes on 2 cores.
+# shared machine swing by more than the overhead. About 3 minutes on 2 cores.
 # Knobs (environment): BENCH_DDOT_CALLS (2000000), BENCH_DDOT_TRACED_CALLS
 # (50000: every traced call writes a ~250-byte record), BENCH_TORCH_ARGS
 # ("300 1024": steps and hidden width of tests/programs/torch_prog.py),
@@ -16,7 +16,8 @@
 # BENCH_DIFF_BASELINE (unset: the path of another detdiff, e.g. an older
 # build, measured side by side on the same traces), BENCH_SUMMARY_CALLS
 # (100000000: calls of the summary-trace loop, cblas_ddot n=1, its trace
-# bounded by max_bytes = 64M and deleted after).
+# bounded by max_bytes = 64M and deleted after), BENCH_SUMMARY_TORCH_STEPS
+# (6000: steps of the long summary-traced training, ~1 minute here).
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -38,6 +39,7 @@ DIFF_RECORDS=${BENCH_DIFF_RECORDS:-1000000}
 DIFF_THREADS=${BENCH_DIFF_THREADS:-4096}
 DIFF_BASELINE=${BENCH_DIFF_BASELINE:-}
 SUMMARY_CALLS=${BENCH_SUMMARY_CALLS:-100000000}
+LONG_STEPS=${BENCH_SUMMARY_TORCH_STEPS:-6000}
 TRACE_CALLS=$TOP/build/bench/bench_trace_calls
 
 die() {
@@ -292,7 +294,23 @@ wb=$(window_bytes "$WORK/tsum")
 echo "  (the summary: $wb bytes of window digests, $(awk -v w="$wb" -v n="$calls" \
     'BEGIN { printf "%.4f", w / n }') per call; $(( $(cat "$WORK"/tsum/*.dtrace | wc -c) - wb ))" \
     "bytes that do not grow with the calls: header, identity stream, call sites)"
+# The same training, longer: the part that does not grow is paid once, so
+# a short run's bytes per call say little of a real one's. All-in at the
+# longer length, and the marginal bytes per call between the two.
+short_bytes=$(cat "$WORK"/tsum/*.dtrace | wc -c)
 rm -rf "$WORK/tfull" "$WORK/tsum"
+# shellcheck disable=SC2086 # TORCH_ARGS is two words on purpose
+set -- $TORCH_ARGS
+env LD_PRELOAD="$SHIM" DETSHIM_TRACE_LEVEL=summary DETSHIM_TRACE="$WORK/tlong" "$PY" "$TORCH_PROG" \
+    "$LONG_STEPS" "$2" > /dev/null
+long_calls=$("$DETDIFF" --show "$WORK/tlong" | awk '$1 == "summary:" { n += $2 } END { print n + 0 }')
+long_bytes=$(cat "$WORK"/tlong/*.dtrace | wc -c)
+[ "$long_calls" -gt "$calls" ] || die "the long summary training holds $long_calls calls"
+printf '  %-44s %12s %12s %14s\n' "training ($LONG_STEPS $2), summary" "$long_calls" \
+    "$(bytes_per_call "$WORK/tlong" "$long_calls")" "-"
+echo "  (marginal, between the two lengths: $(awk -v a="$short_bytes" -v b="$long_bytes" \
+    -v m="$calls" -v n="$long_calls" 'BEGIN { printf "%.4f", (b - a) / (n - m) }') bytes per call)"
+rm -rf "$WORK/tlong"
 # The loop: bounded (max_bytes) so that a writer bug cannot fill the disk.
 printf 'include = passthrough\n[trace]\nmax_bytes = 64M\n' > "$WORK/loop.policy"
 sec=$(seconds_of env LD_PRELOAD="$SHIM" DETSHIM_POLICY="$WORK/loop.policy" DETSHIM_TRACE_LEVEL=summary \

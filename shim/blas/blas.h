@@ -259,14 +259,19 @@ struct blas_site {
  * exception; blas_fp_set puts a held state back. */
 #if defined(__SSE__)
 typedef unsigned blas_fpstate;
+/* MXCSR is written only when it changes: a write costs some 20 cycles,
+ * and mostly the program's state is already the held one (no flag raised,
+ * every exception masked). */
 static inline void blas_fp_hold(blas_fpstate *s)
 {
-    *s = _mm_getcsr();
-    _mm_setcsr((*s & ~0x3fu) | 0x1f80u); /* flags 0-5 cleared, masks 7-12 set */
+    unsigned held = (*s = _mm_getcsr(), (*s & ~0x3fu) | 0x1f80u); /* flags 0-5 cleared, masks 7-12 set */
+    if (held != *s)
+        _mm_setcsr(held);
 }
 static inline void blas_fp_set(const blas_fpstate *s)
 {
-    _mm_setcsr(*s);
+    if (_mm_getcsr() != *s)
+        _mm_setcsr(*s);
 }
 #else
 typedef fenv_t blas_fpstate;

@@ -7,10 +7,12 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <execinfo.h>
 #include <link.h>
 #include <libunwind.h> /* types only: the functions come from dlsym */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +57,103 @@ static void load_unwinder(void)
     *(void **)&unw.get_proc_name = sym(h, "_ULx86_64_get_proc_name");
 }
 
-/* Names the functions holding addrs[0..n) by walking this thread's stack
- * once; a name not found stays "". */
+/* "symbol+0xoff" when addr lies inside a sized dynamic symbol (dladdr
+ * checks the size), else 0 and names stays as it was. libunwind would name
+ * such an address after the same function, but finds it by mapping the
+ * module's ELF file anew each time: for libtorch_cpu some 50 ms of a
+ * traced PyTorch start-up. */
+static int name_exact(uintptr_t addr, char name[256])
+{
+    Dl_info info;
+    const ElfW(Sym) *esym = NULL;
+    if (!dladdr1((void *)addr, &info, (void **)&esym, RTLD_DL_SYMENT) || !esym ||
+        !info.dli_sname || !esym->st_size || addr - (uintptr_t)info.dli_saddr >= esym->st_size)
+        return 0;
+    snprintf(name, 256, "%.219s+0x%lx", info.dli_sname,
+             (unsigned long)(addr - (uintptr_t)info.dli_saddr));
+    return 1;
+}
+
+/* 1 if the ELF file at path has a symbol table beyond its dynamic one
+ * (.symtab, or MiniDebugInfo's .gnu_debugdata, which libunwind reads), or
+ * cannot be read; 0 for a stripped file. */
+static int file_has_symtab(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    int has = 1;
+    ElfW(Ehdr) eh;
+    ElfW(Shdr) sh[256];
+    if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+        eh.e_shentsize == sizeof sh[0] && eh.e_shnum > 0 && eh.e_shnum <= 256 &&
+        eh.e_shstrndx < eh.e_shnum &&
+        pread(fd, sh, eh.e_shnum * sizeof sh[0], (off_t)eh.e_shoff) ==
+            (ssize_t)(eh.e_shnum * sizeof sh[0])) {
+        has = 0;
+        const ElfW(Shdr) *strs = &sh[eh.e_shstrndx];
+        for (int i = 0; i < eh.e_shnum && !has; i++) {
+            char name[16] = "";
+            if (sh[i].sh_name < strs->sh_size &&
+                pread(fd, name, sizeof name - 1, (off_t)(strs->sh_offset + sh[i].sh_name)) < 0)
+                name[0] = 0;
+            has = sh[i].sh_type == SHT_SYMTAB || !strcmp(name, ".gnu_debugdata");
+        }
+    }
+    close(fd);
+    return has;
+}
+
+/* Whether libunwind can name an address of addr's module better than its
+ * dynamic symbols do: only from a symbol table the module's file has
+ * besides them. In a stripped module it finds the nearest dynamic
+ * function below the address, which name_plausible drops unless it holds
+ * the address (name_exact's case): the walk would find nothing, after
+ * mapping the file for each frame. Remembered per module (process-wide). */
+static int module_has_symtab(uintptr_t addr)
+{
+    static struct module_symtab { uintptr_t base; int has; } known[64];
+    static int nknown;
+    /* Taken without waiting: a thread that finds it held (or a forked
+     * child whose parent's thread held it) reads the file again. */
+    static atomic_flag busy = ATOMIC_FLAG_INIT;
+    Dl_info info;
+    if (!dladdr((void *)addr, &info) || !info.dli_fbase || !info.dli_fname)
+        return 1;
+    uintptr_t base = (uintptr_t)info.dli_fbase;
+    int has = -1;
+    if (!atomic_flag_test_and_set(&busy)) {
+        for (int i = 0; i < nknown && has < 0; i++)
+            if (known[i].base == base)
+                has = known[i].has;
+        atomic_flag_clear(&busy);
+    }
+    if (has >= 0)
+        return has;
+    /* The main program is named by argv[0] (module_name): read it by
+     * /proc/self/exe. */
+    int main_program = !info.dli_fname[0] || !strcmp(info.dli_fname, program_invocation_name);
+    has = file_has_symtab(main_program ? "/proc/self/exe" : info.dli_fname);
+    if (!atomic_flag_test_and_set(&busy)) {
+        if (nknown < 64) /* full: asked again, harmless */
+            known[nknown++] = (struct module_symtab){ base, has };
+        atomic_flag_clear(&busy);
+    }
+    return has;
+}
+
+/* Names the functions holding addrs[0..n): from the dynamic symbols where
+ * one holds the address, else, in a module with a symbol table, by
+ * walking this thread's stack once; a name not found stays "". */
 static void name_frames(const uintptr_t *addrs, int n, char (*names)[256])
 {
-    for (int i = 0; i < n; i++)
+    int left = 0;
+    for (int i = 0; i < n; i++) {
         names[i][0] = 0;
+        left += !name_exact(addrs[i], names[i]) && module_has_symtab(addrs[i]);
+    }
+    if (!left)
+        return;
     if (!unw.getcontext || !unw.init_local || !unw.step || !unw.get_reg || !unw.get_proc_name)
         return;
     unw_context_t uc;
@@ -90,7 +183,9 @@ static const char *base_name(const char *path)
 
 static struct site_entry *site_lookup(struct thread_buf *tb, uintptr_t addr, int *is_new)
 {
-    size_t h = (size_t)(XXH3_64bits(&addr, sizeof addr) & (SITE_CACHE_SIZE - 1));
+    /* Fibonacci hashing: the top bits of addr times 2^64/phi, a multiply
+     * where XXH3 took some 40 instructions for each of a call's frames. */
+    size_t h = (size_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> (64 - SITE_CACHE_BITS));
     for (size_t probe = 0; probe < SITE_CACHE_SIZE; probe++) {
         struct site_entry *e = &tb->sites[(h + probe) & (SITE_CACHE_SIZE - 1)];
         if (e->addr == addr) {

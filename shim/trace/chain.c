@@ -1,13 +1,17 @@
 /* SHA-256 chain and roots (definitions in trace_format.h). The same code
  * runs in the writer and in the reader, so a root printed by detdiff is the
- * root the shim committed to.
+ * root the shim committed to. The per-record hashes (chain_sha256,
+ * chain_step) run on SHA-NI where the CPU has it (sha256.c), else through
+ * OpenSSL; the roots, hashed once per file, always through OpenSSL.
  */
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace/chain.h"
+#include "trace/sha256.h"
 #include "detshim/trace_format.h"
 
 /* SHA-256 fetched once: EVP_sha256() makes OpenSSL 3 look the algorithm
@@ -27,8 +31,42 @@ static const EVP_MD *sha256(void)
     return sha256_md ? sha256_md : EVP_sha256();
 }
 
+/* -1 until first asked: then 1 where SHA-NI serves the chain, else 0.
+ * Threads racing to set it store the same value (relaxed: a plain move). */
+static atomic_int fast = -1;
+
+static int use_fast(void)
+{
+    int f = atomic_load_explicit(&fast, memory_order_relaxed);
+    if (f < 0) {
+        f = sha256_fast_available();
+        atomic_store_explicit(&fast, f, memory_order_relaxed);
+    }
+    return f;
+}
+
+int chain_set_fast(int on)
+{
+    int was = use_fast();
+    atomic_store_explicit(&fast, on && sha256_fast_available(), memory_order_relaxed);
+    return was;
+}
+
+static void fast_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32])
+{
+    struct sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, a, alen);
+    sha256_update(&c, b, blen);
+    sha256_final(&c, out);
+}
+
 int chain_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32])
 {
+    if (use_fast()) {
+        fast_sha256(a, alen, b, blen, out);
+        return 0;
+    }
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     unsigned int n = 0;
     int ok = ctx && EVP_DigestInit_ex(ctx, sha256(), NULL) &&
@@ -45,7 +83,7 @@ void chain_start(uint8_t head[32])
 
 int chain_step(void *ctx, uint8_t head[32], const void *payload, size_t len)
 {
-    if (!ctx)
+    if (!ctx || use_fast())
         return chain_sha256(head, 32, payload, len, head);
     EVP_MD_CTX *c = ctx;
     unsigned int n = 0;

@@ -20,7 +20,8 @@ struct chain_thread {
     uint8_t head[32];
 };
 
-/* One-shot SHA-256. Returns 0, or -1 if OpenSSL fails. */
+/* One-shot SHA-256 of a || b (b may be NULL when blen is 0). Returns 0, or
+ * -1 if OpenSSL fails. */
 int chain_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32]);
 /* d0 of every window's digest (TRACE_CHAIN_SEED). */
 void chain_start(uint8_t head[32]);
@@ -31,6 +32,10 @@ int chain_stream_fold(uint8_t head[32], const uint8_t window_digest[32]);
 /* head = SHA256(head || payload). ctx is an EVP_MD_CTX the caller keeps
  * across calls (NULL: use a temporary one). */
 int chain_step(void *ctx, uint8_t head[32], const void *payload, size_t len);
+/* Tests: on = 0 makes chain_sha256 and chain_step use OpenSSL even where
+ * SHA-NI is present; on = 1 restores SHA-NI where present. Returns whether
+ * SHA-NI was in use. Not thread-safe: call before any trace starts. */
+int chain_set_fast(int on);
 /* Sorts threads in place (by head, then count) and writes the process root. */
 void chain_process_root(const struct chain_field *fields, int nfields,
                         struct chain_thread *threads, int nthreads, uint8_t out[32]);

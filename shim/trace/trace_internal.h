@@ -14,8 +14,14 @@
 #include "detshim.h"
 #include "trace/window.h"
 
+/* A stream's buffer starts at TRACE_BUF_CAP; one written out
+ * TRACE_BUF_GROW_AFTER times (a busy stream) grows to TRACE_BUF_MAX, so
+ * that it is written in fewer, larger writes (writer.c). */
 #define TRACE_BUF_CAP (64u * 1024u)
-#define SITE_CACHE_SIZE 512 /* per thread, power of two */
+#define TRACE_BUF_MAX (1024u * 1024u)
+#define TRACE_BUF_GROW_AFTER 4
+#define SITE_CACHE_BITS 9
+#define SITE_CACHE_SIZE (1u << SITE_CACHE_BITS) /* per thread */
 /* How long the exit flush waits for a lock another thread holds. */
 #define TRACE_EXIT_WAIT_MS 1000
 
@@ -48,6 +54,8 @@ struct thread_buf {
     struct trace_window win;   /* window.c: the head over closed windows */
     void *md; /* EVP_MD_CTX */
     uint8_t *buf;
+    size_t cap;       /* TRACE_BUF_CAP, or TRACE_BUF_MAX once grown */
+    unsigned flushes; /* times buf was written out, until it grows */
     size_t len;
     size_t chained; /* buf[0..chained) is in head already (writer.c) */
     atomic_flag busy; /* owner while appending; the exit flusher */

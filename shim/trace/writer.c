@@ -67,6 +67,7 @@ static struct thread_buf *thread_get(int stream)
     if (!tb)
         return NULL;
     tb->buf = malloc(TRACE_BUF_CAP);
+    tb->cap = TRACE_BUF_CAP;
     tb->md = EVP_MD_CTX_new();
     if (!tb->buf || !tb->md) {
         free(tb->buf);
@@ -177,14 +178,16 @@ static void chain_catch_up(struct thread_buf *tb)
 void trace_buf_flush(struct thread_buf *tb)
 {
     chain_catch_up(tb);
-    if (tb->len)
+    if (tb->len) {
         trace_file_write(tb->buf, tb->len); /* a failure is reported there */
+        tb->flushes++;
+    }
     tb->len = tb->chained = 0;
 }
 
 static void ensure_room(struct thread_buf *tb, size_t need)
 {
-    if (TRACE_BUF_CAP - tb->len < need)
+    if (tb->cap - tb->len < need)
         trace_buf_flush(tb);
 }
 
@@ -394,7 +397,7 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
     for (int attempt = 0; attempt < 2 && !n; attempt++) {
         if (attempt)
             trace_buf_flush(tb);
-        size_t room = TRACE_BUF_CAP - tb->len;
+        size_t room = tb->cap - tb->len;
         if (room > TRACE_FRAME_HEADER_LEN)
             n = encode_record(r, tb->seq, frames, nframes,
                                     tb->buf + tb->len + TRACE_FRAME_HEADER_LEN,
@@ -604,6 +607,22 @@ static void pending_discard(struct thread_buf *tb)
     tb->pending_head = 0;
 }
 
+/* Gives a busy stream its larger buffer (TRACE_BUF_MAX), keeping what it
+ * holds; on the record path only, never at exit, which may be in a
+ * signal handler. Without memory the stream keeps its buffer and asks
+ * again after as many writes. Caller holds tb->busy. */
+static void grow_if_busy(struct thread_buf *tb)
+{
+    if (tb->cap >= TRACE_BUF_MAX || tb->flushes < TRACE_BUF_GROW_AFTER)
+        return;
+    uint8_t *b = realloc(tb->buf, TRACE_BUF_MAX);
+    if (b) {
+        tb->buf = b;
+        tb->cap = TRACE_BUF_MAX;
+    }
+    tb->flushes = 0;
+}
+
 void trace_rec_commit(struct trace_rec *r)
 {
     struct thread_buf *tb = thread_get(r->stream);
@@ -626,6 +645,7 @@ void trace_rec_commit(struct trace_rec *r)
             trace_late_record();
         return;
     }
+    grow_if_busy(tb);
     pending_write(tb, 0);
     if ((tb->npending || rec_has_deferred(r)) && pending_push(tb, r, frames, nframes) == 0) {
         buf_unlock(tb);
