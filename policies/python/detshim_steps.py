@@ -23,6 +23,7 @@ record on the calling thread's chain.
 
 Nothing here imports a framework, and nothing runs when the process has no
 trace."""
+import operator
 import os
 import sys
 
@@ -33,6 +34,7 @@ _MAX_OP_INPUTS = 8  # an op record holds 16 operands: 8 inputs, 8 outputs
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 _shim = None
+_is = operator.is_
 
 
 class _Shim:
@@ -52,17 +54,48 @@ class _Shim:
         self.tensor.restype = c.c_int
         self.end = lib.detshim_framework_end
         self.end.argtypes, self.end.restype = (), c.c_int
+        self.many = lib.detshim_framework_tensors
+        self.many.argtypes = (c.c_int, c.c_void_p, c.c_void_p, c.c_void_p, c.c_void_p,
+                              c.c_void_p, c.c_void_p, c.c_void_p)
+        self.many.restype = c.c_int
         self.dims = c.c_int64 * 8
-        self.one = c.c_int64 * 1
+        self.ctypes = c
 
-    def put(self, name, role, ptr, elem, count, shape=None, strides=None):
-        """One tensor: `count` contiguous elements at ptr, or a strided
-        view (shape and strides in elements, at most 8 dims)."""
-        if shape is None:
-            return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, 1,
-                               self.one(count), self.one(1))
+    def put(self, name, role, ptr, elem, shape, strides):
+        """One tensor at ptr: shape and strides in elements, at most 8
+        dims ((n,) and (1,) for n packed elements)."""
         return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, len(shape),
                            self.dims(*shape), self.dims(*strides))
+
+
+class _Batch:
+    """Many tensors laid out once for detshim_framework_tensors, one C
+    call per record: names, roles, element sizes, shapes and strides as
+    ctypes arrays, built when the set of tensors or a layout changes and
+    kept; put() then passes only this record's data pointers."""
+
+    def __init__(self, shim, items):
+        """items: (name, role, elem, shape, strides) each, shape and
+        strides in elements (at most 8 dims; shape (n,) strides (1,) for
+        n packed elements)."""
+        c, n = shim.ctypes, len(items)
+        self.shim, self.n = shim, n
+        self.names = (c.c_char_p * n)(*(i[0].encode("utf-8", "replace") for i in items))
+        self.roles = (c.c_int * n)(*(i[1] for i in items))
+        self.elems = (c.c_int64 * n)(*(i[2] for i in items))
+        self.ndims = (c.c_int * n)(*(len(i[3]) for i in items))
+        self.shapes = (c.c_int64 * (8 * n))()
+        self.strides = (c.c_int64 * (8 * n))()
+        for k, item in enumerate(items):
+            self.shapes[8 * k:8 * k + len(item[3])] = item[3]
+            self.strides[8 * k:8 * k + len(item[4])] = item[4]
+        self.ptrs = c.c_void_p * n
+
+    def put(self, ptrs):
+        """Digests the tensors at ptrs (in the items' order) into the open
+        record; returns how many were taken."""
+        return self.shim.many(self.n, self.names, self.roles, self.ptrs(*ptrs), self.elems,
+                              self.ndims, self.shapes, self.strides)
 
 
 def _reach_shim():
@@ -110,7 +143,7 @@ def _put_array(name, role, a, np):
         return
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
-    _shim.put(name, role, a.ctypes.data, a.itemsize, a.size)
+    _shim.put(name, role, a.ctypes.data, a.itemsize, (a.size,), (1,))
 
 
 # ---- where a call came from ------------------------------------------------
@@ -156,20 +189,13 @@ _torch = None
 
 
 def _put_torch(name, role, t):
-    if t.layout != _torch.strided or t.is_quantized or t.device.type == "meta":
-        return  # no elements to digest (meta), or not a plain array
-    if t.is_conj() or t.is_neg():
-        t = t.resolve_conj().resolve_neg()  # the values, not the lazy bits
-    if t.device.type != "cpu":
-        t = t.detach().cpu()  # device tensors are digested on the host
-    if t.is_contiguous():
-        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel())
-    elif t.dim() <= 8 and min(t.stride()) >= 0:
-        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel(), tuple(t.shape),
-                  t.stride())
-    else:
-        c = t.contiguous()
-        _shim.put(name, role, c.data_ptr(), c.element_size(), c.numel())
+    lay = _torch_layout(t)
+    if lay is False:
+        return
+    if lay is None:
+        t = _torch_packed(t)
+        lay = t.element_size(), (t.numel(),), (1,)
+    _shim.put(name, role, t.data_ptr(), *lay)
 
 
 class _TorchNames:
@@ -219,28 +245,114 @@ def _record_torch_step(torch, names, optimizer):
         _quiet.pop()
 
 
+def _torch_step_tensors(optimizer, Tensor):
+    """Every parameter of every group, then every tensor of their state,
+    each parameter's by key: the tensors of a step record, in order."""
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    state = optimizer.state
+    tensors = list(params)
+    for p in params:
+        s = state.get(p)
+        if s:
+            tensors.extend(v for k, v in sorted(s.items(), key=_str_key) if isinstance(v, Tensor))
+    return tensors
+
+
+def _str_key(item):
+    return str(item[0])
+
+
+def _torch_layout(t):
+    """What the digest walks for t as it lies: (elem, shape, strides), or
+    None when it cannot be read in place (not on the CPU, lazy conj/neg
+    bits, a layout the digest cannot walk): then a packed host copy is
+    digested, and False when t has no elements to digest."""
+    if t.layout != _torch.strided or t.is_quantized or t.device.type == "meta":
+        return False  # no elements to digest (meta), or not a plain array
+    if t.device.type != "cpu" or t.is_conj() or t.is_neg():
+        return None
+    if t.is_contiguous():
+        return t.element_size(), (t.numel(),), (1,)
+    if t.dim() <= 8 and min(t.stride()) >= 0:
+        return t.element_size(), tuple(t.shape), t.stride()
+    return None
+
+
+def _torch_packed(t):
+    """A packed host copy of t with its values (conj and neg resolved)."""
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    return t.detach().cpu().contiguous()
+
+
+class _TorchPlan:
+    """One optimizer's step record, laid out once (names, element sizes,
+    shapes, strides: a _Batch) and kept while its tensors stay the same
+    objects with the same data pointers, shapes, strides and dtypes; a
+    change (a new param group, state made at the first step, a
+    parameter's .data replaced) lays it out again."""
+
+    def __init__(self, optimizer, names, tensors, key):
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        ids = [id(p) for p in params]
+        cached = getattr(optimizer, "_detshim_names", None)
+        if cached is None or cached[0] != ids:  # names are kept while the params are
+            cached = optimizer._detshim_names = (ids, names.of(optimizer))
+        known, labels = cached[1], []
+        for g, group in enumerate(optimizer.param_groups):
+            for i, p in enumerate(group["params"]):
+                labels.append(known.get(id(p)) or "group%d.param%d" % (g, i))
+        state, Tensor = optimizer.state, _torch.Tensor
+        for label, p in zip(labels[:len(params)], params):
+            for k, v in sorted((state.get(p) or {}).items(), key=_str_key):
+                if isinstance(v, Tensor):
+                    labels.append("state.%s.%s" % (label, k))
+        self.tensors, self.key = tensors, key
+        self.copied = []  # indices (into the kept tensors) digested from a packed copy
+        self.kept = []    # indices into tensors that are digested
+        items = []
+        for i, (label, t) in enumerate(zip(labels, tensors)):
+            lay = _torch_layout(t)
+            if lay is False:
+                continue
+            if lay is None:
+                c = _torch_packed(t)
+                lay = c.element_size(), (c.numel(),), (1,)
+                self.copied.append(len(self.kept))
+            self.kept.append(i)
+            items.append((label,) + (ROLE_OUT,) + lay)
+        self.batch = _Batch(_shim, items)
+
+    def put(self, key):
+        tensors = self.tensors
+        ptrs = [key[i][0] for i in self.kept]
+        hold = []
+        for k in self.copied:
+            c = _torch_packed(tensors[self.kept[k]])
+            hold.append(c)  # alive until digested
+            ptrs[k] = c.data_ptr()
+        self.batch.put(ptrs)
+        del hold
+
+
+def _torch_key(tensors):
+    return [(t.data_ptr(), t.shape, t.stride(), t.dtype) for t in tensors]
+
+
 def _record_torch_step_now(torch, names, optimizer):
     count = getattr(optimizer, "_detshim_steps", 0) + 1
     optimizer._detshim_steps = count
     if not _begin("step", [("framework", "torch"), ("optimizer", type(optimizer).__name__),
                            ("step", count)]):
         return
-    known = getattr(optimizer, "_detshim_names", None)
-    if known is None:
-        known = optimizer._detshim_names = names.of(optimizer)
     with torch.no_grad():
-        order = []
-        for g, group in enumerate(optimizer.param_groups):
-            for i, p in enumerate(group["params"]):
-                name = known.get(id(p)) or "group%d.param%d" % (g, i)
-                order.append((name, p))
-                _put_torch(name, ROLE_OUT, p)
-        for name, p in order:
-            state = optimizer.state.get(p)
-            for key in sorted(state or (), key=str):
-                value = state[key]
-                if isinstance(value, torch.Tensor):
-                    _put_torch("state.%s.%s" % (name, key), ROLE_OUT, value)
+        tensors = _torch_step_tensors(optimizer, torch.Tensor)
+        key = _torch_key(tensors)
+        plan = getattr(optimizer, "_detshim_plan", None)
+        if (plan is None or len(plan.tensors) != len(tensors) or plan.key != key or
+                not all(map(_is, plan.tensors, tensors))):
+            plan = optimizer._detshim_plan = _TorchPlan(optimizer, names, tensors, key)
+        plan.put(key)
     _shim.end()
 
 
