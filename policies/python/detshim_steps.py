@@ -30,7 +30,8 @@ import sys
 _STEPS = os.environ.get("DETSHIM_TRACE_STEPS") == "on"
 _OPS = os.environ.get("DETSHIM_TRACE_OPS") == "on"
 ROLE_IN, ROLE_OUT = 1, 2
-_MAX_OP_INPUTS = 8  # an op record holds 16 operands: 8 inputs, 8 outputs
+_MAX_OPERANDS = 16  # in one record (TRACE_MAX_OPERANDS)
+_MAX_OP_INPUTS = 8  # an op record: up to 8 inputs, then outputs in the rest
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 _shim = None
@@ -135,15 +136,43 @@ def _begin(kind, params):
     return True
 
 
+def _op_room(nins):
+    """How many outputs an op record of nins inputs holds."""
+    return _MAX_OPERANDS - min(nins, _MAX_OP_INPUTS)
+
+
+def _end_op(nins, nouts):
+    """Ends an op record, saying in it how many inputs and outputs it left
+    out (dropped_in, dropped_out: only when it left some out)."""
+    if nins > _MAX_OP_INPUTS:
+        _shim.int(b"dropped_in", nins - _MAX_OP_INPUTS)
+    if nouts > _op_room(nins):
+        _shim.int(b"dropped_out", nouts - _op_room(nins))
+    _shim.end()
+
+
 # ---- numpy arrays (Keras, JAX) --------------------------------------------
 
-def _put_array(name, role, a, np):
+def _host_array(a, np):
+    """a as a packed numpy array, or None for one of Python objects."""
     a = np.asarray(a)
     if a.dtype.hasobject:
-        return
-    if not a.flags.c_contiguous:
-        a = np.ascontiguousarray(a)
-    _shim.put(name, role, a.ctypes.data, a.itemsize, (a.size,), (1,))
+        return None
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _put_array(name, role, a, np):
+    a = _host_array(a, np)
+    if a is not None:
+        _shim.put(name, role, a.ctypes.data, a.itemsize, (a.size,), (1,))
+
+
+def _put_arrays(named, np):
+    """Every (name, array) of a step record, as outputs, in one C call."""
+    arrays = [(name, _host_array(a, np)) for name, a in named]
+    arrays = [(name, a) for name, a in arrays if a is not None]
+    batch = _Batch(_shim, [(name, ROLE_OUT, a.itemsize, (a.size,), (1,)) for name, a in arrays])
+    batch.put([a.ctypes.data for _, a in arrays])
 
 
 # ---- where a call came from ------------------------------------------------
@@ -217,10 +246,7 @@ class _TorchNames:
         def watched(self, *args, **kwargs):
             seen.add(self)
             return real(self, *args, **kwargs)
-        watched.__wrapped__ = real
-        watched.__doc__ = real.__doc__
-        watched.__name__ = real.__name__
-        setattr(cls, attr, watched)
+        setattr(cls, attr, _like(watched, real))
 
     def of(self, optimizer):
         names = {}
@@ -416,9 +442,9 @@ def _hook_torch_ops(torch):
             if on:
                 try:
                     outs = [t for t in tree_flatten(out)[0] if isinstance(t, Tensor)]
-                    for i, t in enumerate(outs[:16 - min(len(ins), _MAX_OP_INPUTS)]):
+                    for i, t in enumerate(outs[:_op_room(len(ins))]):
                         _put_torch("out%d" % i, ROLE_OUT, t)
-                    _shim.end()
+                    _end_op(len(ins), len(outs))
                 except Exception as err:
                     _failed("torch op record", err)
             return out
@@ -455,9 +481,8 @@ def _record_keras_step(model, np):
     if not _begin("step", [("framework", "keras"), ("step", step)]):
         return
     tensors = list(model.variables) + list(getattr(optimizer, "variables", None) or [])
-    for v in tensors:
-        name = getattr(v, "path", None) or v.name
-        _put_array(name, ROLE_OUT, v.numpy() if hasattr(v, "numpy") else v, np)
+    _put_arrays([(getattr(v, "path", None) or v.name, v.numpy() if hasattr(v, "numpy") else v)
+                 for v in tensors], np)
     _shim.end()
 
 
@@ -487,19 +512,31 @@ def _hook_keras(keras):
         else:
             kwargs["callbacks"] = list(kwargs.get("callbacks") or []) + [DetshimSteps()]
         return real(self, *args, **kwargs)
-    fit.__wrapped__ = real
-    fit.__doc__ = real.__doc__
-    model_cls.fit = fit
+    model_cls.fit = _like(fit, real)
+    real_batch = model_cls.train_on_batch
+
+    def train_on_batch(self, *args, **kwargs):
+        """One optimizer step outside fit, so no callback: recorded after
+        it returns."""
+        out = real_batch(self, *args, **kwargs)
+        try:
+            _record_keras_step(self, np)
+        except Exception as err:
+            _failed("Keras step record", err)
+        return out
+    model_cls.train_on_batch = _like(train_on_batch, real_batch)
 
 
 # ---- JAX -------------------------------------------------------------------
 
 class _JaxCall:
-    """A jax.jit'd function, called through: after each call, a step
-    record when it returned its own state, and an op record with ops on."""
+    """A jax.jit'd (or jax.pmap'd: `kind`) function, called through: after
+    each call, a step record when it returned its own state, and an op
+    record with ops on."""
 
-    def __init__(self, jax, np, jitted, fun):
+    def __init__(self, jax, np, jitted, fun, kind="jit"):
         self._jax, self._np, self._jitted, self._fun = jax, np, jitted, fun
+        self._kind = kind
         self._steps = 0
         self.__wrapped__ = fun
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
@@ -528,7 +565,7 @@ class _JaxCall:
         if _OPS:
             try:
                 site = _site((_HERE + os.sep, os.path.dirname(self._jax.__file__) + os.sep))
-                op = _begin("op", [("op", "jit(%s)" % self.__name__), ("site", site)])
+                op = _begin("op", [("op", "%s(%s)" % (self._kind, self.__name__)), ("site", site)])
                 for i, x in enumerate(ins[:_MAX_OP_INPUTS] if op else ()):
                     _put_array("in%d" % i, ROLE_IN, x, self._np)
             except Exception as err:
@@ -536,7 +573,7 @@ class _JaxCall:
                 op = False
         out = self._jitted(*args, **kwargs)
         try:
-            self._record(wanted, out, op, min(len(ins), _MAX_OP_INPUTS))
+            self._record(wanted, out, op, len(ins))
         except Exception as err:
             _failed("JAX step or op record", err)
         return out
@@ -545,17 +582,17 @@ class _JaxCall:
         """The op record begun before the call, then the step record."""
         tree = self._jax.tree_util
         if op:
-            for i, x in enumerate(tree.tree_leaves(out)[:16 - nins]):
+            outs = tree.tree_leaves(out)
+            for i, x in enumerate(outs[:_op_room(nins)]):
                 _put_array("out%d" % i, ROLE_OUT, x, self._np)
-            _shim.end()
+            _end_op(nins, len(outs))
         carried = self._carried(wanted, out) if wanted else ()
         if carried:
             self._steps += 1
             if _begin("step", [("framework", "jax"), ("function", self.__name__),
                                ("step", self._steps)]):
-                for label, value in carried:
-                    for path, leaf in tree.tree_flatten_with_path(value)[0]:
-                        _put_array(label + tree.keystr(path), ROLE_OUT, leaf, self._np)
+                _put_arrays([(label + tree.keystr(path), leaf) for label, value in carried
+                             for path, leaf in tree.tree_flatten_with_path(value)[0]], self._np)
                 _shim.end()
 
     def _signature(self, x):
@@ -606,17 +643,30 @@ def _hook_jax(jax):
     if not _reach_shim():
         return
     import numpy as np
-    real = jax.jit
+    for kind in ("jit", "pmap"):
+        real = getattr(jax, kind, None)
+        if real is not None:
+            setattr(jax, kind, _jax_transform(jax, np, real, kind))
 
-    def jit(fun=None, *args, **kwargs):
+
+def _jax_transform(jax, np, real, kind):
+    """jax.jit or jax.pmap, giving the program's own functions a _JaxCall
+    (the decorator form too: jax.jit(static_argnums=...) returns one)."""
+    def transform(fun=None, *args, **kwargs):
         if fun is None:
-            return lambda f: jit(f, *args, **kwargs)
+            return lambda f: transform(f, *args, **kwargs)
         if _library_code(fun):
             return real(fun, *args, **kwargs)
-        return _JaxCall(jax, np, real(fun, *args, **kwargs), fun)
-    jit.__wrapped__ = real
-    jit.__doc__ = real.__doc__
-    jax.jit = jit
+        return _JaxCall(jax, np, real(fun, *args, **kwargs), fun, kind)
+    return _like(transform, real)
+
+
+def _like(wrapper, real):
+    """wrapper, looking like real (its name and doc, real as __wrapped__)."""
+    wrapper.__wrapped__ = real
+    wrapper.__doc__ = real.__doc__
+    wrapper.__name__ = getattr(real, "__name__", wrapper.__name__)
+    return wrapper
 
 
 _HOOKS = {"torch": _hook_torch, "keras": _hook_keras, "jax": _hook_jax}
