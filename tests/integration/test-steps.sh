@@ -4,7 +4,8 @@
 # - Two runs with real entropy (the pytorch policy with [rng] pin = none)
 #   of a training whose one unseeded draw is added to layer3.weight's
 #   gradient at step 4: detdiff's first line names step 4 and
-#   layer3.weight, in text and JSON.
+#   layer3.weight, in text and JSON. With 10 layers, whose step records
+#   come in five parts, the noisy layer10.weight in the second: the same.
 # - Under -p pytorch: the same weights, traces that diff clean, one step
 #   record per optimizer step with every parameter and Adam state tensor;
 #   one more optimizer step changes the root, and detdiff names that step.
@@ -44,6 +45,14 @@ got=$($PY -c 'import json, sys
 s = json.load(open(sys.argv[1]))["first_step"]
 print(s["step"], s["parameter"], s["framework"], s["kind"])' "$WORK/real.json")
 expect_eq "detdiff --json: first_step" "4 layer3.weight torch nondeterministic" "$got"
+for run in a b; do
+    $DETRUN -p "$WORK/real.policy" -t "$WORK/deep-$run" -- $PY "$STEPS" 6 4 10 > /dev/null
+done
+"$DETDIFF" --show "$WORK/deep-a" | grep -c ' framework\.step .* step=4 ' > "$WORK/deep.parts"
+expect_eq "10 layers: a step of 80 tensors is five records" 5 "$(cat "$WORK/deep.parts")"
+$DETDIFF "$WORK/deep-a" "$WORK/deep-b" > "$WORK/deep.diff"
+expect_eq "10 layers: detdiff names the parameter in the step's second part" \
+    "first differing step: 4, parameter layer10.weight" "$(head -1 "$WORK/deep.diff")"
 
 a=$($DETRUN -p pytorch -t "$WORK/p1" -- $PY "$STEPS")
 b=$($DETRUN -p pytorch -t "$WORK/p2" -- $PY "$STEPS")
@@ -106,5 +115,5 @@ for var in DETSHIM_TRACE_STEPS DETSHIM_TRACE_OPS; do
         "$WORK/bad.err"
     expect_lines "$var=maybe: the program did not run" 0 "$WORK/bad.out"
 done
-rm -rf "$WORK"/real-? "$WORK"/th "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
+rm -rf "$WORK"/real-? "$WORK"/deep-? "$WORK"/th "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
 finish
