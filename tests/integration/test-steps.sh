@@ -15,7 +15,8 @@
 #   threads the program asks for) differs between runs: detdiff names the
 #   op and its Python file:line as nondeterministic, and the file:line is
 #   the same from another working directory; a thread the program starts
-#   is seen too.
+#   is seen too; an op with more tensors than a record holds says how
+#   many inputs and outputs it left out.
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 STEPS=$TOP/tests/programs/steps_torch.py
@@ -107,6 +108,17 @@ DETSHIM_TRACE_OPS=on $DETRUN -p pytorch -t "$WORK/th" -- $PY "$WORK/thread_ops.p
 $DETDIFF --show "$WORK/th" > "$WORK/th.show"
 expect_grep "ops: a thread the program starts is seen too" \
     " framework\.op op=aten\.sum\.default site=thread_ops\.py:3 in work " "$WORK/th.show"
+# An op record holds 16 operands, up to 8 of them inputs: it says what it
+# left out.
+printf 'import torch\ntorch.cat([torch.ones(2)] * 10)\ntorch.ones(20).split(1)\n' > "$WORK/many_ops.py"
+DETSHIM_TRACE_OPS=on $DETRUN -p pytorch -t "$WORK/many" -- $PY "$WORK/many_ops.py"
+$DETDIFF --show "$WORK/many" > "$WORK/many.show"
+expect_grep "ops: 10 inputs, 8 kept, the record says 2 left out" \
+    " framework\.op op=aten\.cat\.default site=many_ops\.py:2 in <module> .* dropped_in=2 \| in0:in:.* in7:in:2x4:[0-9a-f]+ out0:out:20x4:" \
+    "$WORK/many.show"
+expect_grep "ops: 20 outputs, 15 kept, the record says 5 left out" \
+    " framework\.op op=aten\.split\.Tensor .* dropped_out=5 \| in0:in:20x4:.* out14:out:1x4:[0-9a-f]+ \|" \
+    "$WORK/many.show"
 # A mistyped switch stops the program at start-up, one line, exit 2.
 for var in DETSHIM_TRACE_STEPS DETSHIM_TRACE_OPS; do
     env $var=maybe LD_PRELOAD=$SHIM $PY -c 'print("ran")' > "$WORK/bad.out" 2> "$WORK/bad.err"
@@ -115,5 +127,5 @@ for var in DETSHIM_TRACE_STEPS DETSHIM_TRACE_OPS; do
         "$WORK/bad.err"
     expect_lines "$var=maybe: the program did not run" 0 "$WORK/bad.out"
 done
-rm -rf "$WORK"/real-? "$WORK"/deep-? "$WORK"/th "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
+rm -rf "$WORK"/real-? "$WORK"/deep-? "$WORK"/th "$WORK"/many "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
 finish
