@@ -12,14 +12,16 @@ record on the calling thread's chain.
              torch has one, else Optimizer._optimizer_step_code, which
              every 1.13 optimizer calls after its step).
     Keras    a callback added to Model.fit: after every train-function
-             call, i.e. every steps_per_execution steps.
-    JAX      a jax.jit'd call that returns, in place of some of its
+             call, i.e. every steps_per_execution steps; and after every
+             Model.train_on_batch call.
+    JAX      a jax.jit'd (or jax.pmap'd) call that returns, in place of some of its
              arguments, pytrees of the same structure, shapes and dtypes
              (params and optimizer state in, params and state out): the
              user's training step, with optax or without.
 - Op records (DETSHIM_TRACE_OPS=on, from [trace] ops): every ATen op
   through a TorchDispatchMode, and every jax.jit'd call, with the Python
-  frame that issued it (path relative to its sys.path entry).
+  frame that issued it (path relative to its sys.path entry), and the
+  counts of the tensors a record had no room for.
 
 Nothing here imports a framework, and nothing runs when the process has no
 trace."""
