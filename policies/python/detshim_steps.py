@@ -28,6 +28,7 @@ trace."""
 import operator
 import os
 import sys
+import weakref
 
 _STEPS = os.environ.get("DETSHIM_TRACE_STEPS") == "on"
 _OPS = os.environ.get("DETSHIM_TRACE_OPS") == "on"
@@ -363,6 +364,12 @@ class _TorchPlan:
         del hold
 
 
+# Each optimizer's plan, beside it rather than on it: ctypes arrays of
+# pointers cannot be pickled, and a program may pickle or deepcopy its
+# optimizer.
+_plans = weakref.WeakKeyDictionary()
+
+
 def _torch_key(tensors):
     return [(t.data_ptr(), t.shape, t.stride(), t.dtype) for t in tensors]
 
@@ -376,10 +383,10 @@ def _record_torch_step_now(torch, names, optimizer):
     with torch.no_grad():
         tensors = _torch_step_tensors(optimizer, torch.Tensor)
         key = _torch_key(tensors)
-        plan = getattr(optimizer, "_detshim_plan", None)
+        plan = _plans.get(optimizer)
         if (plan is None or len(plan.tensors) != len(tensors) or plan.key != key or
                 not all(map(_is, plan.tensors, tensors))):
-            plan = optimizer._detshim_plan = _TorchPlan(optimizer, names, tensors, key)
+            plan = _plans[optimizer] = _TorchPlan(optimizer, names, tensors, key)
         plan.put(key)
     _shim.end()
 

@@ -76,6 +76,13 @@ $DETDIFF "$WORK/p1" "$WORK/p3" > "$WORK/p13.diff"
 expect_eq "one more step: detdiff names it first" "first differing step: 7, made by run B only" \
     "$(head -1 "$WORK/p13.diff")"
 
+# The hook keeps each optimizer's record layout beside it, not on it: a
+# program may still pickle and deepcopy its optimizer.
+printf 'import copy, io, pickle, torch\nm = torch.nn.Linear(3, 2)\nopt = torch.optim.Adam(m.parameters())\nfor _ in range(2):\n    m(torch.ones(1, 3)).sum().backward()\n    opt.step()\n    copy.deepcopy(opt)\n    torch.save(opt, io.BytesIO())\n    pickle.dumps(opt)\nprint("ok")\n' \
+    > "$WORK/pickle_opt.py"
+expect_eq "an optimizer with step records pickles and deep-copies" ok \
+    "$($DETRUN -p pytorch -t "$WORK/pk" -- $PY "$WORK/pickle_opt.py" 2>&1)"
+expect_eq "... and its steps are recorded" 2 "$(records "$WORK/pk" framework.step)"
 DETSHIM_TRACE_STEPS=off $DETRUN -p pytorch -t "$WORK/off" -- $PY "$STEPS" > /dev/null
 expect_eq "DETSHIM_TRACE_STEPS=off: no step records" 0 "$(records "$WORK/off" framework.step)"
 $DETRUN -p default -t "$WORK/default" -- $PY "$STEPS" > /dev/null
@@ -127,5 +134,5 @@ for var in DETSHIM_TRACE_STEPS DETSHIM_TRACE_OPS; do
         "$WORK/bad.err"
     expect_lines "$var=maybe: the program did not run" 0 "$WORK/bad.out"
 done
-rm -rf "$WORK"/real-? "$WORK"/deep-? "$WORK"/th "$WORK"/many "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
+rm -rf "$WORK"/real-? "$WORK"/deep-? "$WORK"/th "$WORK"/many "$WORK"/pk "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
 finish
