@@ -12,9 +12,10 @@ SGD (momentum 0.9: one state tensor per parameter) and with Adam (three):
                tensors, so two or three records per step (a record holds
                16 tensors), each weight used once per token;
 
-timed per step (median of 3 runs), against the time of one step record
-made by the start-up hook's own code on the same optimizer (median of 3
-runs); then the MLP with op records on.
+timed per step (median and best of 5 runs: the best is the least
+disturbed on a shared machine), against the time of one step record
+made by the start-up hook's own code on the same optimizer (the same);
+then the MLP with op records on.
 Usage (scripts/bench.sh): LD_PRELOAD=libdetshim.so DETSHIM_TRACE=DIR
 python3 bench_steps.py HOOK_DIR [steps (100)] [hidden (1024)]"""
 import sys
@@ -60,27 +61,31 @@ def transformer():
             max(steps // 5, 3))
 
 
+RUNS = 5
+
+
 def per_step(opt, loss, n):
-    """Median seconds per step over three runs of n steps."""
+    """(median, best) seconds per step over RUNS runs of n steps."""
     times = []
-    for _ in range(3):
+    for _ in range(RUNS):
         t = time.perf_counter()
         for _ in range(n):
             opt.zero_grad()
             loss().backward()
             opt.step()
         times.append((time.perf_counter() - t) / n)
-    return sorted(times)[1]
+    return sorted(times)[RUNS // 2], min(times)
 
 
 def per_record(opt, n):
+    """The same for one step record of opt's present state."""
     times = []
-    for _ in range(3):
+    for _ in range(RUNS):
         t = time.perf_counter()
         for _ in range(n):
             ds._record_torch_step(torch, names, opt)
         times.append((time.perf_counter() - t) / n)
-    return sorted(times)[1]
+    return sorted(times)[RUNS // 2], min(times)
 
 
 for label, make in (("mlp", mlp), ("transformer", transformer)):
@@ -90,18 +95,19 @@ for label, make in (("mlp", mlp), ("transformer", transformer)):
                                                    len(list(model.parameters()))))
     for name, opt in (("SGD", torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)),
                       ("Adam", torch.optim.Adam(model.parameters(), lr=1e-4))):
-        step = per_step(opt, loss, n)
-        record = per_record(opt, max(n, 20))
+        (step, step_best), (record, record_best) = per_step(opt, loss, n), per_record(opt, max(n, 20))
         tensors = [p for g in opt.param_groups for p in g["params"]]
         tensors += [v for p in list(tensors) for v in opt.state[p].values() if torch.is_tensor(v)]
         mb = sum(t.numel() * t.element_size() for t in tensors) / 1e6
-        print("    %-5s step %8.2f ms   step record %7.1f us (%d tensors, %.1f MB)   %.2f%% of a step"
-              % (name, step * 1e3, record * 1e6, len(tensors), mb, 100 * record / step))
+        print("    %-5s step %7.2f ms   step record %6.1f us (%d tensors, %.1f MB)   %.2f%% of a "
+              "step (best runs: %.2f ms, %.1f us, %.2f%%)"
+              % (name, step * 1e3, record * 1e6, len(tensors), mb, 100 * record / step,
+                 step_best * 1e3, record_best * 1e6, 100 * record_best / step_best))
     if label == "mlp":
         mlp_opt, mlp_loss = opt, loss
 
-plain = per_step(mlp_opt, mlp_loss, max(steps // 10, 3))
+plain = per_step(mlp_opt, mlp_loss, max(steps // 10, 3))[0]
 ds._hook_torch_ops(torch)
-ops = per_step(mlp_opt, mlp_loss, max(steps // 10, 3))
+ops = per_step(mlp_opt, mlp_loss, max(steps // 10, 3))[0]
 print("  ops on (mlp, Adam): step %.2f ms against %.2f ms: ratio %.2f (a debugging mode)"
       % (ops * 1e3, plain * 1e3, ops / plain))
