@@ -83,6 +83,18 @@ printf 'import copy, io, pickle, torch\nm = torch.nn.Linear(3, 2)\nopt = torch.o
 expect_eq "an optimizer with step records pickles and deep-copies" ok \
     "$($DETRUN -p pytorch -t "$WORK/pk" -- $PY "$WORK/pickle_opt.py" 2>&1)"
 expect_eq "... and its steps are recorded" 2 "$(records "$WORK/pk" framework.step)"
+# The layout is made again when a parameter's .data is replaced: by a
+# transposed copy (other strides, same values) and by a clone (another
+# pointer), the steps' digests are those of a run that replaced nothing.
+printf 'import sys, torch\ntorch.manual_seed(0)\nm = torch.nn.Linear(6, 5)\nopt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)\nfor step in range(4):\n    m(torch.ones(2, 6)).sum().backward()\n    opt.step()\n    if sys.argv[1:] == ["swap"] and step == 1:\n        m.weight.data = m.weight.data.t().contiguous().t()\n    if sys.argv[1:] == ["swap"] and step == 2:\n        m.bias.data = m.bias.data.clone()\n' \
+    > "$WORK/swap.py"
+for run in same swap; do
+    $DETRUN -p pytorch -t "$WORK/$run" -- $PY "$WORK/swap.py" $run
+    "$DETDIFF" --show "$WORK/$run" | awk -F' [|] ' '$1 ~ / framework\.step / { print $2 }' > "$WORK/$run.steps"
+done
+expect_lines "a parameter's .data replaced: four step records" 4 "$WORK/swap.steps"
+expect_eq "... with the digests of a run that replaced nothing" "$(cat "$WORK/same.steps")" \
+    "$(cat "$WORK/swap.steps")"
 DETSHIM_TRACE_STEPS=off $DETRUN -p pytorch -t "$WORK/off" -- $PY "$STEPS" > /dev/null
 expect_eq "DETSHIM_TRACE_STEPS=off: no step records" 0 "$(records "$WORK/off" framework.step)"
 $DETRUN -p default -t "$WORK/default" -- $PY "$STEPS" > /dev/null
@@ -134,5 +146,5 @@ for var in DETSHIM_TRACE_STEPS DETSHIM_TRACE_OPS; do
         "$WORK/bad.err"
     expect_lines "$var=maybe: the program did not run" 0 "$WORK/bad.out"
 done
-rm -rf "$WORK"/real-? "$WORK"/deep-? "$WORK"/th "$WORK"/many "$WORK"/pk "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
+rm -rf "$WORK"/real-? "$WORK"/deep-? "$WORK"/th "$WORK"/many "$WORK"/pk "$WORK"/same "$WORK"/swap "$WORK"/p? "$WORK"/o? "$WORK"/o1-elsewhere "$WORK"/off "$WORK"/default
 finish
