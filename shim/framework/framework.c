@@ -18,8 +18,9 @@
  *                   the op) and OUT operands (after), TRACE_MAX_OPERANDS
  *                   in all: the hook says how many it left out.
  *
- * One record is built at a time per thread (begin ... end); a begin while
- * one is open starts over. Nothing is recorded without an active trace or
+ * One record is built at a time per thread (begin, params, tensors one
+ * call each or many in one call, end); a begin while one is open starts
+ * over. Nothing is recorded without an active trace or
  * from inside the shim.
  */
 #include <pthread.h>
