@@ -323,7 +323,7 @@ echo "  (goal: under 2 bytes per call; a full trace is ~250; window 4096 records
 rm -rf "$WORK/loop"
 echo
 echo "== Step and op records (docs/frameworks.md): tests/bench/bench_steps.py, in one traced process"
-echo "   per step of the training benchmark's MLP (hidden 1024, batch 128), median of 3 x 100 steps"
+echo "   per step of an MLP (hidden 1024, batch 128) and a transformer encoder, SGD and Adam, median and best of 5 runs"
 rm -rf "$WORK/steps"
 env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$WORK/steps" "$PY" "$TOP/tests/bench/bench_steps.py" \
     "$TOP/policies/python" 100 1024

@@ -12,27 +12,33 @@ record on the calling thread's chain.
              torch has one, else Optimizer._optimizer_step_code, which
              every 1.13 optimizer calls after its step).
     Keras    a callback added to Model.fit: after every train-function
-             call, i.e. every steps_per_execution steps.
-    JAX      a jax.jit'd call that returns, in place of some of its
+             call, i.e. every steps_per_execution steps; and after every
+             Model.train_on_batch call.
+    JAX      a jax.jit'd (or jax.pmap'd) call that returns, in place of some of its
              arguments, pytrees of the same structure, shapes and dtypes
              (params and optimizer state in, params and state out): the
              user's training step, with optax or without.
 - Op records (DETSHIM_TRACE_OPS=on, from [trace] ops): every ATen op
   through a TorchDispatchMode, and every jax.jit'd call, with the Python
-  frame that issued it (path relative to its sys.path entry).
+  frame that issued it (path relative to its sys.path entry), and the
+  counts of the tensors a record had no room for.
 
 Nothing here imports a framework, and nothing runs when the process has no
 trace."""
+import operator
 import os
 import sys
+import weakref
 
 _STEPS = os.environ.get("DETSHIM_TRACE_STEPS") == "on"
 _OPS = os.environ.get("DETSHIM_TRACE_OPS") == "on"
 ROLE_IN, ROLE_OUT = 1, 2
-_MAX_OP_INPUTS = 8  # an op record holds 16 operands: 8 inputs, 8 outputs
+_MAX_OPERANDS = 16  # in one record (TRACE_MAX_OPERANDS)
+_MAX_OP_INPUTS = 8  # an op record: up to 8 inputs, then outputs in the rest
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 _shim = None
+_is = operator.is_
 
 
 class _Shim:
@@ -52,17 +58,48 @@ class _Shim:
         self.tensor.restype = c.c_int
         self.end = lib.detshim_framework_end
         self.end.argtypes, self.end.restype = (), c.c_int
+        self.many = lib.detshim_framework_tensors
+        self.many.argtypes = (c.c_int, c.c_void_p, c.c_void_p, c.c_void_p, c.c_void_p,
+                              c.c_void_p, c.c_void_p, c.c_void_p)
+        self.many.restype = c.c_int
         self.dims = c.c_int64 * 8
-        self.one = c.c_int64 * 1
+        self.ctypes = c
 
-    def put(self, name, role, ptr, elem, count, shape=None, strides=None):
-        """One tensor: `count` contiguous elements at ptr, or a strided
-        view (shape and strides in elements, at most 8 dims)."""
-        if shape is None:
-            return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, 1,
-                               self.one(count), self.one(1))
+    def put(self, name, role, ptr, elem, shape, strides):
+        """One tensor at ptr: shape and strides in elements, at most 8
+        dims ((n,) and (1,) for n packed elements)."""
         return self.tensor(name.encode("utf-8", "replace"), role, ptr, elem, len(shape),
                            self.dims(*shape), self.dims(*strides))
+
+
+class _Batch:
+    """Many tensors laid out once for detshim_framework_tensors, one C
+    call per record: names, roles, element sizes, shapes and strides as
+    ctypes arrays, built when the set of tensors or a layout changes and
+    kept; put() then passes only this record's data pointers."""
+
+    def __init__(self, shim, items):
+        """items: (name, role, elem, shape, strides) each, shape and
+        strides in elements (at most 8 dims; shape (n,) strides (1,) for
+        n packed elements)."""
+        c, n = shim.ctypes, len(items)
+        self.shim, self.n = shim, n
+        self.names = (c.c_char_p * n)(*(i[0].encode("utf-8", "replace") for i in items))
+        self.roles = (c.c_int * n)(*(i[1] for i in items))
+        self.elems = (c.c_int64 * n)(*(i[2] for i in items))
+        self.ndims = (c.c_int * n)(*(len(i[3]) for i in items))
+        self.shapes = (c.c_int64 * (8 * n))()
+        self.strides = (c.c_int64 * (8 * n))()
+        for k, item in enumerate(items):
+            self.shapes[8 * k:8 * k + len(item[3])] = item[3]
+            self.strides[8 * k:8 * k + len(item[4])] = item[4]
+        self.ptrs = c.c_void_p * n
+
+    def put(self, ptrs):
+        """Digests the tensors at ptrs (in the items' order) into the open
+        record; returns how many were taken."""
+        return self.shim.many(self.n, self.names, self.roles, self.ptrs(*ptrs), self.elems,
+                              self.ndims, self.shapes, self.strides)
 
 
 def _reach_shim():
@@ -102,15 +139,43 @@ def _begin(kind, params):
     return True
 
 
+def _op_room(nins):
+    """How many outputs an op record of nins inputs holds."""
+    return _MAX_OPERANDS - min(nins, _MAX_OP_INPUTS)
+
+
+def _end_op(nins, nouts):
+    """Ends an op record, saying in it how many inputs and outputs it left
+    out (dropped_in, dropped_out: only when it left some out)."""
+    if nins > _MAX_OP_INPUTS:
+        _shim.int(b"dropped_in", nins - _MAX_OP_INPUTS)
+    if nouts > _op_room(nins):
+        _shim.int(b"dropped_out", nouts - _op_room(nins))
+    _shim.end()
+
+
 # ---- numpy arrays (Keras, JAX) --------------------------------------------
 
-def _put_array(name, role, a, np):
+def _host_array(a, np):
+    """a as a packed numpy array, or None for one of Python objects."""
     a = np.asarray(a)
     if a.dtype.hasobject:
-        return
-    if not a.flags.c_contiguous:
-        a = np.ascontiguousarray(a)
-    _shim.put(name, role, a.ctypes.data, a.itemsize, a.size)
+        return None
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _put_array(name, role, a, np):
+    a = _host_array(a, np)
+    if a is not None:
+        _shim.put(name, role, a.ctypes.data, a.itemsize, (a.size,), (1,))
+
+
+def _put_arrays(named, np):
+    """Every (name, array) of a step record, as outputs, in one C call."""
+    arrays = [(name, _host_array(a, np)) for name, a in named]
+    arrays = [(name, a) for name, a in arrays if a is not None]
+    batch = _Batch(_shim, [(name, ROLE_OUT, a.itemsize, (a.size,), (1,)) for name, a in arrays])
+    batch.put([a.ctypes.data for _, a in arrays])
 
 
 # ---- where a call came from ------------------------------------------------
@@ -156,20 +221,13 @@ _torch = None
 
 
 def _put_torch(name, role, t):
-    if t.layout != _torch.strided or t.is_quantized or t.device.type == "meta":
-        return  # no elements to digest (meta), or not a plain array
-    if t.is_conj() or t.is_neg():
-        t = t.resolve_conj().resolve_neg()  # the values, not the lazy bits
-    if t.device.type != "cpu":
-        t = t.detach().cpu()  # device tensors are digested on the host
-    if t.is_contiguous():
-        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel())
-    elif t.dim() <= 8 and min(t.stride()) >= 0:
-        _shim.put(name, role, t.data_ptr(), t.element_size(), t.numel(), tuple(t.shape),
-                  t.stride())
-    else:
-        c = t.contiguous()
-        _shim.put(name, role, c.data_ptr(), c.element_size(), c.numel())
+    lay = _torch_layout(t)
+    if lay is False:
+        return
+    if lay is None:
+        t = _torch_packed(t)
+        lay = t.element_size(), (t.numel(),), (1,)
+    _shim.put(name, role, t.data_ptr(), *lay)
 
 
 class _TorchNames:
@@ -191,10 +249,7 @@ class _TorchNames:
         def watched(self, *args, **kwargs):
             seen.add(self)
             return real(self, *args, **kwargs)
-        watched.__wrapped__ = real
-        watched.__doc__ = real.__doc__
-        watched.__name__ = real.__name__
-        setattr(cls, attr, watched)
+        setattr(cls, attr, _like(watched, real))
 
     def of(self, optimizer):
         names = {}
@@ -219,28 +274,120 @@ def _record_torch_step(torch, names, optimizer):
         _quiet.pop()
 
 
+def _torch_step_tensors(optimizer, Tensor):
+    """Every parameter of every group, then every tensor of their state,
+    each parameter's by key: the tensors of a step record, in order."""
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    state = optimizer.state
+    tensors = list(params)
+    for p in params:
+        s = state.get(p)
+        if s:
+            tensors.extend(v for k, v in sorted(s.items(), key=_str_key) if isinstance(v, Tensor))
+    return tensors
+
+
+def _str_key(item):
+    return str(item[0])
+
+
+def _torch_layout(t):
+    """What the digest walks for t as it lies: (elem, shape, strides), or
+    None when it cannot be read in place (not on the CPU, lazy conj/neg
+    bits, a layout the digest cannot walk): then a packed host copy is
+    digested, and False when t has no elements to digest."""
+    if t.layout != _torch.strided or t.is_quantized or t.device.type == "meta":
+        return False  # no elements to digest (meta), or not a plain array
+    if t.device.type != "cpu" or t.is_conj() or t.is_neg():
+        return None
+    if t.is_contiguous():
+        return t.element_size(), (t.numel(),), (1,)
+    if t.dim() <= 8 and min(t.stride()) >= 0:
+        return t.element_size(), tuple(t.shape), t.stride()
+    return None
+
+
+def _torch_packed(t):
+    """A packed host copy of t with its values (conj and neg resolved)."""
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    return t.detach().cpu().contiguous()
+
+
+class _TorchPlan:
+    """One optimizer's step record, laid out once (names, element sizes,
+    shapes, strides: a _Batch) and kept while its tensors stay the same
+    objects with the same data pointers, shapes, strides and dtypes; a
+    change (a new param group, state made at the first step, a
+    parameter's .data replaced) lays it out again."""
+
+    def __init__(self, optimizer, names, tensors, key):
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        ids = [id(p) for p in params]
+        cached = getattr(optimizer, "_detshim_names", None)
+        if cached is None or cached[0] != ids:  # names are kept while the params are
+            cached = optimizer._detshim_names = (ids, names.of(optimizer))
+        known, labels = cached[1], []
+        for g, group in enumerate(optimizer.param_groups):
+            for i, p in enumerate(group["params"]):
+                labels.append(known.get(id(p)) or "group%d.param%d" % (g, i))
+        state, Tensor = optimizer.state, _torch.Tensor
+        for label, p in zip(labels[:len(params)], params):
+            for k, v in sorted((state.get(p) or {}).items(), key=_str_key):
+                if isinstance(v, Tensor):
+                    labels.append("state.%s.%s" % (label, k))
+        self.tensors, self.key = tensors, key
+        self.copied = []  # indices (into the kept tensors) digested from a packed copy
+        self.kept = []    # indices into tensors that are digested
+        items = []
+        for i, (label, t) in enumerate(zip(labels, tensors)):
+            lay = _torch_layout(t)
+            if lay is False:
+                continue
+            if lay is None:
+                c = _torch_packed(t)
+                lay = c.element_size(), (c.numel(),), (1,)
+                self.copied.append(len(self.kept))
+            self.kept.append(i)
+            items.append((label,) + (ROLE_OUT,) + lay)
+        self.batch = _Batch(_shim, items)
+
+    def put(self, key):
+        tensors = self.tensors
+        ptrs = [key[i][0] for i in self.kept]
+        hold = []
+        for k in self.copied:
+            c = _torch_packed(tensors[self.kept[k]])
+            hold.append(c)  # alive until digested
+            ptrs[k] = c.data_ptr()
+        self.batch.put(ptrs)
+        del hold
+
+
+# Each optimizer's plan, beside it rather than on it: ctypes arrays of
+# pointers cannot be pickled, and a program may pickle or deepcopy its
+# optimizer.
+_plans = weakref.WeakKeyDictionary()
+
+
+def _torch_key(tensors):
+    return [(t.data_ptr(), t.shape, t.stride(), t.dtype) for t in tensors]
+
+
 def _record_torch_step_now(torch, names, optimizer):
     count = getattr(optimizer, "_detshim_steps", 0) + 1
     optimizer._detshim_steps = count
     if not _begin("step", [("framework", "torch"), ("optimizer", type(optimizer).__name__),
                            ("step", count)]):
         return
-    known = getattr(optimizer, "_detshim_names", None)
-    if known is None:
-        known = optimizer._detshim_names = names.of(optimizer)
     with torch.no_grad():
-        order = []
-        for g, group in enumerate(optimizer.param_groups):
-            for i, p in enumerate(group["params"]):
-                name = known.get(id(p)) or "group%d.param%d" % (g, i)
-                order.append((name, p))
-                _put_torch(name, ROLE_OUT, p)
-        for name, p in order:
-            state = optimizer.state.get(p)
-            for key in sorted(state or (), key=str):
-                value = state[key]
-                if isinstance(value, torch.Tensor):
-                    _put_torch("state.%s.%s" % (name, key), ROLE_OUT, value)
+        tensors = _torch_step_tensors(optimizer, torch.Tensor)
+        key = _torch_key(tensors)
+        plan = _plans.get(optimizer)
+        if (plan is None or len(plan.tensors) != len(tensors) or plan.key != key or
+                not all(map(_is, plan.tensors, tensors))):
+            plan = _plans[optimizer] = _TorchPlan(optimizer, names, tensors, key)
+        plan.put(key)
     _shim.end()
 
 
@@ -304,9 +451,9 @@ def _hook_torch_ops(torch):
             if on:
                 try:
                     outs = [t for t in tree_flatten(out)[0] if isinstance(t, Tensor)]
-                    for i, t in enumerate(outs[:16 - min(len(ins), _MAX_OP_INPUTS)]):
+                    for i, t in enumerate(outs[:_op_room(len(ins))]):
                         _put_torch("out%d" % i, ROLE_OUT, t)
-                    _shim.end()
+                    _end_op(len(ins), len(outs))
                 except Exception as err:
                     _failed("torch op record", err)
             return out
@@ -343,9 +490,8 @@ def _record_keras_step(model, np):
     if not _begin("step", [("framework", "keras"), ("step", step)]):
         return
     tensors = list(model.variables) + list(getattr(optimizer, "variables", None) or [])
-    for v in tensors:
-        name = getattr(v, "path", None) or v.name
-        _put_array(name, ROLE_OUT, v.numpy() if hasattr(v, "numpy") else v, np)
+    _put_arrays([(getattr(v, "path", None) or v.name, v.numpy() if hasattr(v, "numpy") else v)
+                 for v in tensors], np)
     _shim.end()
 
 
@@ -375,19 +521,31 @@ def _hook_keras(keras):
         else:
             kwargs["callbacks"] = list(kwargs.get("callbacks") or []) + [DetshimSteps()]
         return real(self, *args, **kwargs)
-    fit.__wrapped__ = real
-    fit.__doc__ = real.__doc__
-    model_cls.fit = fit
+    model_cls.fit = _like(fit, real)
+    real_batch = model_cls.train_on_batch
+
+    def train_on_batch(self, *args, **kwargs):
+        """One optimizer step outside fit, so no callback: recorded after
+        it returns."""
+        out = real_batch(self, *args, **kwargs)
+        try:
+            _record_keras_step(self, np)
+        except Exception as err:
+            _failed("Keras step record", err)
+        return out
+    model_cls.train_on_batch = _like(train_on_batch, real_batch)
 
 
 # ---- JAX -------------------------------------------------------------------
 
 class _JaxCall:
-    """A jax.jit'd function, called through: after each call, a step
-    record when it returned its own state, and an op record with ops on."""
+    """A jax.jit'd (or jax.pmap'd: `kind`) function, called through: after
+    each call, a step record when it returned its own state, and an op
+    record with ops on."""
 
-    def __init__(self, jax, np, jitted, fun):
+    def __init__(self, jax, np, jitted, fun, kind="jit"):
         self._jax, self._np, self._jitted, self._fun = jax, np, jitted, fun
+        self._kind = kind
         self._steps = 0
         self.__wrapped__ = fun
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
@@ -416,7 +574,7 @@ class _JaxCall:
         if _OPS:
             try:
                 site = _site((_HERE + os.sep, os.path.dirname(self._jax.__file__) + os.sep))
-                op = _begin("op", [("op", "jit(%s)" % self.__name__), ("site", site)])
+                op = _begin("op", [("op", "%s(%s)" % (self._kind, self.__name__)), ("site", site)])
                 for i, x in enumerate(ins[:_MAX_OP_INPUTS] if op else ()):
                     _put_array("in%d" % i, ROLE_IN, x, self._np)
             except Exception as err:
@@ -424,7 +582,7 @@ class _JaxCall:
                 op = False
         out = self._jitted(*args, **kwargs)
         try:
-            self._record(wanted, out, op, min(len(ins), _MAX_OP_INPUTS))
+            self._record(wanted, out, op, len(ins))
         except Exception as err:
             _failed("JAX step or op record", err)
         return out
@@ -433,17 +591,17 @@ class _JaxCall:
         """The op record begun before the call, then the step record."""
         tree = self._jax.tree_util
         if op:
-            for i, x in enumerate(tree.tree_leaves(out)[:16 - nins]):
+            outs = tree.tree_leaves(out)
+            for i, x in enumerate(outs[:_op_room(nins)]):
                 _put_array("out%d" % i, ROLE_OUT, x, self._np)
-            _shim.end()
+            _end_op(nins, len(outs))
         carried = self._carried(wanted, out) if wanted else ()
         if carried:
             self._steps += 1
             if _begin("step", [("framework", "jax"), ("function", self.__name__),
                                ("step", self._steps)]):
-                for label, value in carried:
-                    for path, leaf in tree.tree_flatten_with_path(value)[0]:
-                        _put_array(label + tree.keystr(path), ROLE_OUT, leaf, self._np)
+                _put_arrays([(label + tree.keystr(path), leaf) for label, value in carried
+                             for path, leaf in tree.tree_flatten_with_path(value)[0]], self._np)
                 _shim.end()
 
     def _signature(self, x):
@@ -494,17 +652,30 @@ def _hook_jax(jax):
     if not _reach_shim():
         return
     import numpy as np
-    real = jax.jit
+    for kind in ("jit", "pmap"):
+        real = getattr(jax, kind, None)
+        if real is not None:
+            setattr(jax, kind, _jax_transform(jax, np, real, kind))
 
-    def jit(fun=None, *args, **kwargs):
+
+def _jax_transform(jax, np, real, kind):
+    """jax.jit or jax.pmap, giving the program's own functions a _JaxCall
+    (the decorator form too: jax.jit(static_argnums=...) returns one)."""
+    def transform(fun=None, *args, **kwargs):
         if fun is None:
-            return lambda f: jit(f, *args, **kwargs)
+            return lambda f: transform(f, *args, **kwargs)
         if _library_code(fun):
             return real(fun, *args, **kwargs)
-        return _JaxCall(jax, np, real(fun, *args, **kwargs), fun)
-    jit.__wrapped__ = real
-    jit.__doc__ = real.__doc__
-    jax.jit = jit
+        return _JaxCall(jax, np, real(fun, *args, **kwargs), fun, kind)
+    return _like(transform, real)
+
+
+def _like(wrapper, real):
+    """wrapper, looking like real (its name and doc, real as __wrapped__)."""
+    wrapper.__wrapped__ = real
+    wrapper.__doc__ = real.__doc__
+    wrapper.__name__ = getattr(real, "__name__", wrapper.__name__)
+    return wrapper
 
 
 _HOOKS = {"torch": _hook_torch, "keras": _hook_keras, "jax": _hook_jax}

@@ -13,11 +13,14 @@
  *                   tensor, by name. A step with more tensors than a record
  *                   holds (TRACE_MAX_OPERANDS) continues in records of the
  *                   same params with part = 1, 2, ...
- *   framework.op    op, site (file:line in function), shapes, dtypes (str);
- *                   IN operands (before the op) and OUT operands (after).
+ *   framework.op    op, site (file:line in function), shapes, dtypes (str),
+ *                   [dropped_in, dropped_out (int)]; IN operands (before
+ *                   the op) and OUT operands (after), TRACE_MAX_OPERANDS
+ *                   in all: the hook says how many it left out.
  *
- * One record is built at a time per thread (begin ... end); a begin while
- * one is open starts over. Nothing is recorded without an active trace or
+ * One record is built at a time per thread (begin, params, tensors one
+ * call each or many in one call, end); a begin while one is open starts
+ * over. Nothing is recorded without an active trace or
  * from inside the shim.
  */
 #include <pthread.h>
@@ -133,14 +136,16 @@ DETSHIM_EXPORT int detshim_framework_begin(const char *kind)
 
 static int fw_param(struct fw_build *b, const char *name)
 {
-    if (!b || !name || b->nparams == FW_MAX_PARAMS || b->noperands > 0)
+    if (!b || !name || b->nparams == FW_MAX_PARAMS || b->part > 0)
         return -1;
     int i = b->nparams++;
     snprintf(b->params[i].name, sizeof b->params[i].name, "%s", name);
     return i;
 }
 
-/* A parameter of the record; params come before the first tensor. */
+/* A parameter of the record, taken until its first part is written: an
+ * op record's at any time before its end (the counts of the tensors it
+ * left out are known after the op). */
 DETSHIM_EXPORT void detshim_framework_int(const char *name, int64_t v)
 {
     struct fw_build *b = FW_OPEN();
@@ -161,34 +166,49 @@ DETSHIM_EXPORT void detshim_framework_str(const char *name, const char *v)
     }
 }
 
-/* Digests one tensor into the record: `ndims` dims of `shape` with
- * `strides` in elements (never negative; 0 dims is a scalar), elements of
- * elem_size bytes at data; role 1 = IN, 2 = OUT (trace_format.h). Returns
- * 0, or -1 when it was not taken (no record open, a shape digest.h cannot
- * walk: the caller passes a contiguous copy as one dim). A step record
- * that is full is written as a part and continued; an op record takes
- * TRACE_MAX_OPERANDS tensors and refuses the rest. */
-DETSHIM_EXPORT int detshim_framework_tensor(const char *name, int role, const void *data,
-                                            int64_t elem_size, int ndims, const int64_t *shape,
-                                            const int64_t *strides)
+/* One tensor: where it lies, its shape for the digest, its digest. */
+struct fw_job {
+    const void *data;
+    struct digest_shape shape;
+    uint64_t count; /* logical elements; 0 digests no bytes */
+    detshim_digest d;
+};
+
+static void fw_digest(struct fw_job *j)
 {
-    struct fw_build *b = FW_OPEN();
-    if (!b || !name || (role != TRACE_ROLE_IN && role != TRACE_ROLE_OUT) || elem_size < 1 ||
-        elem_size > 255 || ndims < 0 || ndims > DIGEST_MAX_DIMS || (ndims && (!shape || !strides)))
+    j->d = j->count ? digest_strided(j->data, &j->shape) : digest_bytes(NULL, 0);
+}
+
+/* Checks one tensor's description and fills j (not yet digested):
+ * `ndims` dims of `shape` with `strides` in elements (never negative; 0
+ * dims is a scalar), elements of elem_size bytes at data. Returns 0, or
+ * -1 for a shape digest.h cannot walk (the caller passes a contiguous
+ * copy as one dim). */
+static int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, int ndims,
+                       const int64_t *shape, const int64_t *strides)
+{
+    if (elem_size < 1 || elem_size > 255 || ndims < 0 || ndims > DIGEST_MAX_DIMS ||
+        (ndims && (!shape || !strides)))
         return -1;
-    struct digest_shape s = { .ndims = ndims ? ndims : 1, .elem = (size_t)elem_size };
-    uint64_t count = 1;
-    s.dims[0] = 1;
-    s.strides[0] = 1;
+    *j = (struct fw_job){ .data = data, .count = 1 };
+    j->shape = (struct digest_shape){ .ndims = ndims ? ndims : 1, .elem = (size_t)elem_size };
+    j->shape.dims[0] = 1;
+    j->shape.strides[0] = 1;
     for (int k = 0; k < ndims; k++) {
         if (shape[k] < 0 || strides[k] < 0)
             return -1;
-        s.dims[k] = shape[k];
-        s.strides[k] = strides[k];
-        count *= (uint64_t)shape[k];
+        j->shape.dims[k] = shape[k];
+        j->shape.strides[k] = strides[k];
+        j->count *= (uint64_t)shape[k];
     }
-    if (count && !data)
-        return -1;
+    return j->count && !data ? -1 : 0;
+}
+
+/* Adds a digested tensor to the open record b. A step record that is
+ * full is written as a part and continued; an op record takes
+ * TRACE_MAX_OPERANDS tensors and refuses the rest. Returns 0 or -1. */
+static int fw_add(struct fw_build *b, const char *name, int role, const struct fw_job *j)
+{
     if (b->noperands == TRACE_MAX_OPERANDS) {
         if (!b->is_step)
             return -1;
@@ -200,10 +220,66 @@ DETSHIM_EXPORT int detshim_framework_tensor(const char *name, int role, const vo
     int i = b->noperands++;
     snprintf(b->operands[i].name, sizeof b->operands[i].name, "%s", name);
     b->operands[i].role = role;
-    b->operands[i].elem = (int)elem_size;
-    b->operands[i].count = count;
-    b->operands[i].d = count ? digest_strided(data, &s) : digest_bytes(NULL, 0);
+    b->operands[i].elem = (int)j->shape.elem;
+    b->operands[i].count = j->count;
+    b->operands[i].d = j->d;
     return 0;
+}
+
+static int fw_role_ok(int role)
+{
+    return role == TRACE_ROLE_IN || role == TRACE_ROLE_OUT;
+}
+
+/* Digests one tensor into the record (fw_describe's arguments); role 1 =
+ * IN, 2 = OUT (trace_format.h). Returns 0, or -1 when it was not taken
+ * (no record open, a shape it cannot walk, an op record that is full). */
+DETSHIM_EXPORT int detshim_framework_tensor(const char *name, int role, const void *data,
+                                            int64_t elem_size, int ndims, const int64_t *shape,
+                                            const int64_t *strides)
+{
+    struct fw_build *b = FW_OPEN();
+    struct fw_job j;
+    if (!b || !name || !fw_role_ok(role) ||
+        fw_describe(&j, data, elem_size, ndims, shape, strides) != 0)
+        return -1;
+    if (b->noperands == TRACE_MAX_OPERANDS && !b->is_step)
+        return -1;
+    fw_digest(&j);
+    return fw_add(b, name, role, &j);
+}
+
+/* n tensors in one call, as n calls of detshim_framework_tensor would
+ * give them, in order: tensor i is names[i], roles[i], data[i],
+ * elem_sizes[i], ndims[i], with its shape and strides at
+ * shapes[i * 8 ...] and strides[i * 8 ...] (8 = DIGEST_MAX_DIMS slots per
+ * tensor). One ctypes call per record instead of one per tensor: the
+ * hook lays the arrays out once per optimizer and passes only the data
+ * pointers again. Returns how many were taken (a tensor it cannot walk,
+ * or one past a full op record, is left out), or -1 when no record is
+ * open. */
+DETSHIM_EXPORT int detshim_framework_tensors(int n, const char *const *names, const int *roles,
+                                             const void *const *data, const int64_t *elem_sizes,
+                                             const int *ndims, const int64_t *shapes,
+                                             const int64_t *strides)
+{
+    struct fw_build *b = FW_OPEN();
+    if (!b || n < 0 || (n && (!names || !roles || !data || !elem_sizes || !ndims || !shapes ||
+                              !strides)))
+        return -1;
+    int taken = 0;
+    for (int i = 0; i < n; i++) {
+        struct fw_job j;
+        if (!names[i] || !fw_role_ok(roles[i]) ||
+            fw_describe(&j, data[i], elem_sizes[i], ndims[i], shapes + (size_t)i * DIGEST_MAX_DIMS,
+                        strides + (size_t)i * DIGEST_MAX_DIMS) != 0)
+            continue;
+        if (b->noperands == TRACE_MAX_OPERANDS && !b->is_step)
+            break;
+        fw_digest(&j);
+        taken += fw_add(b, names[i], roles[i], &j) == 0;
+    }
+    return taken;
 }
 
 /* Writes the record (its last part). Returns 0, or -1 when nothing was

@@ -1,7 +1,8 @@
 /* Framework records (shim/framework): what the Python start-up hook hands
  * over ctypes comes back from the reader as step and op records, with
  * tensors digested over their logical elements; a step too big for one
- * record continues in parts, an op record refuses what does not fit. */
+ * record continues in parts, an op record refuses what does not fit;
+ * many tensors in one call give what one call each gives. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,12 +22,15 @@ void detshim_framework_int(const char *name, int64_t v);
 void detshim_framework_str(const char *name, const char *v);
 int detshim_framework_tensor(const char *name, int role, const void *data, int64_t elem_size,
                              int ndims, const int64_t *shape, const int64_t *strides);
+int detshim_framework_tensors(int n, const char *const *names, const int *roles,
+                              const void *const *data, const int64_t *elem_sizes, const int *ndims,
+                              const int64_t *shapes, const int64_t *strides);
 int detshim_framework_end(void);
 
 static char dir[] = "/tmp/detshim-test-framework-XXXXXX";
 static detshim_run *run;
 static float m[3][4]; /* a 3x4 matrix; its transpose is a strided view */
-static int refused_17th, refused_kind;
+static int refused_17th, refused_kind, batch_taken;
 
 /* The exported functions start the shim as a preloaded one would, which
  * reads its settings from the environment the process started with: so
@@ -75,6 +79,35 @@ static int setup(void **state)
     detshim_framework_str("op", "aten.sum.default");
     for (int i = 0; i < 17; i++)
         refused_17th = detshim_framework_tensor("in", TRACE_ROLE_IN, m, 4, 0, NULL, NULL);
+    detshim_framework_end();
+    /* The same step as one call of 20 tensors (8 shape slots each); the
+     * op's count of what it left out, given after its tensors. */
+    const char *names[20];
+    const void *data[20];
+    int roles[20], ndims[20];
+    int64_t elems[20], shapes[160] = { 0 }, strides[160] = { 0 };
+    static char labels[20][32];
+    for (int i = 0; i < 20; i++) {
+        snprintf(labels[i], sizeof labels[i], i ? "t%d" : "layer1.weight.T", i);
+        names[i] = labels[i];
+        data[i] = m;
+        roles[i] = TRACE_ROLE_OUT;
+        elems[i] = 4;
+        ndims[i] = i ? 1 : 2;
+        shapes[8 * i] = i ? 12 : 4;
+        strides[8 * i] = 1;
+    }
+    shapes[1] = 3;
+    strides[1] = 4;
+    detshim_framework_begin("step");
+    detshim_framework_str("framework", "torch");
+    detshim_framework_int("step", 7);
+    batch_taken = detshim_framework_tensors(20, names, roles, data, elems, ndims, shapes, strides);
+    detshim_framework_end();
+    detshim_framework_begin("op");
+    detshim_framework_str("op", "aten.cat.default");
+    detshim_framework_tensors(1, names + 1, roles, data, elems, ndims + 1, shapes + 8, strides + 8);
+    detshim_framework_int("dropped_out", 3);
     detshim_framework_end();
     refused_kind = detshim_framework_begin("layer");
     detshim_framework_end();
@@ -157,7 +190,34 @@ static void test_an_unknown_kind_records_nothing(void **state)
 {
     (void)state;
     assert_int_equal(refused_kind, -1);
-    assert_int_equal(run->processes[0].threads[0].nrecords, 3);
+    assert_int_equal(run->processes[0].threads[0].nrecords, 6);
+}
+
+static void test_many_tensors_in_one_call_give_the_records_of_one_call_each(void **state)
+{
+    (void)state;
+    assert_int_equal(batch_taken, 20);
+    for (int part = 0; part < 2; part++) {
+        const detshim_record *a = record(part), *b = record(3 + part);
+        assert_int_equal(a->nparams, b->nparams);
+        assert_int_equal(a->noperands, b->noperands);
+        for (int i = 0; i < a->noperands; i++) {
+            assert_string_equal(a->operands[i].name, b->operands[i].name);
+            assert_int_equal(a->operands[i].count, b->operands[i].count);
+            assert_true(a->operands[i].digest.lo == b->operands[i].digest.lo &&
+                        a->operands[i].digest.hi == b->operands[i].digest.hi);
+        }
+    }
+}
+
+static void test_an_op_takes_a_param_after_its_tensors(void **state)
+{
+    (void)state;
+    const detshim_record *r = record(5);
+    assert_int_equal(r->noperands, 1);
+    assert_int_equal(r->nparams, 2);
+    assert_string_equal(r->params[1].name, "dropped_out");
+    assert_int_equal(r->params[1].v.i, 3);
 }
 
 int main(int argc, char **argv)
@@ -170,6 +230,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_a_step_past_one_record_continues_in_parts),
         cmocka_unit_test(test_an_op_takes_sixteen_operands_and_refuses_more),
         cmocka_unit_test(test_an_unknown_kind_records_nothing),
+        cmocka_unit_test(test_many_tensors_in_one_call_give_the_records_of_one_call_each),
+        cmocka_unit_test(test_an_op_takes_a_param_after_its_tensors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
