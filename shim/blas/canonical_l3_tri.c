@@ -28,7 +28,7 @@
 /* Out and in positions of one GEMM call (a copy of op(A)'s block of
  * that size is made for it), and trmm's block of sums in W. */
 #define MCH 1024
-#define KCH 256
+#define KCH 512
 #define NBL 256
 /* A leaf kernel's work (products) from which its lanes go to the pool. */
 #define LEAF_PAR_MIN ((int64_t)1 << 17)
@@ -71,22 +71,31 @@ struct copy_shape {
     int lo, hi;
 };
 
+#define COPY_ONE(T, NEG_RE, NEG_IM, c, q)                                                       \
+    do {                                                                                        \
+        const T *e = src + w * ((S->oc0 + (c) * S->dc) * J->xc + (S->oq0 + (q) * S->dq) * J->xq); \
+        T *o = d + w * ((c) * S->sc + (q) * S->sq);                                             \
+        o[0] = NEG_RE ? -e[0] : e[0];                                                           \
+        if (w == 2)                                                                             \
+            o[1] = NEG_IM ? -e[1] : e[1];                                                       \
+    } while (0)
+
+/* A rectangle whose rows (c) run along op(A)'s contiguous dimension is
+ * copied column by column, so that the reads are contiguous. */
 #define COPY_LOOP(T, NEG_RE, NEG_IM)                                                            \
     do {                                                                                        \
         T *d = dst;                                                                             \
         const T *src = (const T *)J->a;                                                         \
         const int64_t w = J->cplx ? 2 : 1;                                                      \
-        for (int64_t c = 0; c < S->nc; c++) {                                                   \
-            const int64_t qa = S->q0 + c * S->lo, qb = S->q1 + c * S->hi;                       \
-            const T *row = src + w * (S->oc0 + c * S->dc) * J->xc;                              \
-            for (int64_t q = qa; q < qb; q++) {                                                 \
-                const T *e = row + w * (S->oq0 + q * S->dq) * J->xq;                            \
-                T *o = d + w * (c * S->sc + q * S->sq);                                         \
-                o[0] = NEG_RE ? -e[0] : e[0];                                                   \
-                if (w == 2)                                                                     \
-                    o[1] = NEG_IM ? -e[1] : e[1];                                               \
-            }                                                                                   \
+        if (!S->lo && !S->hi && (J->xc == 1 || J->xc == -1)) {                                  \
+            for (int64_t q = S->q0; q < S->q1; q++)                                             \
+                for (int64_t c = 0; c < S->nc; c++)                                             \
+                    COPY_ONE(T, NEG_RE, NEG_IM, c, q);                                          \
+            break;                                                                              \
         }                                                                                       \
+        for (int64_t c = 0; c < S->nc; c++)                                                     \
+            for (int64_t q = S->q0 + c * S->lo; q < S->q1 + c * S->hi; q++)                     \
+                COPY_ONE(T, NEG_RE, NEG_IM, c, q);                                              \
     } while (0)
 
 static void copy_a(const struct tri_job *J, const struct copy_shape *S, void *dst)
@@ -168,37 +177,45 @@ static int64_t b_ld(const struct tri_job *J)
 
 /* Moves nb positions x nl lanes between a matrix (position step ps, lane
  * step ls elements) and a tile (in = 1: into the tile, lanes past nl
- * zero). */
+ * zero), the loop along the matrix's contiguous dimension innermost. */
+#define TILE_MOVE(T, W, DST, SRC)                                                               \
+    do {                                                                                        \
+        (DST)[0] = (SRC)[0];                                                                    \
+        if (W == 2)                                                                             \
+            (DST)[W == 2 ? (in ? nlt : 1) : 0] = (SRC)[W == 2 ? (in ? 1 : nlt) : 0];            \
+    } while (0)
+#define TILE_LOOP(T, W)                                                                         \
+    do {                                                                                        \
+        const int64_t nlt = CANON_LEAF_BYTES / (W * (int64_t)sizeof(T));                        \
+        T *tl = (T *)tile, *mm = (T *)m;                                                        \
+        if (ls == 1 && in)                                                                      \
+            for (int64_t c = 0; c < nb; c++)                                                    \
+                for (int64_t l = 0; l < nl; l++)                                                \
+                    TILE_MOVE(T, W, tl + c * W * nlt + l, mm + W * (c * ps + l));               \
+        else if (ls == 1)                                                                       \
+            for (int64_t c = 0; c < nb; c++)                                                    \
+                for (int64_t l = 0; l < nl; l++)                                                \
+                    TILE_MOVE(T, W, mm + W * (c * ps + l), tl + c * W * nlt + l);               \
+        else if (in)                                                                            \
+            for (int64_t l = 0; l < nl; l++)                                                    \
+                for (int64_t c = 0; c < nb; c++)                                                \
+                    TILE_MOVE(T, W, tl + c * W * nlt + l, mm + W * (c * ps + l * ls));          \
+        else                                                                                    \
+            for (int64_t l = 0; l < nl; l++)                                                    \
+                for (int64_t c = 0; c < nb; c++)                                                \
+                    TILE_MOVE(T, W, mm + W * (c * ps + l * ls), tl + c * W * nlt + l);          \
+    } while (0)
+
 static void tile_io(const struct tri_job *J, int nb, int64_t nl, char *m, int64_t ps, int64_t ls,
                     unsigned char *tile, int in)
 {
-    const size_t size = J->size, half = CANON_LEAF_BYTES / 2;
-    const size_t part = J->cplx ? size / 2 : size;
-    if (in && nl * (int64_t)size < CANON_LEAF_BYTES)
+    if (in && nl * (int64_t)J->size < CANON_LEAF_BYTES)
         memset(tile, 0, (size_t)nb * CANON_LEAF_BYTES);
-    for (int c = 0; c < nb; c++) {
-        unsigned char *tc = tile + (size_t)c * CANON_LEAF_BYTES;
-        char *mc = el(m, c * ps, size);
-        if (!J->cplx && ls == 1) {
-            if (in)
-                memcpy(tc, mc, (size_t)nl * size);
-            else
-                memcpy(mc, tc, (size_t)nl * size);
-            continue;
-        }
-        for (int64_t l = 0; l < nl; l++) {
-            char *e = el(mc, l * ls, size);
-            unsigned char *re = tc + (size_t)l * part, *im = re + half;
-            if (in) {
-                memcpy(re, e, part);
-                if (J->cplx)
-                    memcpy(im, e + part, part);
-            } else {
-                memcpy(e, re, part);
-                if (J->cplx)
-                    memcpy(e + part, im, part);
-            }
-        }
+    switch (J->t) {
+    case CANON_S: TILE_LOOP(float, 1); break;
+    case CANON_D: TILE_LOOP(double, 1); break;
+    case CANON_C: TILE_LOOP(float, 2); break;
+    default: TILE_LOOP(double, 2); break;
     }
 }
 
