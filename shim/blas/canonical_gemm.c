@@ -493,10 +493,10 @@ int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64
 
 int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
                    const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
-                   const void *alpha, void *s, int64_t lds)
+                   const void *alpha, void *s, int64_t lds, int s_rows)
 {
     static const double zero[2] = {0, 0};
     if (m <= 0 || n <= 0 || k <= 0)
         return 0;
-    return run(t, 1, m, n, k, a, b, alpha, zero, s, lds, alpha ? 2 : 1);
+    return run(t, !s_rows, m, n, k, a, b, alpha, zero, s, lds, alpha ? 2 : 1);
 }

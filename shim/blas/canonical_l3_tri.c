@@ -126,13 +126,13 @@ static void copy_a(const struct tri_job *J, const struct copy_shape *S, void *ds
  * its lane 0 (ld ldc), the inputs are B's. alpha: the last call stores
  * CMUL(alpha, s). Returns 0 or -2. */
 static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, int64_t ni,
-                  char *c, int64_t ldc, const void *alpha)
+                  char *c, int64_t ldc, int c_rows, const void *alpha)
 {
     /* out rows in original order: row r is original index lo + r */
     const int64_t lo = orig(J, J->rev ? o0 + no - 1 : o0), d = J->rev ? -1 : 1;
     for (int64_t r0 = 0; r0 < no; r0 += MCH) {
         const int64_t nr = no - r0 < MCH ? no - r0 : MCH;
-        char *cr = el(c, r0 * (J->left ? 1 : ldc), J->size);
+        char *cr = el(c, r0 * (J->left != c_rows ? 1 : ldc), J->size);
         for (int64_t k0 = 0; k0 < ni; k0 += KCH) {
             const int64_t nk = ni - k0 < KCH ? ni - k0 : KCH;
             /* op(A) block, (r, k) at r + k*nr (side 'L': A operand) or
@@ -148,8 +148,9 @@ static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, i
             const struct canon_gemm_opnd xo = J->left ? (struct canon_gemm_opnd){x, J->ps, J->ls, 0}
                                                       : (struct canon_gemm_opnd){x, J->ls, J->ps, 0};
             const void *al = k0 + nk == ni ? alpha : NULL;
-            const int rc = J->left ? canon_gemm_ops(J->t, nr, J->other, nk, &ac, &xo, al, cr, ldc)
-                                   : canon_gemm_ops(J->t, J->other, nr, nk, &xo, &ac, al, cr, ldc);
+            const int rc =
+                J->left ? canon_gemm_ops(J->t, nr, J->other, nk, &ac, &xo, al, cr, ldc, c_rows)
+                        : canon_gemm_ops(J->t, J->other, nr, nk, &xo, &ac, al, cr, ldc, c_rows);
             if (rc != 0)
                 return -2;
         }
@@ -309,7 +310,8 @@ static int solve(const struct tri_job *J, int64_t p0, int64_t p1)
     if (p1 - p0 <= CANON_LEAF_NB)
         return leaf(J, p0, (int)(p1 - p0), CANON_LEAF_SOLVE, NULL, 0);
     const int64_t h = half(p0, p1);
-    if (solve(J, p0, h) || update(J, h, p1 - h, p0, h - p0, b_at(J, h, p1 - h), b_ld(J), NULL))
+    if (solve(J, p0, h) ||
+        update(J, h, p1 - h, p0, h - p0, b_at(J, h, p1 - h), b_ld(J), 0, NULL))
         return -2;
     return solve(J, h, p1);
 }
@@ -322,7 +324,8 @@ static int diag_first(const struct tri_job *J, int64_t p0, int64_t p1, int final
         return leaf(J, p0, (int)(p1 - p0), CANON_LEAF_UPPER, NULL, final);
     const int64_t h = half(p0, p1);
     if (diag_first(J, p0, h, 0) ||
-        update(J, p0, h - p0, h, p1 - h, b_at(J, p0, h - p0), b_ld(J), final ? J->alpha : NULL))
+        update(J, p0, h - p0, h, p1 - h, b_at(J, p0, h - p0), b_ld(J), 0,
+               final ? J->alpha : NULL))
         return -2;
     return diag_first(J, h, p1, final);
 }
@@ -335,8 +338,7 @@ static int diag_last(const struct tri_job *J, int64_t p0, int64_t p1)
     if (p1 - p0 <= CANON_LEAF_NB)
         return leaf(J, p0, (int)(p1 - p0), CANON_LEAF_LOWER, w_at(J, p0), 1);
     const int64_t h = half(p0, p1);
-    const int64_t wld = J->left ? J->wls : J->wps;
-    if (update(J, h, p1 - h, p0, h - p0, w_at(J, h), wld, NULL) || diag_last(J, h, p1))
+    if (update(J, h, p1 - h, p0, h - p0, w_at(J, h), J->other, J->left, NULL) || diag_last(J, h, p1))
         return -2;
     return diag_last(J, p0, h);
 }
@@ -344,14 +346,13 @@ static int diag_last(const struct tri_job *J, int64_t p0, int64_t p1)
 static int trmm_last(struct tri_job *J)
 {
     const int64_t nbl = J->dim < NBL ? J->dim : NBL;
-    J->wps = J->left ? 1 : J->other;
-    J->wls = J->left ? nbl : 1;
-    const int64_t wld = J->left ? J->wls : J->wps;
+    J->wps = J->other; /* a position's lanes contiguous, for the leaves */
+    J->wls = 1;
     for (int64_t p1 = J->dim; p1 > 0; p1 -= NBL) {
         const int64_t p0 = p1 - NBL > 0 ? p1 - NBL : 0;
         J->w0 = p0;
         memset(J->w, 0, (size_t)(nbl * J->other) * J->size);
-        if (update(J, p0, p1 - p0, 0, p0, J->w, wld, NULL) || diag_last(J, p0, p1))
+        if (update(J, p0, p1 - p0, 0, p0, J->w, J->other, J->left, NULL) || diag_last(J, p0, p1))
             return -2;
     }
     return 0;
