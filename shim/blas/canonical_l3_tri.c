@@ -29,7 +29,9 @@
  * that size is made for it), and trmm's block of sums in W. */
 #define MCH 1024
 #define KCH 512
-#define NBL 256
+#define NBL 512
+/* trmm, diagonal last: lanes done at a time, so W stays bounded. */
+#define LCH 1024
 /* A leaf kernel's work (products) from which its lanes go to the pool. */
 #define LEAF_PAR_MIN ((int64_t)1 << 17)
 
@@ -135,14 +137,15 @@ static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, i
         char *cr = el(c, r0 * (J->left != c_rows ? 1 : ldc), J->size);
         for (int64_t k0 = 0; k0 < ni; k0 += KCH) {
             const int64_t nk = ni - k0 < KCH ? ni - k0 : KCH;
-            /* op(A) block, (r, k) at r + k*nr (side 'L': A operand) or
-             * k + r*nk (side 'R': B operand) */
+            /* op(A) block, (r, k) at r + k*nr: the A operand (side 'L') or
+             * the B operand (side 'R'), which the GEMM then packs as it
+             * is, without a transpose */
             const struct copy_shape S = {
                 .oc0 = lo + r0, .dc = 1, .oq0 = orig(J, i0 + k0), .dq = d, .nc = nr,
-                .sc = J->left ? 1 : nk, .sq = J->left ? nr : 1, .q0 = 0, .q1 = nk,
+                .sc = 1, .sq = nr, .q0 = 0, .q1 = nk,
             };
             copy_a(J, &S, J->acopy);
-            const struct canon_gemm_opnd ac = {J->acopy, 1, J->left ? nr : nk, 0};
+            const struct canon_gemm_opnd ac = {J->acopy, J->left ? 1 : nr, J->left ? nr : 1, 0};
             /* the inputs: (k, lane) (side 'L') or (lane, k) (side 'R') */
             const char *x = el(J->b0, (i0 + k0) * J->ps, J->size);
             const struct canon_gemm_opnd xo = J->left ? (struct canon_gemm_opnd){x, J->ps, J->ls, 0}
@@ -343,8 +346,12 @@ static int diag_last(const struct tri_job *J, int64_t p0, int64_t p1)
     return diag_last(J, p0, h);
 }
 
-static int trmm_last(struct tri_job *J)
+/* trmm, diagonal last, lanes e0 .. e0+ne-1 (independent of the others). */
+static int trmm_last_lanes(const struct tri_job *J0, int64_t e0, int64_t ne)
 {
+    struct tri_job L = *J0, *J = &L;
+    J->b0 = el(J0->b0, e0 * J0->ls, J->size);
+    J->other = ne;
     const int64_t nbl = J->dim < NBL ? J->dim : NBL;
     J->wps = J->other; /* a position's lanes contiguous, for the leaves */
     J->wls = 1;
@@ -355,6 +362,14 @@ static int trmm_last(struct tri_job *J)
         if (update(J, p0, p1 - p0, 0, p0, J->w, J->other, J->left, NULL) || diag_last(J, p0, p1))
             return -2;
     }
+    return 0;
+}
+
+static int trmm_last(const struct tri_job *J)
+{
+    for (int64_t e0 = 0; e0 < J->other; e0 += LCH)
+        if (trmm_last_lanes(J, e0, J->other - e0 < LCH ? J->other - e0 : LCH))
+            return -2;
     return 0;
 }
 
@@ -381,7 +396,9 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     const int last = !solve_ && forward;
     const int64_t rows = J.dim < MCH ? J.dim : MCH, cols = J.dim < KCH ? J.dim : KCH;
     J.acopy = malloc((size_t)(rows * cols) * J.size);
-    J.w = last ? malloc((size_t)((J.dim < NBL ? J.dim : NBL) * J.other) * J.size) : NULL;
+    J.w = last ? malloc((size_t)((J.dim < NBL ? J.dim : NBL) * (J.other < LCH ? J.other : LCH)) *
+                        J.size)
+               : NULL;
     if (!J.acopy || (last && !J.w)) {
         free(J.acopy);
         free(J.w);

@@ -2,7 +2,7 @@
  * (shim/blas/canonical_l3_tri.c, its leaves in canonical_l3_leaf.c):
  *   - every type, side, uplo, trans and diag, at odd shapes that cross
  *     the diagonal blocks (32 positions), the halving and trmm's blocks of
- *     256, give exactly the contract's order (shim/blas/canonical.h),
+ *     512 positions and 1024 lanes, give exactly the contract's order (shim/blas/canonical.h),
  *     computed here one element at a time, on every instruction-set path
  *     this CPU has (both kernel families on it);
  *   - the bits do not depend on the thread count, where the GEMM calls
@@ -284,10 +284,13 @@ static void order_grid(int isa)
                 for (size_t s = 0; s < 4; s++)
                     check_order(t, solve, ch, shapes[s][0], shapes[s][1],
                                 s % 2 ? (cx){0.75, -0.375} : (cx){1, 0});
-                /* past trmm's blocks of 256 and several halvings */
-                if (combo / 8 != 1)
-                    check_order(t, solve, ch, ch[0] == 'L' ? 290 : 5, ch[0] == 'L' ? 5 : 290,
-                                (cx){-1.25, 0.5});
+                /* past trmm's blocks of 512 positions and several halvings,
+                 * and past its 1024 lanes at a time */
+                if (combo / 8 != 1) {
+                    const int left = ch[0] == 'L';
+                    check_order(t, solve, ch, left ? 530 : 3, left ? 3 : 530, (cx){-1.25, 0.5});
+                    check_order(t, solve, ch, left ? 3 : 1030, left ? 1030 : 3, (cx){0.5, 1});
+                }
             }
 }
 
