@@ -147,6 +147,12 @@ int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *
 /* Parts the pool's workers (not callers) have run since start-up, so tests
  * can tell that a multi-threaded run really used more than one thread. */
 uint64_t canon_pool_worker_parts(void);
+/* The calling thread's scratch memory of at least `bytes` (64-byte
+ * aligned, contents not kept from call to call), apart from the pool's
+ * workspaces, so a driver may hold it across canon_pool_run calls. Kept
+ * for later calls (no fresh pages to fault in each time) and freed when
+ * the thread exits; NULL if memory is short. */
+void *canon_scratch(size_t bytes);
 /* Fork handler (the lifecycle calls it): a child has none of the parent's
  * workers and no lock they held; its pool starts afresh. */
 void canon_pool_fork_child(void);
@@ -362,6 +368,12 @@ struct canon_leaf {
 };
 void canon_leaf_solve(const struct canon_leaf *L, void *t);
 void canon_leaf_mul(const struct canon_leaf *L, const void *t, void *o);
+/* Moves nb positions x nl lanes of a real type between B (a position
+ * steps ps = 1 or -1, a lane ls elements: side 'L') and a tile (in = 1:
+ * into it), with vector transposes. Returns 0, or -1 where it does not
+ * apply (complex, another ps, no AVX2): the caller moves them itself. */
+int canon_leaf_tile_rows(enum canon_type t, int nb, int64_t nl, void *m, int64_t ps, int64_t ls,
+                         void *tile, int in);
 
 /* Upper-cases a BLAS character argument (the BLAS accepts either case). */
 static inline char canon_blas_upper(char c)

@@ -19,7 +19,6 @@
  * go on by the same halving. The halving points, NBL and the GEMM calls'
  * sizes change no bit: every chain is continued exactly, in its order.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "blas/canonical.h"
@@ -215,6 +214,8 @@ static void tile_io(const struct tri_job *J, int nb, int64_t nl, char *m, int64_
 {
     if (in && nl * (int64_t)J->size < CANON_LEAF_BYTES)
         memset(tile, 0, (size_t)nb * CANON_LEAF_BYTES);
+    if (ls != 1 && canon_leaf_tile_rows(J->t, nb, nl, m, ps, ls, tile, in) == 0)
+        return;
     switch (J->t) {
     case CANON_S: TILE_LOOP(float, 1); break;
     case CANON_D: TILE_LOOP(double, 1); break;
@@ -395,15 +396,14 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     J.b0 = el(b, J.rev ? (J.dim - 1) * ps : 0, J.size);
     const int last = !solve_ && forward;
     const int64_t rows = J.dim < MCH ? J.dim : MCH, cols = J.dim < KCH ? J.dim : KCH;
-    J.acopy = malloc((size_t)(rows * cols) * J.size);
-    J.w = last ? malloc((size_t)((J.dim < NBL ? J.dim : NBL) * (J.other < LCH ? J.other : LCH)) *
-                        J.size)
-               : NULL;
-    if (!J.acopy || (last && !J.w)) {
-        free(J.acopy);
-        free(J.w);
+    const size_t copy_bytes = ((size_t)(rows * cols) * J.size + 63) & ~(size_t)63;
+    const size_t w_bytes =
+        last ? (size_t)((J.dim < NBL ? J.dim : NBL) * (J.other < LCH ? J.other : LCH)) * J.size
+             : 0;
+    J.acopy = canon_scratch(copy_bytes + w_bytes);
+    if (!J.acopy)
         return -2;
-    }
+    J.w = last ? J.acopy + copy_bytes : NULL;
     int rc;
     if (solve_) {
         if (!canon_blas_is_one(t, alpha)) { /* s = CMUL(alpha, B_ij) */
@@ -415,7 +415,5 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     } else {
         rc = last ? trmm_last(&J) : diag_first(&J, 0, J.dim, 1);
     }
-    free(J.acopy);
-    free(J.w);
     return rc;
 }
