@@ -21,100 +21,35 @@ struct leaf_table {
     void (*mul[CANON_NTYPES])(const struct canon_leaf *L, const void *t, void *o);
 };
 
-#define LEAF_SET(pre)                                                                        \
-    static void pre##_s_solve_v(const struct canon_leaf *L, void *t) { pre##_s_solve(L, t); } \
-    static void pre##_d_solve_v(const struct canon_leaf *L, void *t) { pre##_d_solve(L, t); } \
-    static void pre##_c_solve_v(const struct canon_leaf *L, void *t) { pre##_s_csolve(L, t); } \
-    static void pre##_z_solve_v(const struct canon_leaf *L, void *t) { pre##_d_csolve(L, t); } \
-    static void pre##_s_mul_v(const struct canon_leaf *L, const void *t, void *o)             \
-    {                                                                                         \
-        pre##_s_mul(L, t, o);                                                                 \
-    }                                                                                         \
-    static void pre##_d_mul_v(const struct canon_leaf *L, const void *t, void *o)             \
-    {                                                                                         \
-        pre##_d_mul(L, t, o);                                                                 \
-    }                                                                                         \
-    static void pre##_c_mul_v(const struct canon_leaf *L, const void *t, void *o)             \
-    {                                                                                         \
-        pre##_s_cmul(L, t, o);                                                                \
-    }                                                                                         \
-    static void pre##_z_mul_v(const struct canon_leaf *L, const void *t, void *o)             \
-    {                                                                                         \
-        pre##_d_cmul(L, t, o);                                                                \
-    }                                                                                         \
+#define LEAF_CAT2(a, b) a##b
+#define LEAF_CAT(a, b) LEAF_CAT2(a, b)
+#define LEAF_TABLE2(pre)                                                                      \
     static const struct leaf_table pre##_table = {                                            \
-        {pre##_s_solve_v, pre##_d_solve_v, pre##_c_solve_v, pre##_z_solve_v},                 \
-        {pre##_s_mul_v, pre##_d_mul_v, pre##_c_mul_v, pre##_z_mul_v},                         \
+        {pre##_s_solve, pre##_d_solve, pre##_s_csolve, pre##_d_csolve},                       \
+        {pre##_s_mul, pre##_d_mul, pre##_s_cmul, pre##_d_cmul},                               \
     };
+#define LEAF_TABLE(pre) LEAF_TABLE2(pre)
 
 /* Baseline x86-64. */
 #define LEAF_FN
-#define R float
-#define FMA fmaf
-#define FABS fabsf
-#define LN(name) base_s_##name
-#include "canonical_l3_leaf.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef LN
-#define R double
-#define FMA fma
-#define FABS fabs
-#define LN(name) base_d_##name
-#include "canonical_l3_leaf.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef LN
+#define LEAF_PRE base
+#include "canonical_l3_leaf_set.inc"
 #undef LEAF_FN
-LEAF_SET(base)
+#undef LEAF_PRE
 
 /* AVX2 + FMA. */
 #define LEAF_FN __attribute__((target("avx2,fma")))
-#define R float
-#define FMA fmaf
-#define FABS fabsf
-#define LN(name) avx2_s_##name
-#include "canonical_l3_leaf.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef LN
-#define R double
-#define FMA fma
-#define FABS fabs
-#define LN(name) avx2_d_##name
-#include "canonical_l3_leaf.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef LN
+#define LEAF_PRE avx2
+#include "canonical_l3_leaf_set.inc"
 #undef LEAF_FN
-LEAF_SET(avx2)
+#undef LEAF_PRE
 
 /* AVX-512. */
 #define LEAF_FN __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
-#define R float
-#define FMA fmaf
-#define FABS fabsf
-#define LN(name) avx512_s_##name
-#include "canonical_l3_leaf.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef LN
-#define R double
-#define FMA fma
-#define FABS fabs
-#define LN(name) avx512_d_##name
-#include "canonical_l3_leaf.inc"
-#undef R
-#undef FMA
-#undef FABS
-#undef LN
+#define LEAF_PRE avx512
+#include "canonical_l3_leaf_set.inc"
 #undef LEAF_FN
-LEAF_SET(avx512)
+#undef LEAF_PRE
 
 /* The table of the GEMM family's path. */
 static const struct leaf_table *table(void)

@@ -81,32 +81,22 @@ static void run(const struct bcase *c, int vendor, void *b)
         return;
     }
     const int solve = c->routine == 1;
-    switch (c->t) {
-    case CANON_S:
-        if (vendor)
-            (solve ? cblas_strsm : cblas_strmm)(COL_MAJOR, sd, up, NO_TRANS, NON_UNIT, n, n,
-                                                alpha_s, A, n, b, n);
-        else
-            (solve ? canon_strsm : canon_strmm)('C', ch[0], ch[1], 'N', 'N', n, n, alpha_s, A, n,
-                                                b, n);
-        break;
-    case CANON_D:
-        if (vendor)
-            (solve ? cblas_dtrsm : cblas_dtrmm)(COL_MAJOR, sd, up, NO_TRANS, NON_UNIT, n, n,
-                                                alpha_d, A, n, b, n);
-        else
-            (solve ? canon_dtrsm : canon_dtrmm)('C', ch[0], ch[1], 'N', 'N', n, n, alpha_d, A, n,
-                                                b, n);
-        break;
-    default:
-        if (vendor)
-            (solve ? cblas_ztrsm : cblas_ztrmm)(COL_MAJOR, sd, up, NO_TRANS, NON_UNIT, n, n,
-                                                alpha_z, A, n, b, n);
-        else
-            (solve ? canon_ztrsm : canon_ztrmm)('C', ch[0], ch[1], 'N', 'N', n, n, alpha_z, A, n,
-                                                b, n);
-        break;
-    }
+#define TRI_RUN(pre, alpha)                                                                     \
+    do {                                                                                        \
+        if (vendor)                                                                             \
+            (solve ? cblas_##pre##trsm : cblas_##pre##trmm)(COL_MAJOR, sd, up, NO_TRANS,        \
+                                                            NON_UNIT, n, n, alpha, A, n, b, n); \
+        else                                                                                    \
+            (solve ? canon_##pre##trsm : canon_##pre##trmm)('C', ch[0], ch[1], 'N', 'N', n, n,  \
+                                                            alpha, A, n, b, n);                 \
+    } while (0)
+    if (c->t == CANON_S)
+        TRI_RUN(s, alpha_s);
+    else if (c->t == CANON_D)
+        TRI_RUN(d, alpha_d);
+    else
+        TRI_RUN(z, alpha_z);
+#undef TRI_RUN
 }
 
 static size_t esize(int t)
