@@ -374,6 +374,23 @@ static int trmm_last(const struct tri_job *J)
     return 0;
 }
 
+/* trsm's starting sums, s = CMUL(alpha, B_ij), a run of columns a part. */
+struct scale_job {
+    enum canon_type t;
+    int64_t m, n, ldb;
+    const void *alpha;
+    char *b;
+};
+
+static void scale_part(void *arg, int part, int nparts, void *ws)
+{
+    const struct scale_job *S = arg;
+    const struct canon_blas_kern *kern = &canon_blas_kernels()->t[S->t];
+    (void)ws;
+    for (int64_t j = S->n * part / nparts; j < S->n * (part + 1) / nparts; j++)
+        kern->scal(S->m, S->alpha, el(S->b, j * S->ldb, canon_blas_size(S->t)), 1);
+}
+
 int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct canon_blas_tri *tri,
                       int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
                       void *b, int64_t ldb)
@@ -407,9 +424,11 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     int rc;
     if (solve_) {
         if (!canon_blas_is_one(t, alpha)) { /* s = CMUL(alpha, B_ij) */
-            const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
-            for (int64_t j = 0; j < n; j++)
-                kern->scal(m, alpha, el(b, j * ldb, J.size), 1);
+            const struct scale_job S = {t, m, n, ldb, alpha, b};
+            int nparts = m * n < LEAF_PAR_MIN ? 1 : canon_threads();
+            nparts = nparts > n ? (int)n : nparts;
+            if (canon_pool_run(scale_part, (void *)&S, nparts, 0) != 0)
+                return -2;
         }
         rc = solve(&J, 0, J.dim);
     } else {
