@@ -332,10 +332,10 @@ int canon_l3_gemm_on(void);
 struct canon_blas_tri;
 /* trmm (solve = 0) or trsm (1) on the canonical GEMM core
  * (canonical_l3_tri.c), column-major after trm_args, alpha != 0, in the
- * contract's order. Returns 0 when done, 1 for a case it does not cover,
- * -2 when workspace cannot be allocated; for 1 and for -2 before any
- * block (the usual case) B is untouched and the caller runs its own
- * kernel, with the same bits. */
+ * contract's order, every side, uplo, trans and diag. Returns 0 when
+ * done, 1 when canon_l3_use_gemm(0) turned the core off, -2 when
+ * workspace cannot be allocated; for 1 and for -2 before B is touched
+ * (the usual case) the caller runs its own kernel, with the same bits. */
 int canon_l3_tri_gemm(enum canon_type t, int solve, char side, const struct canon_blas_tri *tri,
                       int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
                       void *b, int64_t ldb);

@@ -8,7 +8,10 @@
  * that fits syrk, and the right-side cases with B as the matrix. Left-side
  * cases have A's element first; for real types the factors may trade
  * places (the product rounds the same), so they too run on B, while the
- * complex ones take the sequential dot one element at a time.
+ * complex ones, and a backward trsm on side 'L' (whose terms run up the
+ * columns of X), take the sequential dot one element at a time. These are
+ * the fallbacks of canonical_l3_gemm.c and canonical_l3_tri.c, which run
+ * the same sums on the GEMM core when they get their workspace.
  */
 #include <string.h>
 
@@ -373,8 +376,8 @@ static int trmm(enum canon_type t, char order, char side, char uplo, char transa
         zero_matrix(m, n, b, ldb, size);
         return 0;
     }
-    /* On the GEMM core where it covers the case (canonical_l3_tri.c);
-     * below, the same sums one row or column at a time. */
+    /* On the GEMM core (canonical_l3_tri.c); below, where it has no
+     * workspace, the same sums one row or column at a time. */
     if (canon_l3_tri_gemm(t, 0, sd, &tri, m, n, alpha, a, lda, b, ldb) == 0)
         return 0;
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
