@@ -369,6 +369,8 @@ static int is_trans(char ch)
 static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
                const struct canon_gemm_opnd *oa, const struct canon_gemm_opnd *ob,
                const void *alpha, const void *beta, void *c, int64_t ldc, int acc);
+/* With acc: the call runs on the calling thread only. */
+#define ACC_SERIAL 8
 
 static int gemm(enum canon_type t, char order, char transa, char transb, int64_t m, int64_t n,
                 int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
@@ -412,6 +414,8 @@ static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
 {
     const void *a = oa->x, *b = ob->x;
     const int64_t rsa = oa->rs, csa = oa->cs, rsb = ob->rs, csb = ob->cs;
+    const int serial = acc & ACC_SERIAL;
+    acc &= ~ACC_SERIAL;
     const struct canon_isa_kernels *isa = isa_current();
     struct job J = {
         .kern = &isa->k[t], .k = k, .c = c, .ldc = ldc, .alpha = alpha, .beta = beta,
@@ -432,7 +436,7 @@ static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
     const int64_t mr = K->mr, nr = K->nr;
     int nparts = 1;
     const double work = (double)J.m * (double)J.n * (double)k;
-    const int threads = canon_threads();
+    const int threads = serial ? 1 : canon_threads();
     J.split_n = J.n >= J.m;
     J.units = J.split_n ? (J.n + nr - 1) / nr : (J.m + mr - 1) / mr;
     if (threads > 1 && work >= (double)PAR_MIN_WORK) {
@@ -493,10 +497,11 @@ int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64
 
 int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
                    const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
-                   const void *alpha, void *s, int64_t lds, int s_rows)
+                   const void *alpha, void *s, int64_t lds, int flags)
 {
     static const double zero[2] = {0, 0};
     if (m <= 0 || n <= 0 || k <= 0)
         return 0;
-    return run(t, !s_rows, m, n, k, a, b, alpha, zero, s, lds, alpha ? 2 : 1);
+    return run(t, !(flags & CANON_OPS_ROWS), m, n, k, a, b, alpha, zero, s, lds,
+               (alpha ? 2 : 1) | (flags & CANON_OPS_SERIAL ? ACC_SERIAL : 0));
 }

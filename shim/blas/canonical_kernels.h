@@ -110,13 +110,15 @@ struct canon_gemm_opnd {
     int conj;
 };
 /* canon_gemm_acc on operands given by their strides, for the drivers of
- * trmm and trsm (canonical_l3_tri.c): S_ij (column-major, ld lds; s_rows:
- * row-major) gets the contract's sum over p of op(A)_ip*op(B)_pj started
- * from S_ij, and stored raw (alpha NULL) or as CMUL(alpha, s). m, n or
+ * trmm and trsm (canonical_l3_tri.c): S_ij (column-major, ld lds; flag
+ * CANON_OPS_ROWS: row-major) gets the contract's sum over p of
+ * op(A)_ip*op(B)_pj started from S_ij, and stored raw (alpha NULL) or as
+ * CMUL(alpha, s); CANON_OPS_SERIAL: on the calling thread only. m, n or
  * k <= 0 does nothing. Returns 0 or -2 (workspace), as canon_sgemm. */
+enum { CANON_OPS_ROWS = 1, CANON_OPS_SERIAL = 2 };
 int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
                    const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
-                   const void *alpha, void *s, int64_t lds, int s_rows);
+                   const void *alpha, void *s, int64_t lds, int flags);
 
 /* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,

@@ -19,6 +19,7 @@
  * go on by the same halving. The halving points, NBL and the GEMM calls'
  * sizes change no bit: every chain is continued exactly, in its order.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "blas/canonical.h"
@@ -38,6 +39,8 @@ struct tri_job {
     enum canon_type t;
     size_t size;
     int cplx, solve, left, rev;
+    int last;   /* trmm with the diagonal term last in each chain */
+    int serial; /* the call is one part of a lane split: no threads inside */
     const struct canon_blas_tri *tri;
     int64_t dim, other;
     int64_t xc, xq; /* op(A) steps of an output's and an input's index (side) */
@@ -131,6 +134,7 @@ static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, i
 {
     /* out rows in original order: row r is original index lo + r */
     const int64_t lo = orig(J, J->rev ? o0 + no - 1 : o0), d = J->rev ? -1 : 1;
+    const int flags = (c_rows ? CANON_OPS_ROWS : 0) | (J->serial ? CANON_OPS_SERIAL : 0);
     for (int64_t r0 = 0; r0 < no; r0 += MCH) {
         const int64_t nr = no - r0 < MCH ? no - r0 : MCH;
         char *cr = el(c, r0 * (J->left != c_rows ? 1 : ldc), J->size);
@@ -151,8 +155,8 @@ static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, i
                                                       : (struct canon_gemm_opnd){x, J->ls, J->ps, 0};
             const void *al = k0 + nk == ni ? alpha : NULL;
             const int rc =
-                J->left ? canon_gemm_ops(J->t, nr, J->other, nk, &ac, &xo, al, cr, ldc, c_rows)
-                        : canon_gemm_ops(J->t, J->other, nr, nk, &xo, &ac, al, cr, ldc, c_rows);
+                J->left ? canon_gemm_ops(J->t, nr, J->other, nk, &ac, &xo, al, cr, ldc, flags)
+                        : canon_gemm_ops(J->t, J->other, nr, nk, &xo, &ac, al, cr, ldc, flags);
             if (rc != 0)
                 return -2;
         }
@@ -289,7 +293,7 @@ static int leaf(const struct tri_job *J, int64_t p0, int nb, int kind, char *ini
               .diag = J->tri->unit ? NULL : diag, .alpha = final ? J->alpha : NULL},
     };
     const int64_t chunks = (J->other + R.lanes_per - 1) / R.lanes_per;
-    int nparts = canon_threads();
+    int nparts = J->serial ? 1 : canon_threads();
     if ((int64_t)nb * nb * J->other / 2 < LEAF_PAR_MIN)
         nparts = 1;
     if (nparts > chunks)
@@ -374,21 +378,65 @@ static int trmm_last(const struct tri_job *J)
     return 0;
 }
 
-/* trsm's starting sums, s = CMUL(alpha, B_ij), a run of columns a part. */
-struct scale_job {
-    enum canon_type t;
-    int64_t m, n, ldb;
-    const void *alpha;
-    char *b;
+/* trsm's starting sums, s = CMUL(alpha, B_ij), for J's lanes. */
+static void scale_lanes(const struct tri_job *J)
+{
+    const struct canon_blas_kern *kern = &canon_blas_kernels()->t[J->t];
+    if (J->left) /* a lane is a column: its lowest address first */
+        for (int64_t e = 0; e < J->other; e++)
+            kern->scal(J->dim, J->alpha,
+                       el(J->b0, e * J->ls + (J->ps < 0 ? (J->dim - 1) * J->ps : 0), J->size), 1);
+    else
+        for (int64_t p = 0; p < J->dim; p++)
+            kern->scal(J->other, J->alpha, el(J->b0, p * J->ps, J->size), 1);
+}
+
+/* Workspace bytes of a run over ne lanes: the op(A) copy, trmm's W. */
+static size_t run_bytes(const struct tri_job *J, int64_t ne)
+{
+    const int64_t rows = J->dim < MCH ? J->dim : MCH, cols = J->dim < KCH ? J->dim : KCH;
+    const size_t copy = ((size_t)(rows * cols) * J->size + 63) & ~(size_t)63;
+    const size_t w = J->last ? (size_t)((J->dim < NBL ? J->dim : NBL) * (ne < LCH ? ne : LCH)) *
+                                   J->size
+                             : 0;
+    return copy + ((w + 63) & ~(size_t)63);
+}
+
+/* The whole call for lanes e0 .. e0+ne-1, independent of the others,
+ * with workspace ws of run_bytes(J, ne). Returns 0 or -2. */
+static int run_lanes(const struct tri_job *J0, int64_t e0, int64_t ne, char *ws)
+{
+    struct tri_job L = *J0;
+    L.b0 = el(J0->b0, e0 * J0->ls, L.size);
+    L.other = ne;
+    L.acopy = ws;
+    L.w = L.last ? ws + run_bytes(&L, 0) : NULL;
+    if (L.solve) {
+        if (!canon_blas_is_one(L.t, L.alpha))
+            scale_lanes(&L);
+        return solve(&L, 0, L.dim);
+    }
+    return L.last ? trmm_last(&L) : diag_first(&L, 0, L.dim, 1);
+}
+
+/* Parts of a call split by lanes: part i takes whole leaf tiles of lanes
+ * and the i-th slice of the workspace. */
+struct lanes_job {
+    const struct tri_job *J;
+    int64_t unit, per;
+    size_t part_bytes;
+    char *ws;
+    atomic_int rc;
 };
 
-static void scale_part(void *arg, int part, int nparts, void *ws)
+static void lanes_part(void *arg, int part, int nparts, void *ws)
 {
-    const struct scale_job *S = arg;
-    const struct canon_blas_kern *kern = &canon_blas_kernels()->t[S->t];
+    struct lanes_job *P = arg;
     (void)ws;
-    for (int64_t j = S->n * part / nparts; j < S->n * (part + 1) / nparts; j++)
-        kern->scal(S->m, S->alpha, el(S->b, j * S->ldb, canon_blas_size(S->t)), 1);
+    (void)nparts;
+    const int64_t e0 = part * P->per, e1 = e0 + P->per < P->J->other ? e0 + P->per : P->J->other;
+    if (e0 < e1 && run_lanes(P->J, e0, e1 - e0, P->ws + (size_t)part * P->part_bytes) != 0)
+        atomic_store(&P->rc, -2);
 }
 
 int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct canon_blas_tri *tri,
@@ -404,35 +452,33 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     const int forward = left != tri->upper;
     struct tri_job J = {
         .t = t, .size = canon_blas_size(t), .cplx = canon_blas_complex(t), .solve = solve_,
-        .left = left, .rev = solve_ && !forward, .tri = tri, .dim = left ? m : n,
-        .other = left ? n : m, .xc = left ? ri : rj, .xq = left ? rj : ri, .a = a,
-        .ls = left ? ldb : 1, .alpha = alpha,
+        .left = left, .rev = solve_ && !forward, .last = !solve_ && forward, .tri = tri,
+        .dim = left ? m : n, .other = left ? n : m, .xc = left ? ri : rj, .xq = left ? rj : ri,
+        .a = a, .ls = left ? ldb : 1, .alpha = alpha,
     };
     const int64_t ps = left ? 1 : ldb;
     J.ps = J.rev ? -ps : ps;
     J.b0 = el(b, J.rev ? (J.dim - 1) * ps : 0, J.size);
-    const int last = !solve_ && forward;
-    const int64_t rows = J.dim < MCH ? J.dim : MCH, cols = J.dim < KCH ? J.dim : KCH;
-    const size_t copy_bytes = ((size_t)(rows * cols) * J.size + 63) & ~(size_t)63;
-    const size_t w_bytes =
-        last ? (size_t)((J.dim < NBL ? J.dim : NBL) * (J.other < LCH ? J.other : LCH)) * J.size
-             : 0;
-    J.acopy = canon_scratch(copy_bytes + w_bytes);
-    if (!J.acopy)
-        return -2;
-    J.w = last ? J.acopy + copy_bytes : NULL;
-    int rc;
-    if (solve_) {
-        if (!canon_blas_is_one(t, alpha)) { /* s = CMUL(alpha, B_ij) */
-            const struct scale_job S = {t, m, n, ldb, alpha, b};
-            int nparts = m * n < LEAF_PAR_MIN ? 1 : canon_threads();
-            nparts = nparts > n ? (int)n : nparts;
-            if (canon_pool_run(scale_part, (void *)&S, nparts, 0) != 0)
-                return -2;
-        }
-        rc = solve(&J, 0, J.dim);
-    } else {
-        rc = last ? trmm_last(&J) : diag_first(&J, 0, J.dim, 1);
+    /* With threads, the lanes are split among them, each part the whole
+     * call for its lanes on one thread (at least two leaf tiles of lanes
+     * a part); else the GEMM calls and the leaves use the threads. */
+    const int64_t unit = CANON_LEAF_BYTES / (int64_t)J.size;
+    int64_t nparts = canon_threads();
+    if (nparts > J.other / (2 * unit))
+        nparts = J.other / (2 * unit);
+    if ((double)J.dim * (double)J.dim * (double)J.other < (double)(2 * LEAF_PAR_MIN))
+        nparts = 1;
+    if (nparts <= 1) {
+        char *ws = canon_scratch(run_bytes(&J, J.other));
+        return ws ? run_lanes(&J, 0, J.other, ws) : -2;
     }
-    return rc;
+    J.serial = 1;
+    struct lanes_job P = {.J = &J, .unit = unit};
+    P.per = (J.other + unit * nparts - 1) / (unit * nparts) * unit;
+    P.part_bytes = run_bytes(&J, P.per);
+    P.ws = canon_scratch((size_t)nparts * P.part_bytes);
+    atomic_init(&P.rc, 0);
+    if (!P.ws || canon_pool_run(lanes_part, &P, (int)nparts, 0) != 0)
+        return -2;
+    return atomic_load(&P.rc);
 }
