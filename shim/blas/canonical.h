@@ -235,8 +235,9 @@ const char *canon_isa(void);
  * a threaded ?gemv or LANES sum, which may start the canonical GEMM's
  * workers, by the level-3 routines on the GEMM core (its workspace, and
  * their own blocks: ?trmm and ?trsm keep up to 1024 x 512 elements of
- * op(A), and ?trmm up to 512 x 1024 sums, per calling thread for later
- * calls); all routines are thread-safe. Outputs
+ * op(A), and ?trmm up to 512 x 1024 sums, per thread they run on, at
+ * most 64 MiB a call, in the calling thread's scratch for later calls);
+ * all routines are thread-safe. Outputs
  * must not overlap inputs other than as the BLAS itself allows (in-place
  * trmv, trsv, trmm, trsm), or the paths may differ.
  */

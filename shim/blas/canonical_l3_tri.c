@@ -32,6 +32,8 @@
 #define NBL 512
 /* trmm, diagonal last: lanes done at a time, so W stays bounded. */
 #define LCH 1024
+/* The most workspace a call split by lanes takes, all parts together. */
+#define SPLIT_BYTES ((size_t)64 << 20)
 /* A leaf kernel's work (products) from which its lanes go to the pool. */
 #define LEAF_PAR_MIN ((int64_t)1 << 17)
 
@@ -476,6 +478,13 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     struct lanes_job P = {.J = &J, .unit = unit};
     P.per = (J.other + unit * nparts - 1) / (unit * nparts) * unit;
     P.part_bytes = run_bytes(&J, P.per);
+    if ((size_t)nparts * P.part_bytes > SPLIT_BYTES) { /* fewer, wider parts */
+        nparts = (int64_t)(SPLIT_BYTES / P.part_bytes) > 1 ? (int64_t)(SPLIT_BYTES / P.part_bytes)
+                                                          : 1;
+        P.per = (J.other + unit * nparts - 1) / (unit * nparts) * unit;
+        P.part_bytes = run_bytes(&J, P.per);
+        nparts = (J.other + P.per - 1) / P.per;
+    }
     P.ws = canon_scratch((size_t)nparts * P.part_bytes);
     atomic_init(&P.rc, 0);
     if (!P.ws || canon_pool_run(lanes_part, &P, (int)nparts, 0) != 0)
