@@ -164,8 +164,9 @@ const char *canon_isa(void);
  * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum,
  * ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
  * which split C as the GEMM does, and ?trmm and ?trsm run each element's
- * chain in pieces, GEMMs that continue it and diagonal-block kernels that
- * split the independent elements among threads, in the same order;
+ * chain in pieces, GEMMs that continue it and diagonal-block kernels, in
+ * the same order, giving each thread a run of B's independent columns
+ * (side 'L') or rows (side 'R');
  * every other routine runs on the calling thread only), so neither the ISA nor the thread count can change a
  * bit. (AVX-512 too: the paths are scalar, AVX2 + FMA and AVX-512.) A result that
  * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed

@@ -16,8 +16,10 @@
  * all in B; where it comes last (side 'L' lower, side 'R' upper), B is
  * done in blocks of NBL positions from the end, whose sums start in a
  * workspace W from one GEMM over the old positions before the block and
- * go on by the same halving. The halving points, NBL and the GEMM calls'
- * sizes change no bit: every chain is continued exactly, in its order.
+ * go on by the same halving. With threads, the lanes are split among
+ * them and each runs the whole call on its own (canon_l3_tri_gemm). The
+ * halving points, NBL, the GEMM calls' sizes and the lane split change no
+ * bit: every chain is continued exactly, in its order, on one thread.
  */
 #include <stdatomic.h>
 #include <string.h>
