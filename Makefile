@@ -295,6 +295,7 @@ gpu-coverage: all
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/bench_overhead $(B)/bench/bench_digest \
 	    $(B)/bench/bench_getrandom $(B)/bench/bench_canonical $(B)/bench/bench_canonical_blas \
+	    $(B)/bench/bench_canonical_l3 \
 	    $(B)/bench/bench_cublas $(B)/bench/bench_trace_calls $(B)/bench/bench_nccl
 	@scripts/bench.sh
 

@@ -6,7 +6,7 @@
 # if the shim did not really intercept (an empty trace), because then the
 # numbers would mean nothing. The training ratio is also estimated from the
 # per-record cost and digest speed measured here, because wall times on a
-# shared machine swing by more than the overhead. About 3 minutes on 2 cores.
+# shared machine swing by more than the overhead. About 5 minutes on 2 cores.
 # Knobs (environment): BENCH_DDOT_CALLS (2000000), BENCH_DDOT_TRACED_CALLS
 # (50000: every traced call writes a ~250-byte record), BENCH_TORCH_ARGS
 # ("300 1024": steps and hidden width of tests/programs/torch_prog.py),
@@ -17,7 +17,9 @@
 # build, measured side by side on the same traces), BENCH_SUMMARY_CALLS
 # (100000000: calls of the summary-trace loop, cblas_ddot n=1, its trace
 # bounded by max_bytes = 64M and deleted after), BENCH_SUMMARY_TORCH_STEPS
-# (6000: steps of the long summary-traced training, ~1 minute here).
+# (6000: steps of the long summary-traced training, ~1 minute here),
+# BENCH_L3_SIZES ("512 1024 2048": n of the level-3 section,
+# bench_canonical_l3; about a minute and a half at 2048) and BENCH_L3_REPS (3).
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -28,6 +30,7 @@ DIGEST=$TOP/build/bench/bench_digest
 GETRANDOM=$TOP/build/bench/bench_getrandom
 CANON_GEMM=$TOP/build/bench/bench_canonical
 CANON_BLAS=$TOP/build/bench/bench_canonical_blas
+CANON_L3=$TOP/build/bench/bench_canonical_l3
 CUBLAS=$TOP/build/bench/bench_cublas
 NCCL=$TOP/build/bench/bench_nccl
 PY=/usr/bin/python3
@@ -46,7 +49,7 @@ die() {
     echo "bench: $*" >&2
     exit 1
 }
-for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM" "$CANON_GEMM" "$CANON_BLAS" \
+for f in "$SHIM" "$DETDIFF" "$OVERHEAD" "$DIGEST" "$GETRANDOM" "$CANON_GEMM" "$CANON_BLAS" "$CANON_L3" \
     "$CUBLAS" "$TRACE_CALLS" "$NCCL"; do
     [ -f "$f" ] || die "missing $f: run 'make bench'"
 done
@@ -211,6 +214,11 @@ echo "== Canonical BLAS vs OpenBLAS, side by side in one process (default policy
 DETSHIM_POLICY=$POLICY_FILE "$CANON_GEMM" "${BENCH_CANON_ROUNDS:-3}" | sed 's/^/  /'
 echo
 DETSHIM_POLICY=$POLICY_FILE "$CANON_BLAS" "${BENCH_CANON_BLAS_REPS:-5}" | sed 's/^/  /'
+echo
+echo "   level 3 other than gemm, every side and uplo of trmm and trsm (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+# shellcheck disable=SC2086 # the sizes are separate words on purpose
+DETSHIM_POLICY=$POLICY_FILE "$CANON_L3" "${BENCH_L3_REPS:-3}" ${BENCH_L3_SIZES:-512 1024 2048} |
+    sed 's/^/  /'
 echo
 
 echo "== Digest throughput on a 64 MiB buffer (XXH3-128 is the shim's; SHA-256 for comparison)"

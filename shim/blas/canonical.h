@@ -163,8 +163,10 @@ const char *canon_isa(void);
  * is computed whole on one thread (?gemv may split its outputs among
  * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum,
  * ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
- * which split C as the GEMM does, and ?trmm and most ?trsm cases run each
- * element's chain partly as a GEMM that continues it, in the same order;
+ * which split C as the GEMM does, and ?trmm and ?trsm run each element's
+ * chain in pieces, GEMMs that continue it and diagonal-block kernels, in
+ * the same order, giving each thread a run of B's independent columns
+ * (side 'L') or rows (side 'R');
  * every other routine runs on the calling thread only), so neither the ISA nor the thread count can change a
  * bit. (AVX-512 too: the paths are scalar, AVX2 + FMA and AVX-512.) A result that
  * is NaN is NaN on every path, but which NaN (sign, payload) is not fixed
@@ -230,8 +232,13 @@ const char *canon_isa(void);
  * (bad character, negative dimension, short leading dimension, zero
  * increment where it is not allowed); its outputs are then untouched and
  * the caller lets the vendor BLAS report the error. Nothing is allocated
- * (at most about 17 KiB of stack) except by a threaded ?gemv or LANES sum,
- * which may start the canonical GEMM's workers; all routines are thread-safe. Outputs
+ * (at most about 17 KiB of stack; ?trmm and ?trsm about 34 KiB) except by
+ * a threaded ?gemv or LANES sum, which may start the canonical GEMM's
+ * workers, by the level-3 routines on the GEMM core (its workspace, and
+ * their own blocks: ?trmm and ?trsm keep up to 1024 x 512 elements of
+ * op(A), and ?trmm up to 512 x 1024 sums, per thread they run on, at
+ * most 64 MiB a call, in the calling thread's scratch for later calls);
+ * all routines are thread-safe. Outputs
  * must not overlap inputs other than as the BLAS itself allows (in-place
  * trmv, trsv, trmm, trsm), or the paths may differ.
  */
@@ -485,12 +492,17 @@ int canon_ztrmm(char order, char side, char uplo, char transa, char diag, int64_
  * (side 'L': forward in i for lower op(A), backward for upper; side 'R':
  * forward in j for upper op(A), backward for lower):
  *   s = B_ij if alpha == 1, else CMUL(alpha, B_ij);
- *   'L': for the off-diagonal k of row i of op(A), increasing k:
+ *   'L': for the off-diagonal k of row i of op(A), in substitution order
+ *        (increasing k when forward, decreasing when backward):
  *        s -= op(A)_ik * X_kj   (CMAC with -op(A)_ik);
- *   'R': for the off-diagonal k of column j of op(A), increasing k:
- *        s -= X_ik * op(A)_kj   (CMAC with -X_ik);
+ *   'R': for the off-diagonal k of column j of op(A), in substitution
+ *        order: s -= X_ik * op(A)_kj   (CMAC with -X_ik);
  *   X_ij = CDIV(s, diagonal element of op(A)), or s for diag 'U'.
- * Quick return: m == 0 or n == 0. Rejects as trmm; 'R' order as trmm. */
+ * Order version 2 (since 2026-12-01): version 1 took k increasing in the
+ * backward cases too, which put each chain's not yet solved neighbours
+ * first and kept those cases off the GEMM core; the forward cases are
+ * unchanged. Quick return: m == 0 or n == 0. Rejects as trmm; 'R' order
+ * as trmm. */
 int canon_strsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                 float alpha, const float *a, int64_t lda, float *b, int64_t ldb);
 int canon_dtrsm(char order, char side, char uplo, char transa, char diag, int64_t m, int64_t n,

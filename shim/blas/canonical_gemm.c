@@ -109,7 +109,8 @@ struct job {
     int64_t mc, kc, nc; /* effective blocking: multiples of mr, -, nr */
     int b_once;         /* B panels packed once for all of K (else per slice) */
     int split_n;        /* parts take column ranges (else row ranges) */
-    int acc;            /* C holds starting sums and gets the raw sums back */
+    int acc;            /* C holds starting sums: 1 gets the raw sums back, 2 alpha*s
+                         * (beta is then 0) */
     int64_t units;      /* register tiles along the split dimension */
 };
 
@@ -147,6 +148,19 @@ static size_t ws_bytes(const struct job *J)
     return bytes;
 }
 
+/* memcpy of one tile row: the sizes of whole rows are constants, so
+ * that the copy is a few vector moves, not a call. */
+static inline void copy_row(void *d, const void *s, size_t n)
+{
+    switch (n) {
+    case 32: memcpy(d, s, 32); break;
+    case 64: memcpy(d, s, 64); break;
+    case 128: memcpy(d, s, 128); break;
+    case 256: memcpy(d, s, 256); break;
+    default: memcpy(d, s, n); break;
+    }
+}
+
 /* Moves the top-left rows x cols of a tile (row stride nr) from C (in =
  * 1, the rest of the tile zeroed) or to C. Copies only: exact. */
 static void tile_io(const struct canon_kernel *K, int64_t rows, int64_t cols, unsigned char *tile,
@@ -158,9 +172,35 @@ static void tile_io(const struct canon_kernel *K, int64_t rows, int64_t cols, un
     for (int64_t i = 0; i < rows; i++) {
         char *ci = c + i * ldc * (int64_t)es;
         if (in)
-            memcpy(tile + i * row, ci, (size_t)cols * es);
+            copy_row(tile + i * row, ci, (size_t)cols * es);
         else
-            memcpy(ci, tile + i * row, (size_t)cols * es);
+            copy_row(ci, tile + i * row, (size_t)cols * es);
+    }
+}
+
+/* Packs through fn, as the packers' contract says, also when cs, the
+ * stride of p, is negative (the operand's k runs backward in memory): the
+ * same elements are packed from the other end and the kb groups of each
+ * strip (r elements of ps bytes each) put back in p order. Copies only. */
+static void pack(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_t, int, void *),
+                 int r, int64_t rows, int64_t kb, const char *x, int64_t rs, int64_t cs, int flags,
+                 size_t es, size_t ps, char *dst)
+{
+    if (cs >= 0) {
+        fn(r, rows, kb, x, rs, cs, flags, dst);
+        return;
+    }
+    fn(r, rows, kb, x + (kb - 1) * cs * (int64_t)es, rs, -cs, flags, dst);
+    const size_t group = (size_t)r * ps;
+    _Alignas(64) unsigned char tmp[MAX_TILE_BYTES];
+    assert(group <= sizeof tmp);
+    for (int64_t s = 0; s < (rows + r - 1) / r; s++) {
+        char *strip = dst + (size_t)(s * kb) * group;
+        for (int64_t lo = 0, hi = kb - 1; lo < hi; lo++, hi--) {
+            memcpy(tmp, strip + (size_t)lo * group, group);
+            memcpy(strip + (size_t)lo * group, strip + (size_t)hi * group, group);
+            memcpy(strip + (size_t)hi * group, tmp, group);
+        }
     }
 }
 
@@ -181,8 +221,8 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
         const int64_t nb = min64(J->nc, n - jc), nbp = round_up(nb, nr);
         const char *bsrc = J->b + (j0 + jc) * J->csb * (int64_t)es;
         for (int64_t pc = 0; J->b_once && pc < k; pc += kc)
-            K->pack_b(K->nr, nb, min64(kc, k - pc), bsrc + pc * J->rsb * (int64_t)es, J->csb,
-                      J->rsb, J->flags_b, bp + (size_t)(pc * nbp) * ps);
+            pack(K->pack_b, K->nr, nb, min64(kc, k - pc), bsrc + pc * J->rsb * (int64_t)es,
+                 J->csb, J->rsb, J->flags_b, es, ps, bp + (size_t)(pc * nbp) * ps);
         for (int64_t ic = 0; ic < m; ic += J->mc) {
             const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
             for (int64_t pc = 0; pc < k; pc += kc) {
@@ -190,10 +230,10 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                 const int first = pc == 0, last = pc + kb == k;
                 const int64_t boff = J->b_once ? pc * nbp : 0;
                 if (!J->b_once)
-                    K->pack_b(K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb, J->rsb,
-                              J->flags_b, bp);
+                    pack(K->pack_b, K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb,
+                         J->rsb, J->flags_b, es, ps, bp);
                 const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
-                K->pack_a(K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, ap);
+                pack(K->pack_a, K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, es, ps, ap);
                 for (int64_t js = 0; js * nr < nb; js++) {
                     const char *bs = bp + (size_t)(boff + js * kb * nr) * ps;
                     const int64_t cols = min64(nr, nb - js * nr);
@@ -212,7 +252,7 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                             K->tile(kb, as, bs, acc, wt);
                             continue;
                         }
-                        if (J->acc) {
+                        if (J->acc == 1) {
                             K->tile(kb, as, bs, acc, edge);
                             tile_io(K, rows, cols, edge, ct, J->ldc, 0);
                         } else if (rows == mr && cols == nr) {
@@ -326,6 +366,12 @@ static int is_trans(char ch)
     return ch == 'N' || ch == 'T' || ch == 'C';
 }
 
+static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
+               const struct canon_gemm_opnd *oa, const struct canon_gemm_opnd *ob,
+               const void *alpha, const void *beta, void *c, int64_t ldc, int acc);
+/* With acc: the call runs on the calling thread only. */
+#define ACC_SERIAL 8
+
 static int gemm(enum canon_type t, char order, char transa, char transb, int64_t m, int64_t n,
                 int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
                 int64_t ldb, const void *beta, void *c, int64_t ldc, int acc)
@@ -353,14 +399,29 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     }
 
     /* op(A)[i][p] at a + i*rsa + p*csa, op(B)[p][j] at b + p*rsb + j*csb. */
-    int64_t rsa = (ta ^ col) ? 1 : lda, csa = (ta ^ col) ? lda : 1;
-    int64_t rsb = (tb ^ col) ? 1 : ldb, csb = (tb ^ col) ? ldb : 1;
+    const struct canon_gemm_opnd oa = {a, (ta ^ col) ? 1 : lda, (ta ^ col) ? lda : 1,
+                                       transa == 'C'};
+    const struct canon_gemm_opnd ob = {b, (tb ^ col) ? 1 : ldb, (tb ^ col) ? ldb : 1,
+                                       transb == 'C'};
+    return run(t, col, m, n, k, &oa, &ob, alpha, beta, c, ldc, acc);
+}
+
+/* The checked call: C (column-major when col, else row-major) from the
+ * operands' strides, as gemm() says; acc as struct job's. */
+static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
+               const struct canon_gemm_opnd *oa, const struct canon_gemm_opnd *ob,
+               const void *alpha, const void *beta, void *c, int64_t ldc, int acc)
+{
+    const void *a = oa->x, *b = ob->x;
+    const int64_t rsa = oa->rs, csa = oa->cs, rsb = ob->rs, csb = ob->cs;
+    const int serial = acc & ACC_SERIAL;
+    acc &= ~ACC_SERIAL;
     const struct canon_isa_kernels *isa = isa_current();
     struct job J = {
         .kern = &isa->k[t], .k = k, .c = c, .ldc = ldc, .alpha = alpha, .beta = beta,
         .acc = acc,
     };
-    const int conja = transa == 'C' ? CANON_CONJ : 0, conjb = transb == 'C' ? CANON_CONJ : 0;
+    const int conja = oa->conj ? CANON_CONJ : 0, conjb = ob->conj ? CANON_CONJ : 0;
     if (!col) {
         J.m = m, J.n = n;
         J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = conja;
@@ -375,7 +436,7 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
     const int64_t mr = K->mr, nr = K->nr;
     int nparts = 1;
     const double work = (double)J.m * (double)J.n * (double)k;
-    const int threads = canon_threads();
+    const int threads = serial ? 1 : canon_threads();
     J.split_n = J.n >= J.m;
     J.units = J.split_n ? (J.n + nr - 1) / nr : (J.m + mr - 1) / mr;
     if (threads > 1 && work >= (double)PAR_MIN_WORK) {
@@ -432,4 +493,15 @@ int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64
 {
     static const double one[2] = {1, 0};
     return gemm(t, 'C', transa, transb, m, n, k, one, a, lda, b, ldb, one, s, lds, 1);
+}
+
+int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
+                   const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
+                   const void *alpha, void *s, int64_t lds, int flags)
+{
+    static const double zero[2] = {0, 0};
+    if (m <= 0 || n <= 0 || k <= 0)
+        return 0;
+    return run(t, !(flags & CANON_OPS_ROWS), m, n, k, a, b, alpha, zero, s, lds,
+               (alpha ? 2 : 1) | (flags & CANON_OPS_SERIAL ? ACC_SERIAL : 0));
 }

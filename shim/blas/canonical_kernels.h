@@ -101,6 +101,25 @@ void canon_set_blocking(int64_t mc, int64_t kc, int64_t nc, int64_t b_budget);
 int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64_t n, int64_t k,
                    const void *a, int64_t lda, const void *b, int64_t ldb, void *s, int64_t lds);
 
+/* An operand of canon_gemm_ops: element (i, p) at x + i*rs + p*cs
+ * elements (op(B)'s (p, j) at x + p*rs + j*cs), conjugated when conj. The
+ * stride of p may be negative: k then runs backward in memory. */
+struct canon_gemm_opnd {
+    const void *x;
+    int64_t rs, cs;
+    int conj;
+};
+/* canon_gemm_acc on operands given by their strides, for the drivers of
+ * trmm and trsm (canonical_l3_tri.c): S_ij (column-major, ld lds; flag
+ * CANON_OPS_ROWS: row-major) gets the contract's sum over p of
+ * op(A)_ip*op(B)_pj started from S_ij, and stored raw (alpha NULL) or as
+ * CMUL(alpha, s); CANON_OPS_SERIAL: on the calling thread only. m, n or
+ * k <= 0 does nothing. Returns 0 or -2 (workspace), as canon_sgemm. */
+enum { CANON_OPS_ROWS = 1, CANON_OPS_SERIAL = 2 };
+int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
+                   const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
+                   const void *alpha, void *s, int64_t lds, int flags);
+
 /* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
                     int flags, void *dst);
@@ -130,6 +149,12 @@ int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *
 /* Parts the pool's workers (not callers) have run since start-up, so tests
  * can tell that a multi-threaded run really used more than one thread. */
 uint64_t canon_pool_worker_parts(void);
+/* The calling thread's scratch memory of at least `bytes` (64-byte
+ * aligned, contents not kept from call to call), apart from the pool's
+ * workspaces, so a driver may hold it across canon_pool_run calls. Kept
+ * for later calls (no fresh pages to fault in each time) and freed when
+ * the thread exits; NULL if memory is short. */
+void *canon_scratch(size_t bytes);
 /* Fork handler (the lifecycle calls it): a child has none of the parent's
  * workers and no lock they held; its pool starts afresh. */
 void canon_pool_fork_child(void);
@@ -309,13 +334,48 @@ int canon_l3_gemm_on(void);
 struct canon_blas_tri;
 /* trmm (solve = 0) or trsm (1) on the canonical GEMM core
  * (canonical_l3_tri.c), column-major after trm_args, alpha != 0, in the
- * contract's order. Returns 0 when done, 1 for a case it does not cover,
- * -2 when workspace cannot be allocated; for 1 and for -2 before any
- * block (the usual case) B is untouched and the caller runs its own
- * kernel, with the same bits. */
+ * contract's order, every side, uplo, trans and diag. Returns 0 when
+ * done, 1 when canon_l3_use_gemm(0) turned the core off, -2 when
+ * workspace cannot be allocated; for 1 and for -2 before B is touched
+ * (the usual case) the caller runs its own kernel, with the same bits. */
 int canon_l3_tri_gemm(enum canon_type t, int solve, char side, const struct canon_blas_tri *tri,
                       int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
                       void *b, int64_t ldb);
+
+/* The diagonal-block kernels of trmm and trsm (canonical_l3_leaf.c), on
+ * the canonical GEMM's instruction-set path. A tile holds nb <= 
+ * CANON_LEAF_NB positions (rows of B for side 'L', columns for 'R', in
+ * the order the chains take them) of CANON_LEAF_BYTES each: the lanes,
+ * independent elements of the other dimension (real: bytes / size values;
+ * complex: that many bytes as a plane of real parts, then one of
+ * imaginary parts). coef is nb x nb, (c, q) at c*nb + q: what input
+ * position q is multiplied by in output c's chain (only the triangle the
+ * kind reads); diag holds the diagonal's nb elements (NULL: a unit
+ * diagonal, no product). swap (complex): the lane value is the product's
+ * first factor (side 'R'), else coef's. Each lane of output c:
+ *   CANON_LEAF_SOLVE (trsm, t in place): s = t_c, s = CMAC(s, coef_cq,
+ *     t_q) for q = 0 .. c-1 (the solved ones), t_c = CDIV(s, diag_c);
+ *   CANON_LEAF_LOWER (trmm): s = o_c, the terms q = 0 .. c-1, then the
+ *     diagonal's (CMAC with diag_c, or s + t_c), o_c = s;
+ *   CANON_LEAF_UPPER (trmm): s = o_c, the diagonal's term, then q = c+1
+ *     .. nb-1, o_c = s;
+ * trmm then stores CMUL(alpha, s) when alpha is not NULL. */
+#define CANON_LEAF_NB 32
+#define CANON_LEAF_BYTES 512
+enum { CANON_LEAF_SOLVE, CANON_LEAF_LOWER, CANON_LEAF_UPPER };
+struct canon_leaf {
+    enum canon_type t;
+    int kind, swap, nb;
+    const void *coef, *diag, *alpha;
+};
+void canon_leaf_solve(const struct canon_leaf *L, void *t);
+void canon_leaf_mul(const struct canon_leaf *L, const void *t, void *o);
+/* Moves nb positions x nl lanes of a real type between B (a position
+ * steps ps = 1 or -1, a lane ls elements: side 'L') and a tile (in = 1:
+ * into it), with vector transposes. Returns 0, or -1 where it does not
+ * apply (complex, another ps, no AVX2): the caller moves them itself. */
+int canon_leaf_tile_rows(enum canon_type t, int nb, int64_t nl, void *m, int64_t ps, int64_t ls,
+                         void *tile, int in);
 
 /* Upper-cases a BLAS character argument (the BLAS accepts either case). */
 static inline char canon_blas_upper(char c)

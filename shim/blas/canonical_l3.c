@@ -8,7 +8,10 @@
  * that fits syrk, and the right-side cases with B as the matrix. Left-side
  * cases have A's element first; for real types the factors may trade
  * places (the product rounds the same), so they too run on B, while the
- * complex ones take the sequential dot one element at a time.
+ * complex ones, and a backward trsm on side 'L' (whose terms run up the
+ * columns of X), take the sequential dot one element at a time. These are
+ * the fallbacks of canonical_l3_gemm.c and canonical_l3_tri.c, which run
+ * the same sums on the GEMM core when they get their workspace.
  */
 #include <string.h>
 
@@ -373,8 +376,8 @@ static int trmm(enum canon_type t, char order, char side, char uplo, char transa
         zero_matrix(m, n, b, ldb, size);
         return 0;
     }
-    /* On the GEMM core where it covers the case (canonical_l3_tri.c);
-     * below, the same sums one row or column at a time. */
+    /* On the GEMM core (canonical_l3_tri.c); below, where it has no
+     * workspace, the same sums one row or column at a time. */
     if (canon_l3_tri_gemm(t, 0, sd, &tri, m, n, alpha, a, lda, b, ldb) == 0)
         return 0;
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
@@ -503,12 +506,12 @@ static int trsm(enum canon_type t, char order, char side, char uplo, char transa
                 const int64_t nb = m - i0 < block ? m - i0 : block;
                 void *bj = at2(b, i0, j, ldb, size);
                 scaled_rhs(t, one, alpha, nb, bj, 1, &sums);
-                if (tri.upper) /* k < j */
+                if (tri.upper) /* k < j, increasing */
                     sweep(kern, t, nb, j, at2(b, i0, 0, ldb, size), ldb, opa(a, ri, rj, 0, j, size),
                           ri, how, &sums);
-                else /* k > j */
-                    sweep(kern, t, nb, n - 1 - j, at2(b, i0, j + 1, ldb, size), ldb,
-                          opa(a, ri, rj, j + 1, j, size), ri, how, &sums);
+                else /* k > j, decreasing: the solving order */
+                    sweep(kern, t, nb, n - 1 - j, at2(b, i0, n - 1, ldb, size), -ldb,
+                          opa(a, ri, rj, n - 1, j, size), -ri, how, &sums);
                 for (int64_t e = 0; e < nb; e++) {
                     void *se = (void *)canon_blas_at(&sums, e, size);
                     if (!tri.unit)
@@ -517,20 +520,15 @@ static int trsm(enum canon_type t, char order, char side, char uplo, char transa
                 }
             }
         }
-    } else if (!canon_blas_complex(t)) {
-        /* X(i, :): s -= op(A)_ik X_kj as dots of X's columns with
-         * -op(A)(i, :) (real: the factors may trade places) */
-        for (int64_t step = 0; step < m; step++) {
-            const int64_t i = tri.upper ? m - 1 - step : step;
+    } else if (!canon_blas_complex(t) && !tri.upper) {
+        /* X(i, :), forward: s -= op(A)_ik X_kj, k < i, as dots of X's
+         * columns with -op(A)(i, :) (real: the factors may trade places) */
+        for (int64_t i = 0; i < m; i++) {
             for (int64_t j0 = 0; j0 < n; j0 += block) {
                 const int64_t nb = n - j0 < block ? n - j0 : block;
                 scaled_rhs(t, one, alpha, nb, at2(b, i, j0, ldb, size), ldb, &sums);
-                if (tri.upper) /* k > i */
-                    dots(kern, t, m - 1 - i, nb, at2(b, i + 1, j0, ldb, size), ldb,
-                         opa(a, ri, rj, i, i + 1, size), rj, X_NEG, &sums);
-                else /* k < i */
-                    dots(kern, t, i, nb, at2(b, 0, j0, ldb, size), ldb, opa(a, ri, rj, i, 0, size),
-                         rj, X_NEG, &sums);
+                dots(kern, t, i, nb, at2(b, 0, j0, ldb, size), ldb, opa(a, ri, rj, i, 0, size), rj,
+                     X_NEG, &sums);
                 for (int64_t e = 0; e < nb; e++) {
                     void *se = (void *)canon_blas_at(&sums, e, size);
                     if (!tri.unit)
@@ -539,7 +537,8 @@ static int trsm(enum canon_type t, char order, char side, char uplo, char transa
                 }
             }
         }
-    } else { /* complex, side 'L': s -= op(A)_ik X_kj, one element at a time */
+    } else { /* complex, or backward, side 'L': s -= op(A)_ik X_kj, one
+              * element at a time, k in the solving order */
         const int flags = (tri.conj ? CANON_CONJ_U : 0) | CANON_NEG_U;
         for (int64_t j = 0; j < n; j++)
             for (int64_t step = 0; step < m; step++) {
@@ -547,9 +546,9 @@ static int trsm(enum canon_type t, char order, char side, char uplo, char transa
                 void *bij = at2(b, i, j, ldb, size);
                 union elem s;
                 scaled_rhs(t, one, alpha, 1, bij, 1, &s);
-                if (tri.upper)
-                    kern->dot_seq(m - 1 - i, opa(a, ri, rj, i, i + 1, size), rj,
-                                  at2(b, i + 1, j, ldb, size), 1, flags, &s);
+                if (tri.upper) /* k = m-1 .. i+1 */
+                    kern->dot_seq(m - 1 - i, opa(a, ri, rj, i, m - 1, size), -rj,
+                                  at2(b, m - 1, j, ldb, size), -1, flags, &s);
                 else
                     kern->dot_seq(i, opa(a, ri, rj, i, 0, size), rj, at2(b, 0, j, ldb, size), 1,
                                   flags, &s);

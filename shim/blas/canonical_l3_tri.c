@@ -1,281 +1,529 @@
 /* trmm and trsm on the canonical GEMM core, in the contract's order
- * (shim/blas/canonical.h), unchanged: each element's sum is one chain in
- * increasing p, which runs in pieces. Blocks of NB rows (side 'L') or
- * columns (side 'R') of B are computed in a workspace W: the part of each
- * chain over whole earlier or later blocks is one GEMM that continues W's
- * sums (canon_gemm_acc: tiles, ISA paths, threads), the part inside the
- * block runs on the active path's gemv loops, carried in W, and the block
- * is written back when done. Blocks go in the order that reads only old
- * values (trmm) or solved ones (trsm), as the sequential kernels do.
+ * (shim/blas/canonical.h): every element's chain runs in pieces, each
+ * piece either one GEMM that continues the sums (canon_gemm_ops: its
+ * tiles, ISA paths and threads) or a diagonal-block kernel
+ * (canonical_l3_leaf.c) on blocks of at most CANON_LEAF_NB positions.
+ * A position is a row of B (side 'L') or a column (side 'R'); the other
+ * dimension's elements, the lanes, are independent of one another.
  *
- * Covered: trmm side 'R' (every type) and side 'L' (real types, whose
- * products may trade factors: x*y == y*x); trsm where the GEMM part comes
- * first in each chain, side 'R' with upper op(A) (every type) and side
- * 'L' with lower op(A) (real). The other trsm cases put the products of
- * the block's own, not yet solved, elements first; they and complex side
- * 'L' stay on canonical_l3.c's kernels. Same bits either way.
+ * trsm works on positions in solving order (forward, or from the end for
+ * a backward solve), which is also each chain's order: S(p0, p1) solves
+ * the first half, adds the half's products to the second half's sums in
+ * B with one GEMM, then solves the second half. trmm keeps B's own order:
+ * where the diagonal term comes first in each chain (side 'L' upper,
+ * side 'R' lower) D(p0, p1) does its first half, continues that half's
+ * sums with the second half's old values, then does the second half,
+ * all in B; where it comes last (side 'L' lower, side 'R' upper), B is
+ * done in blocks of NBL positions from the end, whose sums start in a
+ * workspace W from one GEMM over the old positions before the block and
+ * go on by the same halving. With threads, the lanes are split among
+ * them and each runs the whole call on its own (canon_l3_tri_gemm). The
+ * halving points, NBL, the GEMM calls' sizes and the lane split change no
+ * bit: every chain is continued exactly, in its order, on one thread.
  */
-#include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
 
-#define NB 64
+/* Out and in positions of one GEMM call (a copy of op(A)'s block of
+ * that size is made for it), and trmm's block of sums in W. */
+#define MCH 1024
+#define KCH 512
+#define NBL 512
+/* trmm, diagonal last: lanes done at a time, so W stays bounded. */
+#define LCH 1024
+/* The most workspace a call split by lanes takes, all parts together. */
+#define SPLIT_BYTES ((size_t)64 << 20)
+/* A leaf kernel's work (products) from which its lanes go to the pool. */
+#define LEAF_PAR_MIN ((int64_t)1 << 17)
 
-static void *at2(const void *x, int64_t i, int64_t j, int64_t ld, size_t size)
-{
-    return (void *)canon_blas_at(x, i + j * ld, size);
-}
-
-/* op(A)_ij for row and column steps ri, rj. */
-static const void *opa(const void *a, int64_t ri, int64_t rj, int64_t i, int64_t j, size_t size)
-{
-    return canon_blas_at(a, i * ri + j * rj, size);
-}
-
-/* The job of one call after trm_args (canonical_l3.c). */
 struct tri_job {
     enum canon_type t;
-    const struct canon_blas_tri *tri;
-    const struct canon_blas_kern *kern;
     size_t size;
-    int64_t m, n, ri, rj, lda, ldb;
-    const void *alpha, *a;
-    void *b;
-    int solve;    /* trsm (else trmm) */
-    int alpha1;   /* trsm: alpha == 1 */
-    void *neg;    /* trsm: room for a negated block of op(A) */
+    int cplx, solve, left, rev;
+    int last;   /* trmm with the diagonal term last in each chain */
+    int serial; /* the call is one part of a lane split: no threads inside */
+    const struct canon_blas_tri *tri;
+    int64_t dim, other;
+    int64_t xc, xq; /* op(A) steps of an output's and an input's index (side) */
+    const char *a;
+    char *b0;       /* B at position 0, lane 0 */
+    int64_t ps, ls; /* B's steps of a position and of a lane */
+    const void *alpha;
+    char *acopy;    /* MCH x KCH elements */
+    char *w;        /* trmm: NBL positions x other lanes of sums */
+    int64_t wps, wls, w0; /* W's steps; W's first position */
 };
 
-/* The GEMM operand that is op(A)[p0 .. p0+k) x [c0 .. c0+cols) (side 'R',
- * p the row) or its transpose op(A)[c0 ..) x [p0 ..) read as (p, c)
- * (side 'L'): transposition, first element and leading dimension; trsm
- * negates a copy (every product with it then rounds as the contract's
- * "s -= ..."). */
-static char op_block(const struct tri_job *J, int left, int64_t p0, int64_t k, int64_t c0,
-                     int64_t cols, const void **ptr, int64_t *ld)
+static char *el(const void *x, int64_t i, size_t size)
 {
-    const struct canon_blas_tri *tri = J->tri;
-    /* (p, c) of the operand is op(A)_{p,c} (right) or op(A)_{c,p} (left) */
-    const int64_t sp = left ? J->rj : J->ri, sc = left ? J->ri : J->rj;
-    const char *first = left ? opa(J->a, J->ri, J->rj, c0, p0, J->size)
-                             : opa(J->a, J->ri, J->rj, p0, c0, J->size);
-    if (!J->solve) {
-        *ptr = first;
-        *ld = J->lda;
-        /* element (p, c) at first + p*sp + c*sc: 'N' when sp == 1 */
-        return sp == 1 ? 'N' : tri->conj ? 'C' : 'T';
-    }
-    for (int64_t c = 0; c < cols; c++)
-        for (int64_t p = 0; p < k; p++) {
-            union {
-                float s[2];
-                double d[2];
-            } v;
-            memcpy(&v, canon_blas_at(first, p * sp + c * sc, J->size), J->size);
-            const int cplx = canon_blas_complex(J->t);
-            if (J->t == CANON_S || J->t == CANON_C) {
-                v.s[0] = -v.s[0];
-                if (cplx)
-                    v.s[1] = tri->conj ? v.s[1] : -v.s[1];
-            } else {
-                v.d[0] = -v.d[0];
-                if (cplx)
-                    v.d[1] = tri->conj ? v.d[1] : -v.d[1];
-            }
-            memcpy(at2(J->neg, p, c, k, J->size), &v, J->size);
-        }
-    *ptr = J->neg;
-    *ld = k > 1 ? k : 1;
-    return 'N';
+    return (char *)x + i * (int64_t)size;
 }
 
-/* The part of block x0 .. x0+nb-1's chains over p = g0 .. g0+gk-1, one
- * GEMM continuing W's sums: side 'R' W += B(:, g0..) * op(A)(g0.., x0..),
- * side 'L' W += B(g0.., :)^T * op(A)(x0.., g0..)^T (W holds the rows'
- * sums as columns). Returns 0 or -2. */
-static int gemm_part(const struct tri_job *J, int left, int64_t g0, int64_t gk, int64_t x0,
-                     int64_t nb, void *w)
+/* The index in B and op(A) of position p. */
+static int64_t orig(const struct tri_job *J, int64_t p)
 {
-    if (gk <= 0)
-        return 0;
-    const void *ap;
-    int64_t ld;
-    const char tb = op_block(J, left, g0, gk, x0, nb, &ap, &ld);
-    const int64_t rows = left ? J->n : J->m;
-    const void *bp = left ? at2(J->b, g0, 0, J->ldb, J->size) : at2(J->b, 0, g0, J->ldb, J->size);
-    return canon_gemm_acc(J->t, left ? 'T' : 'N', tb, rows, nb, gk, bp, J->ldb, ap, ld, w, rows) ==
+    return J->rev ? J->dim - 1 - p : p;
+}
+
+/* dst(c, q) = op(A) element of output index oc0 + c*dc and input index
+ * oq0 + q*dq (original indices), conjugated as op says and negated for
+ * trsm, at dst + c*sc + q*sq elements, for q in [qlo(c), qhi(c)):
+ * qlo = q0 + c*lo_step ... (a rectangle when both steps are 0). */
+struct copy_shape {
+    int64_t oc0, dc, oq0, dq, nc;
+    int64_t sc, sq;
+    int64_t q0, q1;   /* q range of row c: [q0 + c*lo, q1 + c*hi) */
+    int lo, hi;
+};
+
+/* Elements c (rows), q0 .. q1-1 of one run: walks source and destination
+ * by their steps. */
+#define COPY_RUN(T, NEG_RE, NEG_IM, c, q0, q1)                                                  \
+    do {                                                                                        \
+        const T *e = src + w * ((S->oc0 + (c) * S->dc) * J->xc + (S->oq0 + (q0) * S->dq) * J->xq); \
+        T *o = d + w * ((c) * S->sc + (q0) * S->sq);                                            \
+        const int64_t es = w * S->dq * J->xq, os = w * S->sq;                                   \
+        for (int64_t q = (q0); q < (q1); q++, e += es, o += os) {                               \
+            o[0] = NEG_RE ? -e[0] : e[0];                                                       \
+            if (w == 2)                                                                         \
+                o[1] = NEG_IM ? -e[1] : e[1];                                                   \
+        }                                                                                       \
+    } while (0)
+
+/* The same along c for one q. */
+#define COPY_COL(T, NEG_RE, NEG_IM, q, c0, c1)                                                  \
+    do {                                                                                        \
+        const T *e = src + w * ((S->oc0 + (c0) * S->dc) * J->xc + (S->oq0 + (q) * S->dq) * J->xq); \
+        T *o = d + w * ((c0) * S->sc + (q) * S->sq);                                            \
+        const int64_t es = w * S->dc * J->xc, os = w * S->sc;                                   \
+        for (int64_t c = (c0); c < (c1); c++, e += es, o += os) {                               \
+            o[0] = NEG_RE ? -e[0] : e[0];                                                       \
+            if (w == 2)                                                                         \
+                o[1] = NEG_IM ? -e[1] : e[1];                                                   \
+        }                                                                                       \
+    } while (0)
+
+/* A rectangle goes in blocks of 16 x 16, so that the reads and the writes
+ * both stay within a few cache lines whichever way each runs; the inner
+ * loop runs along op(A)'s contiguous dimension when it has one. */
+#define COPY_LOOP(T, NEG_RE, NEG_IM)                                                            \
+    do {                                                                                        \
+        T *d = dst;                                                                             \
+        const T *src = (const T *)J->a;                                                         \
+        const int64_t w = J->cplx ? 2 : 1;                                                      \
+        if (!S->lo && !S->hi) {                                                                 \
+            for (int64_t qb = S->q0; qb < S->q1; qb += 16)                                      \
+                for (int64_t cb = 0; cb < S->nc; cb += 16) {                                    \
+                    const int64_t qe = qb + 16 < S->q1 ? qb + 16 : S->q1;                       \
+                    const int64_t ce = cb + 16 < S->nc ? cb + 16 : S->nc;                       \
+                    if (J->xc == 1 || J->xc == -1)                                              \
+                        for (int64_t q = qb; q < qe; q++)                                       \
+                            COPY_COL(T, NEG_RE, NEG_IM, q, cb, ce);                             \
+                    else                                                                        \
+                        for (int64_t c = cb; c < ce; c++)                                       \
+                            COPY_RUN(T, NEG_RE, NEG_IM, c, qb, qe);                             \
+                }                                                                               \
+            break;                                                                              \
+        }                                                                                       \
+        for (int64_t c = 0; c < S->nc; c++)                                                     \
+            COPY_RUN(T, NEG_RE, NEG_IM, c, S->q0 + c * S->lo, S->q1 + c * S->hi);               \
+    } while (0)
+
+static void copy_a(const struct tri_job *J, const struct copy_shape *S, void *dst)
+{
+    const int nr = J->solve, ni = J->solve != J->tri->conj;
+    const int single = J->t == CANON_S || J->t == CANON_C;
+    if (single && nr && ni)
+        COPY_LOOP(float, 1, 1);
+    else if (single && nr)
+        COPY_LOOP(float, 1, 0);
+    else if (single && ni)
+        COPY_LOOP(float, 0, 1);
+    else if (single)
+        COPY_LOOP(float, 0, 0);
+    else if (nr && ni)
+        COPY_LOOP(double, 1, 1);
+    else if (nr)
+        COPY_LOOP(double, 1, 0);
+    else if (ni)
+        COPY_LOOP(double, 0, 1);
+    else
+        COPY_LOOP(double, 0, 0);
+}
+
+/* The sums of out positions [o0, o0+no) += their products with the
+ * values of in positions [i0, i0+ni) in increasing position, as GEMM
+ * calls: C is where the lowest original index of the out positions has
+ * its lane 0 (ld ldc), the inputs are B's. alpha: the last call stores
+ * CMUL(alpha, s). Returns 0 or -2. */
+static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, int64_t ni,
+                  char *c, int64_t ldc, int c_rows, const void *alpha)
+{
+    /* out rows in original order: row r is original index lo + r */
+    const int64_t lo = orig(J, J->rev ? o0 + no - 1 : o0), d = J->rev ? -1 : 1;
+    const int flags = (c_rows ? CANON_OPS_ROWS : 0) | (J->serial ? CANON_OPS_SERIAL : 0);
+    for (int64_t r0 = 0; r0 < no; r0 += MCH) {
+        const int64_t nr = no - r0 < MCH ? no - r0 : MCH;
+        char *cr = el(c, r0 * (J->left != c_rows ? 1 : ldc), J->size);
+        for (int64_t k0 = 0; k0 < ni; k0 += KCH) {
+            const int64_t nk = ni - k0 < KCH ? ni - k0 : KCH;
+            /* op(A) block, (r, k) at r + k*nr: the A operand (side 'L') or
+             * the B operand (side 'R'), which the GEMM then packs as it
+             * is, without a transpose */
+            const struct copy_shape S = {
+                .oc0 = lo + r0, .dc = 1, .oq0 = orig(J, i0 + k0), .dq = d, .nc = nr,
+                .sc = 1, .sq = nr, .q0 = 0, .q1 = nk,
+            };
+            copy_a(J, &S, J->acopy);
+            const struct canon_gemm_opnd ac = {J->acopy, J->left ? 1 : nr, J->left ? nr : 1, 0};
+            /* the inputs: (k, lane) (side 'L') or (lane, k) (side 'R') */
+            const char *x = el(J->b0, (i0 + k0) * J->ps, J->size);
+            const struct canon_gemm_opnd xo = J->left ? (struct canon_gemm_opnd){x, J->ps, J->ls, 0}
+                                                      : (struct canon_gemm_opnd){x, J->ls, J->ps, 0};
+            const void *al = k0 + nk == ni ? alpha : NULL;
+            const int rc =
+                J->left ? canon_gemm_ops(J->t, nr, J->other, nk, &ac, &xo, al, cr, ldc, flags)
+                        : canon_gemm_ops(J->t, J->other, nr, nk, &xo, &ac, al, cr, ldc, flags);
+            if (rc != 0)
+                return -2;
+        }
+    }
+    return 0;
+}
+
+/* Where position p's sums live when the target is B, or W. */
+static char *b_at(const struct tri_job *J, int64_t o0, int64_t no)
+{
+    return el(J->b0, (J->rev ? o0 + no - 1 : o0) * J->ps, J->size);
+}
+
+static char *w_at(const struct tri_job *J, int64_t p)
+{
+    return el(J->w, (p - J->w0) * J->wps, J->size);
+}
+
+static int64_t b_ld(const struct tri_job *J)
+{
+    return J->left ? J->ls : J->ps < 0 ? -J->ps : J->ps;
+}
+
+/* ---- the leaves ---------------------------------------------------- */
+
+/* Moves nb positions x nl lanes between a matrix (position step ps, lane
+ * step ls elements) and a tile (in = 1: into the tile, lanes past nl
+ * zero), the loop along the matrix's contiguous dimension innermost. */
+#define TILE_MOVE(T, W, DST, SRC)                                                               \
+    do {                                                                                        \
+        (DST)[0] = (SRC)[0];                                                                    \
+        if (W == 2)                                                                             \
+            (DST)[W == 2 ? (in ? nlt : 1) : 0] = (SRC)[W == 2 ? (in ? 1 : nlt) : 0];            \
+    } while (0)
+#define TILE_LOOP(T, W)                                                                         \
+    do {                                                                                        \
+        const int64_t nlt = CANON_LEAF_BYTES / (W * (int64_t)sizeof(T));                        \
+        T *tl = (T *)tile, *mm = (T *)m;                                                        \
+        if (ls == 1 && in)                                                                      \
+            for (int64_t c = 0; c < nb; c++)                                                    \
+                for (int64_t l = 0; l < nl; l++)                                                \
+                    TILE_MOVE(T, W, tl + c * W * nlt + l, mm + W * (c * ps + l));               \
+        else if (ls == 1)                                                                       \
+            for (int64_t c = 0; c < nb; c++)                                                    \
+                for (int64_t l = 0; l < nl; l++)                                                \
+                    TILE_MOVE(T, W, mm + W * (c * ps + l), tl + c * W * nlt + l);               \
+        else if (in)                                                                            \
+            for (int64_t l = 0; l < nl; l++)                                                    \
+                for (int64_t c = 0; c < nb; c++)                                                \
+                    TILE_MOVE(T, W, tl + c * W * nlt + l, mm + W * (c * ps + l * ls));          \
+        else                                                                                    \
+            for (int64_t l = 0; l < nl; l++)                                                    \
+                for (int64_t c = 0; c < nb; c++)                                                \
+                    TILE_MOVE(T, W, mm + W * (c * ps + l * ls), tl + c * W * nlt + l);          \
+    } while (0)
+
+static void tile_io(const struct tri_job *J, int nb, int64_t nl, char *m, int64_t ps, int64_t ls,
+                    unsigned char *tile, int in)
+{
+    if (in && nl * (int64_t)J->size < CANON_LEAF_BYTES)
+        memset(tile, 0, (size_t)nb * CANON_LEAF_BYTES);
+    if (ls != 1 && canon_leaf_tile_rows(J->t, nb, nl, m, ps, ls, tile, in) == 0)
+        return;
+    if (ls == 1 && !J->cplx) { /* a position's lanes are one run both sides */
+        for (int c = 0; c < nb; c++) {
+            char *mc = el(m, c * ps, J->size);
+            unsigned char *tc = tile + (size_t)c * CANON_LEAF_BYTES;
+            memcpy(in ? (void *)tc : mc, in ? (void *)mc : tc, (size_t)nl * J->size);
+        }
+        return;
+    }
+    switch (J->t) {
+    case CANON_S: TILE_LOOP(float, 1); break;
+    case CANON_D: TILE_LOOP(double, 1); break;
+    case CANON_C: TILE_LOOP(float, 2); break;
+    default: TILE_LOOP(double, 2); break;
+    }
+}
+
+/* One leaf: positions p0 .. p0+nb-1, its coefficients and diagonal. */
+struct leaf_run {
+    const struct tri_job *J;
+    struct canon_leaf L;
+    int64_t p0;
+    int nb;
+    char *init; /* trmm: the sums' starting values (W), or NULL: +0 */
+    int64_t lanes_per;
+};
+
+static void leaf_part(void *arg, int part, int nparts, void *ws)
+{
+    const struct leaf_run *R = arg;
+    const struct tri_job *J = R->J;
+    const int64_t chunks = (J->other + R->lanes_per - 1) / R->lanes_per;
+    unsigned char *t = ws, *o = t + (size_t)CANON_LEAF_NB * CANON_LEAF_BYTES;
+    char *b = b_at(J, R->p0, 1); /* position p0 (B's step ps walks the positions) */
+    for (int64_t ch = chunks * part / nparts; ch < chunks * (part + 1) / nparts; ch++) {
+        const int64_t e0 = ch * R->lanes_per;
+        const int64_t nl = J->other - e0 < R->lanes_per ? J->other - e0 : R->lanes_per;
+        char *bc = el(b, e0 * J->ls, J->size);
+        tile_io(J, R->nb, nl, bc, J->ps, J->ls, t, 1);
+        if (J->solve) {
+            canon_leaf_solve(&R->L, t);
+            tile_io(J, R->nb, nl, bc, J->ps, J->ls, t, 0);
+            continue;
+        }
+        if (R->init)
+            tile_io(J, R->nb, nl, el(R->init, e0 * J->wls, J->size), J->wps, J->wls, o, 1);
+        else
+            memset(o, 0, (size_t)R->nb * CANON_LEAF_BYTES);
+        canon_leaf_mul(&R->L, t, o);
+        tile_io(J, R->nb, nl, bc, J->ps, J->ls, o, 0);
+    }
+}
+
+/* The leaf of positions p0 .. p0+nb-1: kind CANON_LEAF_*, trmm's sums
+ * from init (NULL: +0), final: CMUL(alpha, s) stored. */
+static int leaf(const struct tri_job *J, int64_t p0, int nb, int kind, char *init, int final)
+{
+    _Alignas(64) unsigned char coef[CANON_LEAF_NB * CANON_LEAF_NB * 16], diag[CANON_LEAF_NB * 16];
+    const int64_t d = J->rev ? -1 : 1;
+    /* coef(c, q) of the triangle the kind reads: trsm and lower q < c,
+     * upper q > c */
+    const int upper = kind == CANON_LEAF_UPPER;
+    const struct copy_shape S = {
+        .oc0 = orig(J, p0), .dc = d, .oq0 = orig(J, p0), .dq = d, .nc = nb, .sc = nb, .sq = 1,
+        .q0 = upper ? 1 : 0, .q1 = upper ? nb : 0, .lo = upper, .hi = !upper,
+    };
+    copy_a(J, &S, coef);
+    if (!J->tri->unit) { /* the diagonal, conjugated as op says, never negated */
+        struct tri_job D = *J;
+        D.solve = 0;
+        const struct copy_shape S2 = {.oc0 = orig(J, p0), .dc = d, .oq0 = orig(J, p0), .dq = d,
+                                      .nc = nb, .sc = 1, .sq = 0, .q0 = 0, .q1 = 1, .lo = 1,
+                                      .hi = 1};
+        copy_a(&D, &S2, diag);
+    }
+    struct leaf_run R = {
+        .J = J, .p0 = p0, .nb = nb, .init = init,
+        .lanes_per = CANON_LEAF_BYTES / (int64_t)J->size,
+        .L = {.t = J->t, .kind = kind, .swap = !J->left, .nb = nb, .coef = coef,
+              .diag = J->tri->unit ? NULL : diag, .alpha = final ? J->alpha : NULL},
+    };
+    const int64_t chunks = (J->other + R.lanes_per - 1) / R.lanes_per;
+    int nparts = J->serial ? 1 : canon_threads();
+    if ((int64_t)nb * nb * J->other / 2 < LEAF_PAR_MIN)
+        nparts = 1;
+    if (nparts > chunks)
+        nparts = (int)chunks;
+    return canon_pool_run(leaf_part, &R, nparts, 2 * (size_t)CANON_LEAF_NB * CANON_LEAF_BYTES) ==
                    0
                ? 0
                : -2;
 }
 
-/* The diagonal term of column j's sums s (side 'R', trmm): s_i + B_ij
- * (unit) or CMAC(s_i, B_ij, op(A)_jj). */
-static void right_diag(const struct tri_job *J, int64_t j, int how, void *s)
+/* The halving point of positions p0 .. p1-1: whole leaves on each side. */
+static int64_t half(int64_t p0, int64_t p1)
 {
-    const void *bj = at2(J->b, 0, j, J->ldb, J->size);
-    if (J->tri->unit)
-        for (int64_t i = 0; i < J->m; i++)
-            canon_blas_add(J->t, at2(s, i, 0, J->m, J->size), canon_blas_at(bj, i, J->size));
-    else
-        canon_blas_sweep(J->kern, J->t, J->m, 1, bj, J->ldb,
-                         opa(J->a, J->ri, J->rj, j, j, J->size), J->ri, how, s);
+    const int64_t leaves = (p1 - p0 + CANON_LEAF_NB - 1) / CANON_LEAF_NB;
+    return p0 + leaves / 2 * CANON_LEAF_NB;
 }
 
-/* The same for row i's sums (side 'L', real: B_ij*op(A)_ii). */
-static void left_diag(const struct tri_job *J, int64_t i, int how, void *s)
+/* trsm: positions p0 .. p1-1, whose sums in B hold every term of the
+ * positions before p0. */
+static int solve(const struct tri_job *J, int64_t p0, int64_t p1)
 {
-    const void *bi = at2(J->b, i, 0, J->ldb, J->size);
-    if (J->tri->unit)
-        for (int64_t j = 0; j < J->n; j++)
-            canon_blas_add(J->t, at2(s, j, 0, J->n, J->size), at2(bi, 0, j, J->ldb, J->size));
-    else
-        canon_blas_dots(J->kern, J->t, 1, J->n, bi, J->ldb,
-                        opa(J->a, J->ri, J->rj, i, i, J->size), J->rj, how, s);
-}
-
-/* The starting sums of block x0 .. x0+nb-1 in W (column c: that row
- * (left) or column of B, `other` elements): trmm +0, trsm B_ij or
- * CMUL(alpha, B_ij). */
-static void start_sums(const struct tri_job *J, int left, int64_t x0, int64_t nb, void *w)
-{
-    const int64_t other = left ? J->n : J->m;
-    if (!J->solve) {
-        memset(w, 0, (size_t)(other * nb) * J->size);
-        return;
-    }
-    for (int64_t c = 0; c < nb; c++)
-        for (int64_t e = 0; e < other; e++) {
-            const void *bij = left ? at2(J->b, x0 + c, e, J->ldb, J->size)
-                                   : at2(J->b, e, x0 + c, J->ldb, J->size);
-            void *we = at2(w, e, c, other, J->size);
-            if (J->alpha1)
-                memcpy(we, bij, J->size);
-            else
-                canon_blas_mul(J->t, J->alpha, bij, we);
-        }
-}
-
-/* Side 'R': columns j0 .. j0+nb-1 of the result into W (m x nb, ld m).
- * trmm: B_ij = alpha * SEQ over p in column j's triangle of B_ip*op(A)_pj;
- * trsm (upper op(A)): X_ij = (s = alpha*B_ij, minus X_ik*op(A)_kj, k < j,
- * in increasing k) / op(A)_jj. */
-static int right_block(const struct tri_job *J, int64_t j0, int64_t nb, void *w)
-{
-    const struct canon_blas_tri *tri = J->tri;
-    const size_t size = J->size;
-    const int64_t m = J->m, n = J->n;
-    const int how = (J->solve ? X_NEG : 0) | (tri->conj ? X_CONJ : 0);
-    start_sums(J, 0, j0, nb, w);
-    /* the GEMM part: p < j0 (upper) first, p >= j0 + nb (lower) last */
-    const int64_t g0 = tri->upper ? 0 : j0 + nb, gk = tri->upper ? j0 : n - j0 - nb;
-    if (tri->upper && gemm_part(J, 0, g0, gk, j0, nb, w) != 0)
+    if (p1 - p0 <= CANON_LEAF_NB)
+        return leaf(J, p0, (int)(p1 - p0), CANON_LEAF_SOLVE, NULL, 0);
+    const int64_t h = half(p0, p1);
+    if (solve(J, p0, h) ||
+        update(J, h, p1 - h, p0, h - p0, b_at(J, h, p1 - h), b_ld(J), 0, NULL))
         return -2;
-    for (int64_t c = 0; c < nb; c++) {
-        const int64_t j = j0 + c;
-        void *s = at2(w, 0, c, m, size);
-        /* inside the block, in increasing p: upper p = j0 .. j, lower j .. */
-        const int64_t lo = tri->upper ? j0 : j + 1, cnt = tri->upper ? j - j0 : j0 + nb - j - 1;
-        if (!tri->upper && !J->solve)
-            right_diag(J, j, how, s);
-        canon_blas_sweep(J->kern, J->t, m, cnt, at2(J->b, 0, lo, J->ldb, size), J->ldb,
-                         opa(J->a, J->ri, J->rj, lo, j, size), J->ri, how, s);
-        if (J->solve) { /* X(:, j) is solved: later columns of the block read it */
-            for (int64_t i = 0; i < m; i++) {
-                void *se = at2(s, i, 0, m, size);
-                if (!tri->unit)
-                    canon_blas_div(J->t, se, se, opa(J->a, J->ri, J->rj, j, j, size), tri->conj);
-                memcpy(at2(J->b, i, j, J->ldb, size), se, size);
-            }
-        } else if (tri->upper) {
-            right_diag(J, j, how, s);
-        }
-    }
-    return tri->upper ? 0 : gemm_part(J, 0, g0, gk, j0, nb, w);
+    return solve(J, h, p1);
 }
 
-/* Side 'L', real types: rows i0 .. i0+nb-1 into W (n x nb, ld n: row i's
- * sums contiguous in j). trmm: B_ij = alpha * SEQ over p in row i's
- * triangle of op(A)_ip*B_pj; trsm (lower op(A)): X_ij = (s = alpha*B_ij,
- * minus op(A)_ik*X_kj, k < i, in increasing k) / op(A)_ii. Each product
- * is computed as B_pj*op(A)_ip, which rounds the same for real types. */
-static int left_block(const struct tri_job *J, int64_t i0, int64_t nb, void *w)
+/* trmm, diagonal first: positions p0 .. p1-1 from their old values and
+ * those after p1 (still old); final: nothing after p1. */
+static int diag_first(const struct tri_job *J, int64_t p0, int64_t p1, int final)
 {
-    const struct canon_blas_tri *tri = J->tri;
-    const size_t size = J->size;
-    const int64_t m = J->m, n = J->n;
-    const int how = J->solve ? X_NEG : 0;
-    start_sums(J, 1, i0, nb, w);
-    /* lower op(A): p < i0 first; upper: p >= i0 + nb last */
-    const int lower = !tri->upper;
-    const int64_t g0 = lower ? 0 : i0 + nb, gk = lower ? i0 : m - i0 - nb;
-    if (lower && gemm_part(J, 1, g0, gk, i0, nb, w) != 0)
+    if (p1 - p0 <= CANON_LEAF_NB)
+        return leaf(J, p0, (int)(p1 - p0), CANON_LEAF_UPPER, NULL, final);
+    const int64_t h = half(p0, p1);
+    if (diag_first(J, p0, h, 0) ||
+        update(J, p0, h - p0, h, p1 - h, b_at(J, p0, h - p0), b_ld(J), 0,
+               final ? J->alpha : NULL))
         return -2;
-    for (int64_t r = 0; r < nb; r++) {
-        const int64_t i = i0 + r;
-        void *s = at2(w, 0, r, n, size);
-        const int64_t lo = lower ? i0 : i + 1, cnt = lower ? i - i0 : i0 + nb - i - 1;
-        if (!lower) /* trmm only: the diagonal term comes first */
-            left_diag(J, i, how, s);
-        canon_blas_dots(J->kern, J->t, cnt, n, at2(J->b, lo, 0, J->ldb, size), J->ldb,
-                        opa(J->a, J->ri, J->rj, i, lo, size), J->rj, how, s);
-        if (J->solve) {
-            for (int64_t j = 0; j < n; j++) {
-                void *se = at2(s, j, 0, n, size);
-                if (!tri->unit)
-                    canon_blas_div(J->t, se, se, opa(J->a, J->ri, J->rj, i, i, size), 0);
-                memcpy(at2(J->b, i, j, J->ldb, size), se, size);
-            }
-        } else if (lower) {
-            left_diag(J, i, how, s);
-        }
-    }
-    return lower ? 0 : gemm_part(J, 1, g0, gk, i0, nb, w);
+    return diag_first(J, h, p1, final);
 }
 
-int canon_l3_tri_gemm(enum canon_type t, int solve, char side, const struct canon_blas_tri *tri,
+/* trmm, diagonal last: positions p0 .. p1-1, whose sums in W hold the
+ * terms of the positions before p0, from the old values (the positions
+ * before p1 are still old). */
+static int diag_last(const struct tri_job *J, int64_t p0, int64_t p1)
+{
+    if (p1 - p0 <= CANON_LEAF_NB)
+        return leaf(J, p0, (int)(p1 - p0), CANON_LEAF_LOWER, w_at(J, p0), 1);
+    const int64_t h = half(p0, p1);
+    if (update(J, h, p1 - h, p0, h - p0, w_at(J, h), J->other, J->left, NULL) || diag_last(J, h, p1))
+        return -2;
+    return diag_last(J, p0, h);
+}
+
+/* trmm, diagonal last, lanes e0 .. e0+ne-1 (independent of the others). */
+static int trmm_last_lanes(const struct tri_job *J0, int64_t e0, int64_t ne)
+{
+    struct tri_job L = *J0, *J = &L;
+    J->b0 = el(J0->b0, e0 * J0->ls, J->size);
+    J->other = ne;
+    const int64_t nbl = J->dim < NBL ? J->dim : NBL;
+    J->wps = J->other; /* a position's lanes contiguous, for the leaves */
+    J->wls = 1;
+    for (int64_t p1 = J->dim; p1 > 0; p1 -= NBL) {
+        const int64_t p0 = p1 - NBL > 0 ? p1 - NBL : 0;
+        J->w0 = p0;
+        memset(J->w, 0, (size_t)(nbl * J->other) * J->size);
+        if (update(J, p0, p1 - p0, 0, p0, J->w, J->other, J->left, NULL) || diag_last(J, p0, p1))
+            return -2;
+    }
+    return 0;
+}
+
+static int trmm_last(const struct tri_job *J)
+{
+    for (int64_t e0 = 0; e0 < J->other; e0 += LCH)
+        if (trmm_last_lanes(J, e0, J->other - e0 < LCH ? J->other - e0 : LCH))
+            return -2;
+    return 0;
+}
+
+/* trsm's starting sums, s = CMUL(alpha, B_ij), for J's lanes. */
+static void scale_lanes(const struct tri_job *J)
+{
+    const struct canon_blas_kern *kern = &canon_blas_kernels()->t[J->t];
+    if (J->left) /* a lane is a column: its lowest address first */
+        for (int64_t e = 0; e < J->other; e++)
+            kern->scal(J->dim, J->alpha,
+                       el(J->b0, e * J->ls + (J->ps < 0 ? (J->dim - 1) * J->ps : 0), J->size), 1);
+    else
+        for (int64_t p = 0; p < J->dim; p++)
+            kern->scal(J->other, J->alpha, el(J->b0, p * J->ps, J->size), 1);
+}
+
+/* Workspace bytes of a run over ne lanes: the op(A) copy, trmm's W. */
+static size_t run_bytes(const struct tri_job *J, int64_t ne)
+{
+    const int64_t rows = J->dim < MCH ? J->dim : MCH, cols = J->dim < KCH ? J->dim : KCH;
+    const size_t copy = ((size_t)(rows * cols) * J->size + 63) & ~(size_t)63;
+    const size_t w = J->last ? (size_t)((J->dim < NBL ? J->dim : NBL) * (ne < LCH ? ne : LCH)) *
+                                   J->size
+                             : 0;
+    return copy + ((w + 63) & ~(size_t)63);
+}
+
+/* The whole call for lanes e0 .. e0+ne-1, independent of the others,
+ * with workspace ws of run_bytes(J, ne). Returns 0 or -2. */
+static int run_lanes(const struct tri_job *J0, int64_t e0, int64_t ne, char *ws)
+{
+    struct tri_job L = *J0;
+    L.b0 = el(J0->b0, e0 * J0->ls, L.size);
+    L.other = ne;
+    L.acopy = ws;
+    L.w = L.last ? ws + run_bytes(&L, 0) : NULL;
+    if (L.solve) {
+        if (!canon_blas_is_one(L.t, L.alpha))
+            scale_lanes(&L);
+        return solve(&L, 0, L.dim);
+    }
+    return L.last ? trmm_last(&L) : diag_first(&L, 0, L.dim, 1);
+}
+
+/* Parts of a call split by lanes: part i takes whole leaf tiles of lanes
+ * and the i-th slice of the workspace. */
+struct lanes_job {
+    const struct tri_job *J;
+    int64_t unit, per;
+    size_t part_bytes;
+    char *ws;
+    atomic_int rc;
+};
+
+static void lanes_part(void *arg, int part, int nparts, void *ws)
+{
+    struct lanes_job *P = arg;
+    (void)ws;
+    (void)nparts;
+    const int64_t e0 = part * P->per, e1 = e0 + P->per < P->J->other ? e0 + P->per : P->J->other;
+    if (e0 < e1 && run_lanes(P->J, e0, e1 - e0, P->ws + (size_t)part * P->part_bytes) != 0)
+        atomic_store(&P->rc, -2);
+}
+
+int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct canon_blas_tri *tri,
                       int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
                       void *b, int64_t ldb)
 {
+    if (!canon_l3_gemm_on())
+        return 1;
     const int left = side == 'L';
-    if ((left && canon_blas_complex(t)) || (solve && left != !tri->upper) || !canon_l3_gemm_on())
-        return 1; /* not covered here */
+    const int64_t ri = canon_blas_tri_ri(tri, lda), rj = canon_blas_tri_rj(tri, lda);
+    /* trsm solves forward for side 'L' lower and side 'R' upper op(A);
+     * trmm's diagonal term comes first for side 'L' upper and 'R' lower */
+    const int forward = left != tri->upper;
     struct tri_job J = {
-        .t = t, .tri = tri, .kern = &canon_blas_kernels()->t[t], .size = canon_blas_size(t),
-        .m = m, .n = n, .ri = canon_blas_tri_ri(tri, lda), .rj = canon_blas_tri_rj(tri, lda),
-        .lda = lda, .ldb = ldb, .alpha = alpha, .a = a, .b = b, .solve = solve,
-        .alpha1 = canon_blas_is_one(t, alpha),
+        .t = t, .size = canon_blas_size(t), .cplx = canon_blas_complex(t), .solve = solve_,
+        .left = left, .rev = solve_ && !forward, .last = !solve_ && forward, .tri = tri,
+        .dim = left ? m : n, .other = left ? n : m, .xc = left ? ri : rj, .xq = left ? rj : ri,
+        .a = a, .ls = left ? ldb : 1, .alpha = alpha,
     };
-    const int64_t dim = left ? m : n, other = left ? n : m;
-    const int64_t nb0 = dim < NB ? dim : NB;
-    void *w = malloc((size_t)(other * nb0) * J.size);
-    J.neg = solve ? malloc((size_t)(dim * nb0) * J.size) : NULL;
-    if (!w || (solve && !J.neg)) {
-        free(w);
-        free(J.neg);
+    const int64_t ps = left ? 1 : ldb;
+    J.ps = J.rev ? -ps : ps;
+    J.b0 = el(b, J.rev ? (J.dim - 1) * ps : 0, J.size);
+    /* With threads, the lanes are split among them, each part the whole
+     * call for its lanes on one thread (at least two leaf tiles of lanes
+     * a part); else the GEMM calls and the leaves use the threads. */
+    const int64_t unit = CANON_LEAF_BYTES / (int64_t)J.size;
+    int64_t nparts = canon_threads();
+    if (nparts > J.other / (2 * unit))
+        nparts = J.other / (2 * unit);
+    if ((double)J.dim * (double)J.dim * (double)J.other < (double)(2 * LEAF_PAR_MIN))
+        nparts = 1;
+    if (nparts <= 1) {
+        char *ws = canon_scratch(run_bytes(&J, J.other));
+        return ws ? run_lanes(&J, 0, J.other, ws) : -2;
+    }
+    J.serial = 1;
+    struct lanes_job P = {.J = &J, .unit = unit};
+    P.per = (J.other + unit * nparts - 1) / (unit * nparts) * unit;
+    P.part_bytes = run_bytes(&J, P.per);
+    if ((size_t)nparts * P.part_bytes > SPLIT_BYTES) { /* fewer, wider parts */
+        nparts = (int64_t)(SPLIT_BYTES / P.part_bytes) > 1 ? (int64_t)(SPLIT_BYTES / P.part_bytes)
+                                                          : 1;
+        P.per = (J.other + unit * nparts - 1) / (unit * nparts) * unit;
+        P.part_bytes = run_bytes(&J, P.per);
+        nparts = (J.other + P.per - 1) / P.per;
+    }
+    P.ws = canon_scratch((size_t)nparts * P.part_bytes);
+    atomic_init(&P.rc, 0);
+    if (!P.ws || canon_pool_run(lanes_part, &P, (int)nparts, 0) != 0)
         return -2;
-    }
-    /* trmm: the blocks whose old values the others still need come last
-     * (lower side 'L' and upper side 'R' from the end); trsm: in solving
-     * order (the covered cases go forward). */
-    const int backward = !solve && (left ? !tri->upper : tri->upper);
-    const int64_t nblocks = (dim + NB - 1) / NB;
-    int rc = 0;
-    for (int64_t q = 0; q < nblocks && rc == 0; q++) {
-        const int64_t blk = backward ? nblocks - 1 - q : q;
-        const int64_t x0 = blk * NB, nb = dim - x0 < NB ? dim - x0 : NB;
-        rc = left ? left_block(&J, x0, nb, w) : right_block(&J, x0, nb, w);
-        if (rc == 0 && !solve) /* trmm: write the block back, times alpha */
-            for (int64_t c = 0; c < nb; c++)
-                for (int64_t e = 0; e < other; e++) {
-                    void *dst = left ? at2(b, x0 + c, e, ldb, J.size)
-                                     : at2(b, e, x0 + c, ldb, J.size);
-                    canon_blas_mul(t, alpha, at2(w, e, c, other, J.size), dst);
-                }
-    }
-    free(w);
-    free(J.neg);
-    return rc;
+    return atomic_load(&P.rc);
 }

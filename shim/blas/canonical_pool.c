@@ -38,14 +38,16 @@ static int ws_reserve(struct workspace *ws, size_t bytes)
     return 0;
 }
 
-/* The calling thread's workspace, freed when the thread exits. */
+/* The calling thread's workspaces, freed when the thread exits: slot 0
+ * for the parts it runs, slot 1 for canon_scratch. */
 static pthread_key_t ws_key;
 static pthread_once_t ws_key_once = PTHREAD_ONCE_INIT;
 
 static void ws_free(void *v)
 {
     struct workspace *ws = v;
-    free(ws->p);
+    free(ws[0].p);
+    free(ws[1].p);
     free(ws);
 }
 
@@ -54,18 +56,28 @@ static void ws_key_make(void)
     (void)pthread_key_create(&ws_key, ws_free);
 }
 
-static void *ws_local(size_t bytes)
+static void *ws_slot(int slot, size_t bytes)
 {
     pthread_once(&ws_key_once, ws_key_make);
     struct workspace *ws = pthread_getspecific(ws_key);
     if (!ws) {
-        ws = calloc(1, sizeof *ws);
+        ws = calloc(2, sizeof *ws);
         if (!ws || pthread_setspecific(ws_key, ws) != 0) {
             free(ws);
             return NULL;
         }
     }
-    return ws_reserve(ws, bytes ? bytes : 64) == 0 ? ws->p : NULL;
+    return ws_reserve(&ws[slot], bytes ? bytes : 64) == 0 ? ws[slot].p : NULL;
+}
+
+static void *ws_local(size_t bytes)
+{
+    return ws_slot(0, bytes);
+}
+
+void *canon_scratch(size_t bytes)
+{
+    return ws_slot(1, bytes);
 }
 
 /* ---- the pool -------------------------------------------------------- */

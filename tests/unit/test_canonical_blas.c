@@ -1320,7 +1320,10 @@ static void ref_trsm(int t, char order, char side, char uplo, char trans, char d
             const int64_t i = side == 'L' ? q : o, j = side == 'L' ? o : q;
             const int64_t e = midx(order, i, j, ldb);
             cx s = is_one(alpha) ? ld(t, b, e) : cmul(t, alpha, ld(t, b, e));
-            for (int64_t k = 0; k < inner; k++) {
+            /* the off-diagonal terms in the solving order (version 2 of the
+             * contract: a backward solve takes k decreasing) */
+            for (int64_t kstep = 0; kstep < inner; kstep++) {
+                const int64_t k = forward ? kstep : inner - 1 - kstep;
                 /* 'L': op(A)_ik X_kj; 'R': X_ik op(A)_kj; off-diagonal only */
                 const int64_t ai = side == 'L' ? i : k, aj = side == 'L' ? k : j;
                 if (k == q || !in_tri(uplo, trans, ai, aj))

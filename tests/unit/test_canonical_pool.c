@@ -17,6 +17,7 @@
 #define canon_pool_run test_pool_run
 #define canon_pool_worker_parts test_pool_worker_parts
 #define canon_pool_fork_child test_pool_fork_child
+#define canon_scratch test_scratch
 #include "blas/canonical_pool.c"
 
 /* Per part: how often it ran, and the part count it was given. */
