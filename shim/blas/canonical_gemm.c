@@ -369,6 +369,30 @@ static int is_trans(char ch)
 static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
                const struct canon_gemm_opnd *oa, const struct canon_gemm_opnd *ob,
                const void *alpha, const void *beta, void *c, int64_t ldc, int acc);
+
+/* ws_bytes() of the largest job run() can make for type t with m, n and
+ * k at most maxdim: mc x kc and nc blocks, B packed once up to the
+ * budget. */
+int canon_gemm_reserve(enum canon_type t, int64_t maxdim)
+{
+    const struct canon_kernel *K = &isa_current()->k[t];
+    if (maxdim < 1)
+        maxdim = 1;
+    const int64_t mc = round_up(min64(force_mc ? force_mc : K->mc, maxdim), K->mr);
+    const int64_t nc = round_up(min64(force_nc ? force_nc : K->nc, maxdim), K->nr);
+    const int64_t kc = min64(force_kc ? force_kc : K->kc, maxdim);
+    const double once = (double)maxdim * (double)nc * (double)K->packed;
+    const double budget = (double)(force_budget ? force_budget : BPACK_BUDGET);
+    size_t b_bytes = (size_t)(kc * nc) * K->packed;
+    if (once <= budget)
+        b_bytes = (size_t)once;
+    else if ((double)b_bytes < budget)
+        b_bytes = (size_t)budget;
+    size_t bytes = align64(b_bytes) + align64((size_t)(mc * kc) * K->packed) +
+                   (size_t)(mc * nc) * K->elem;
+    return canon_pool_reserve(bytes);
+}
+
 /* With acc: the call runs on the calling thread only. */
 #define ACC_SERIAL 8
 

@@ -120,6 +120,15 @@ int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
                    const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
                    const void *alpha, void *s, int64_t lds, int flags);
 
+/* Grows the calling thread's GEMM workspace (the one canon_pool_run
+ * gives a part it runs on this thread) to the most any canon_gemm_ops or
+ * canon_gemm_acc call of type t with m, n and k at most maxdim can ask
+ * for, so that such calls on this thread cannot fail for memory
+ * afterwards: a driver that overwrites its operand in pieces (trmm, trsm)
+ * reserves before the first piece. Returns 0, or -1 when memory is
+ * short. */
+int canon_gemm_reserve(enum canon_type t, int64_t maxdim);
+
 /* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
                     int flags, void *dst);
@@ -155,6 +164,10 @@ uint64_t canon_pool_worker_parts(void);
  * for later calls (no fresh pages to fault in each time) and freed when
  * the thread exits; NULL if memory is short. */
 void *canon_scratch(size_t bytes);
+/* Grows the calling thread's workspace for the parts canon_pool_run runs
+ * on it to at least `bytes` (canon_gemm_reserve); 0, or -1 when memory is
+ * short. */
+int canon_pool_reserve(size_t bytes);
 /* Fork handler (the lifecycle calls it): a child has none of the parent's
  * workers and no lock they held; its pool starts afresh. */
 void canon_pool_fork_child(void);

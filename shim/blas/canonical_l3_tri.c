@@ -458,22 +458,32 @@ static int run_lanes(const struct tri_job *J0, int64_t e0, int64_t ne, char *ws)
 }
 
 /* Parts of a call split by lanes: part i takes whole leaf tiles of lanes
- * and the i-th slice of the workspace. */
+ * and the i-th slice of the workspace. A part whose thread cannot reserve
+ * its GEMM workspace touches nothing and is left for the caller
+ * (undone[part]), so that B is never left half-computed. */
 struct lanes_job {
     const struct tri_job *J;
-    int64_t unit, per;
+    int64_t unit, per, maxdim;
     size_t part_bytes;
     char *ws;
     atomic_int rc;
+    atomic_char undone[CANON_MAX_THREADS];
 };
+
+static int run_part_lanes(struct lanes_job *P, int part)
+{
+    const int64_t e0 = part * P->per, e1 = e0 + P->per < P->J->other ? e0 + P->per : P->J->other;
+    return e0 < e1 ? run_lanes(P->J, e0, e1 - e0, P->ws + (size_t)part * P->part_bytes) : 0;
+}
 
 static void lanes_part(void *arg, int part, int nparts, void *ws)
 {
     struct lanes_job *P = arg;
     (void)ws;
     (void)nparts;
-    const int64_t e0 = part * P->per, e1 = e0 + P->per < P->J->other ? e0 + P->per : P->J->other;
-    if (e0 < e1 && run_lanes(P->J, e0, e1 - e0, P->ws + (size_t)part * P->part_bytes) != 0)
+    if (canon_gemm_reserve(P->J->t, P->maxdim) != 0)
+        atomic_store(&P->undone[part], 1);
+    else if (run_part_lanes(P, part) != 0)
         atomic_store(&P->rc, -2);
 }
 
@@ -497,6 +507,13 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     const int64_t ps = left ? 1 : ldb;
     J.ps = J.rev ? -ps : ps;
     J.b0 = el(b, J.rev ? (J.dim - 1) * ps : 0, J.size);
+    /* Every GEMM piece of this call has m, n and k at most maxdim. B is
+     * overwritten piece by piece, so the memory those pieces need is
+     * reserved first: a failure later would leave B half-done, and the
+     * caller's fallback would then start from wrong values. */
+    const int64_t maxdim = J.dim > J.other ? J.dim : J.other;
+    if (canon_gemm_reserve(t, maxdim) != 0)
+        return -2;
     /* With threads, the lanes are split among them, each part the whole
      * call for its lanes on one thread (at least two leaf tiles of lanes
      * a part); else the GEMM calls and the leaves use the threads. */
@@ -511,7 +528,7 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
         return ws ? run_lanes(&J, 0, J.other, ws) : -2;
     }
     J.serial = 1;
-    struct lanes_job P = {.J = &J, .unit = unit};
+    struct lanes_job P = {.J = &J, .unit = unit, .maxdim = maxdim};
     P.per = (J.other + unit * nparts - 1) / (unit * nparts) * unit;
     P.part_bytes = run_bytes(&J, P.per);
     if ((size_t)nparts * P.part_bytes > SPLIT_BYTES) { /* fewer, wider parts */
@@ -523,7 +540,14 @@ int canon_l3_tri_gemm(enum canon_type t, int solve_, char side, const struct can
     }
     P.ws = canon_scratch((size_t)nparts * P.part_bytes);
     atomic_init(&P.rc, 0);
+    for (int i = 0; i < CANON_MAX_THREADS; i++)
+        atomic_init(&P.undone[i], 0);
     if (!P.ws || canon_pool_run(lanes_part, &P, (int)nparts, 0) != 0)
         return -2;
+    /* The parts a worker could not take, here, where the memory is
+     * reserved: the same operations, so the same bits. */
+    for (int i = 0; i < (int)nparts; i++)
+        if (atomic_load(&P.undone[i]) && run_part_lanes(&P, i) != 0)
+            atomic_store(&P.rc, -2);
     return atomic_load(&P.rc);
 }

@@ -80,6 +80,11 @@ void *canon_scratch(size_t bytes)
     return ws_slot(1, bytes);
 }
 
+int canon_pool_reserve(size_t bytes)
+{
+    return ws_local(bytes) ? 0 : -1;
+}
+
 /* ---- the pool -------------------------------------------------------- */
 
 typedef void (*part_fn)(void *arg, int part, int nparts, void *ws);

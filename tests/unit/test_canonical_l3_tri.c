@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +346,57 @@ static void test_trmm_trsm_same_bits_any_thread_count(void **state)
         print_message("note: no worker ran a part of these calls\n");
 }
 
+/* posix_memalign of more than fail_above bytes fails (0: none do), for
+ * the shim's workspaces, which it allocates that way. */
+static size_t fail_above;
+
+int posix_memalign(void **p, size_t align, size_t size)
+{
+    static int (*real)(void **, size_t, size_t);
+    if (!real)
+        real = (int (*)(void **, size_t, size_t))(uintptr_t)dlsym(RTLD_NEXT, "posix_memalign");
+    if (fail_above && size > fail_above)
+        return ENOMEM;
+    return real(p, align, size);
+}
+
+/* On a fresh thread (whose workspaces start empty), every threshold. */
+static void *short_memory_calls(void *arg)
+{
+    (void)arg;
+    /* thresholds 4 KiB .. 4 MiB, doubling, so that some fall between the
+     * sizes a call's pieces ask for */
+    for (size_t limit = 4 << 10; limit < (4 << 20); limit *= 2)
+        for (int t = 0; t < CANON_NTYPES; t++)
+            for (int solve = 0; solve < 2; solve++)
+                for (int combo = 0; combo < 4; combo++) {
+                    const char ch[4] = {"LR"[combo & 1], "UL"[combo >> 1], 'N', 'N'};
+                    const int left = ch[0] == 'L';
+                    fail_above = limit;
+                    /* few lanes, a long triangle: little scratch, large
+                     * GEMM pieces */
+                    check_order(t, solve, ch, left ? 530 : 5, left ? 5 : 530, (cx){0.5, 1});
+                    fail_above = 0;
+                }
+    return NULL;
+}
+
+/* Memory short in the middle of a call: B is overwritten piece by piece,
+ * so a piece that could not get its workspace would leave B half-done for
+ * the fallback. The result must still be the contract's, bit for bit. */
+static void test_trmm_trsm_short_of_memory_still_give_the_contract(void **state)
+{
+    (void)state;
+    canon_set_threads(1);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, short_memory_calls, NULL), 0);
+    pthread_join(th, NULL);
+    canon_set_threads(2);
+    assert_int_equal(pthread_create(&th, NULL, short_memory_calls, NULL), 0);
+    pthread_join(th, NULL);
+    canon_set_threads(1);
+}
+
 static void test_trmm_trsm_agree_with_openblas(void **state)
 {
     (void)state;
@@ -400,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_trmm_trsm_on_the_core_equal_the_documented_order),
         cmocka_unit_test(test_trmm_trsm_same_bits_any_thread_count),
         cmocka_unit_test(test_trmm_trsm_agree_with_openblas),
+        cmocka_unit_test(test_trmm_trsm_short_of_memory_still_give_the_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
