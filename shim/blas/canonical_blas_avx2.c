@@ -76,45 +76,6 @@ static void avx2_d_dot(int64_t n, const void *xv, const void *yv, int conj, void
     gen_d_dot(n - i, x + i, y + i, conj, acc);
 }
 
-/* dot and asum over lanes lo .. lo+7 (one cache line of each 16-element
- * block): registers at lanes lo and lo+4; other widths take the plain-C
- * loop. */
-static void avx2_d_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
-                             void *accv)
-{
-    const double *x = xv, *y = yv;
-    double *acc = accv;
-    int64_t i = 0;
-    if (nl == 8) {
-        __m256d s0 = _mm256_loadu_pd(acc + lo), s1 = _mm256_loadu_pd(acc + lo + 4);
-        for (; n - i >= 16; i += 16) {
-            s0 = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + lo), _mm256_loadu_pd(y + i + lo), s0);
-            s1 = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + lo + 4), _mm256_loadu_pd(y + i + lo + 4),
-                                 s1);
-        }
-        _mm256_storeu_pd(acc + lo, s0);
-        _mm256_storeu_pd(acc + lo + 4, s1);
-    }
-    gen_d_dot_lanes(n - i, x + i, y + i, conj, lo, nl, acc);
-}
-
-static void avx2_d_asum_lanes(int64_t n, const void *xv, int lo, int nl, void *accv)
-{
-    const double *x = xv;
-    double *acc = accv;
-    int64_t i = 0;
-    if (nl == 8) {
-        __m256d s0 = _mm256_loadu_pd(acc + lo), s1 = _mm256_loadu_pd(acc + lo + 4);
-        for (; n - i >= 16; i += 16) {
-            s0 = _mm256_add_pd(s0, abs_pd(_mm256_loadu_pd(x + i + lo)));
-            s1 = _mm256_add_pd(s1, abs_pd(_mm256_loadu_pd(x + i + lo + 4)));
-        }
-        _mm256_storeu_pd(acc + lo, s0);
-        _mm256_storeu_pd(acc + lo + 4, s1);
-    }
-    gen_d_asum_lanes(n - i, x + i, lo, nl, acc);
-}
-
 static void avx2_s_asum(int64_t n, const void *xv, void *accv)
 {
     const float *x = xv;
@@ -520,28 +481,26 @@ static void avx2_d_ger_col(int64_t m, const void *x, int64_t incx, int conj, con
 
 /* The real types: hand-written loops, and the plain-C sequential dot (a
  * single chain: nothing to vectorize). */
-/* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
- * never splits lanes). */
-#define REAL_KERNELS(p, g, dl, al)                                                                 \
+#define REAL_KERNELS(p, g)                                                                         \
     {                                                                                              \
-        .dot = p##dot, .dot_lanes = dl, .asum = p##asum, .asum_lanes = al, .sumsq = p##sumsq,      \
+        .dot = p##dot, .asum = p##asum, .sumsq = p##sumsq,                                         \
         .amax = p##amax, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,                    \
         .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = g##dot_seq,                         \
     }
 /* The complex types: hand-written dot and gemv loops, plain C for the rest. */
-#define COMPLEX_KERNELS(p, g, dl)                                                                  \
+#define COMPLEX_KERNELS(p, g)                                                                      \
     {                                                                                              \
-        .dot = p##dot, .dot_lanes = dl, .axpy = g##axpy, .scal = g##scal, .gemv_n = p##gemv_n,     \
+        .dot = p##dot, .axpy = g##axpy, .scal = g##scal, .gemv_n = p##gemv_n,     \
         .gemv_t = p##gemv_t, .ger_col = g##ger_col, .dot_seq = g##dot_seq,                         \
     }
 
 const struct canon_blas_isa canon_blas_avx2_kernels = {
     .name = "avx2",
     .t = {
-        [CANON_S] = REAL_KERNELS(avx2_s_, gen_s_, NULL, NULL),
-        [CANON_D] = REAL_KERNELS(avx2_d_, gen_d_, avx2_d_dot_lanes, avx2_d_asum_lanes),
-        [CANON_C] = COMPLEX_KERNELS(canon_avx2_c_, gen_c_, NULL),
-        [CANON_Z] = COMPLEX_KERNELS(canon_avx2_z_, gen_z_, canon_avx2_z_dot_lanes),
+        [CANON_S] = REAL_KERNELS(avx2_s_, gen_s_),
+        [CANON_D] = REAL_KERNELS(avx2_d_, gen_d_),
+        [CANON_C] = COMPLEX_KERNELS(canon_avx2_c_, gen_c_),
+        [CANON_Z] = COMPLEX_KERNELS(canon_avx2_z_, gen_z_),
     },
 };
 

@@ -126,6 +126,13 @@ void canon_pack_c128_b(int r, int64_t rows, int64_t kb, const void *x, int64_t r
  * nparts is at most CANON_MAX_THREADS. */
 int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *arg,
                    int nparts, size_t ws_bytes);
+/* The same with more parts than threads: at most `threads` threads (the
+ * caller's included) claim the nparts parts, so a thread that is late or
+ * descheduled leaves its share to the others, whose parts are small.
+ * nparts is at most CANON_MAX_PARTS. */
+#define CANON_MAX_PARTS 1024
+int canon_pool_run_on(void (*fn)(void *arg, int part, int nparts, void *ws), void *arg,
+                      int nparts, int threads, size_t ws_bytes);
 
 /* Parts the pool's workers (not callers) have run since start-up, so tests
  * can tell that a multi-threaded run really used more than one thread. */
@@ -153,6 +160,36 @@ void canon_pool_fork_child(void);
 
 /* The lane count of every LANES reduction, for every type and path. */
 #define CANON_LANES 16
+/* Terms per chunk of a LANES reduction (the contract's C): chunks start
+ * at multiples of it, so at multiples of the lane count. */
+#define CANON_CHUNK 8192
+
+/* The running sums of a LANES reduction of any type: 16 lanes (complex:
+ * 16 {re, im} pairs). */
+union canon_lanes {
+    float s[2 * CANON_LANES];
+    double d[2 * CANON_LANES];
+};
+
+/* How two nodes of the chunk tree join: lane-wise float or double sums,
+ * or the maximum held in d[0] (amax, exact in any order). */
+enum canon_join { CANON_JOIN_ADD_F, CANON_JOIN_ADD_D, CANON_JOIN_MAX_D };
+
+/* A reduction of n terms in chunks (canonical_chunks.c): chunk(arg, lo,
+ * len, acc) adds terms lo .. lo+len-1 (lo a multiple of CANON_CHUNK,
+ * len <= CANON_CHUNK) into acc, which is +0 on entry. It may run on any
+ * thread of the pool, several at once, and must only read shared data. */
+struct canon_chunked {
+    int64_t n;
+    enum canon_join how;
+    void (*chunk)(void *arg, int64_t lo, int64_t len, union canon_lanes *acc);
+    void *arg;
+};
+
+/* *out = the chunks of R joined by the contract's fixed tree over the
+ * chunk index (+0 lanes when n <= 0). Runs on up to canon_threads()
+ * threads when n is long; same bits on any number. */
+void canon_chunked_sum(const struct canon_chunked *R, union canon_lanes *out);
 
 /* A table holds one set of kernels per element type (enum canon_type,
  * shim/blas/canonical.h). */
@@ -174,19 +211,8 @@ struct canon_blas_kern {
      * a multiple of 16), acc holds the 16 running lane sums (complex: lane
      * l at acc[l] as a pair). No tree; the driver adds the lanes. */
     void (*dot)(int64_t n, const void *x, const void *y, int conj, void *acc);
-    /* dot restricted to lanes lo .. lo+nl-1: only the elements e with
-     * lo <= e mod 16 < lo+nl are read and only those lanes of acc change.
-     * Each lane's sum is the same chain as in dot, so threads that each
-     * take a set of lanes (a whole cache line of each 16-element block)
-     * give dot's bits. NULL where the driver never splits (float,
-     * complex float). */
-    void (*dot_lanes)(int64_t n, const void *x, const void *y, int conj, int lo, int nl,
-                      void *acc);
     /* Real: LANES update s = s + |x_e|. */
     void (*asum)(int64_t n, const void *x, void *acc);
-    /* Real: asum restricted to lanes lo .. lo+nl-1, as dot_lanes (double
-     * only, else NULL). */
-    void (*asum_lanes)(int64_t n, const void *x, int lo, int nl, void *acc);
     /* Real: LANES update s = fma(t, t, s), t = (x_e * scale[0]) * scale[1]. */
     void (*sumsq)(int64_t n, const void *x, const void *scale, void *acc);
     /* Real: *m = the largest |x_e| that is not NaN, +0 if none. */

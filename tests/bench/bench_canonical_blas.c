@@ -20,7 +20,9 @@
  * again; alpha = 0.18 keeps the entries of about the same size over the
  * repetitions (far from overflow and from subnormals), as alpha = 3
  * does for trsm against A's diagonal of 4.
- * Usage: bench_canonical_blas [repetitions]   (default 20)
+ * Usage: bench_canonical_blas [repetitions [routines]]   (default 20, all);
+ * routines: a comma-separated list of name prefixes ("ddot,sgemv")
+ * keeps only the rows whose routine starts with one of them.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -226,6 +228,19 @@ static void best_time(void (*fn)(void), double *best)
         *best = dt;
 }
 
+/* Whether routine `name` starts with one of the comma-separated
+ * prefixes of `list`. */
+static int wanted(const char *list, const char *name)
+{
+    for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, ",");
+        if (len > 0 && strncmp(name, p, len) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const int reps = argc > 1 ? atoi(argv[1]) : 20;
@@ -278,6 +293,8 @@ int main(int argc, char **argv)
     printf("%-16s %-8s %6s %8s %8s %11s %11s %9s %9s\n", "routine", "unit", "isa", "canon-1t",
            "canon-2t", "openblas-1t", "openblas-2t", "ratio-1t", "ratio-2t");
     for (size_t b = 0; b < sizeof benches / sizeof benches[0]; b++) {
+        if (argc > 2 && !wanted(argv[2], benches[b].name))
+            continue;
         double best_c[2][2] = {{1e30, 1e30}, {1e30, 1e30}}, best_v[2] = {1e30, 1e30};
         int have[2];
         for (int q = 0; q < 2; q++)

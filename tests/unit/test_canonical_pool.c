@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #define canon_pool_run test_pool_run
+#define canon_pool_run_on test_pool_run_on
 #define canon_pool_worker_parts test_pool_worker_parts
 #define canon_pool_fork_child test_pool_fork_child
 #include "blas/canonical_pool.c"
