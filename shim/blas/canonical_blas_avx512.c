@@ -57,6 +57,67 @@ AVX512 static void d_dot(int64_t n, const void *xv, const void *yv, int conj, vo
     K2(CANON_D).dot(n - i, x + i, y + i, conj, acc);
 }
 
+/* dot_cols: four columns side by side, sharing each load of x, each
+ * with its own lane sums (one zmm for float, two for double, as in dot);
+ * other counts take the one-column loop, tails the AVX2 path's. */
+AVX512 static void s_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *xv,
+                              int conj, union canon_lanes *acc)
+{
+    const float *a = av, *x = xv;
+    int c = 0;
+    if (ncols == 4) {
+        __m512 s[4];
+        int64_t i = 0;
+        for (int q = 0; q < 4; q++)
+            s[q] = _mm512_loadu_ps(acc[q].s);
+        for (; n - i >= 16; i += 16) {
+            const __m512 xi = _mm512_loadu_ps(x + i);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++)
+                s[q] = _mm512_fmadd_ps(_mm512_loadu_ps(a + q * lda + i), xi, s[q]);
+        }
+        for (int q = 0; q < 4; q++) {
+            _mm512_storeu_ps(acc[q].s, s[q]);
+            K2(CANON_S).dot(n - i, a + q * lda + i, x + i, conj, &acc[q]);
+        }
+        c = 4;
+    }
+    for (; c < ncols; c++)
+        s_dot(n, a + c * lda, x, conj, &acc[c]);
+}
+
+AVX512 static void d_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *xv,
+                              int conj, union canon_lanes *acc)
+{
+    const double *a = av, *x = xv;
+    int c = 0;
+    if (ncols == 4) {
+        __m512d s[4][2];
+        int64_t i = 0;
+        for (int q = 0; q < 4; q++) {
+            s[q][0] = _mm512_loadu_pd(acc[q].d);
+            s[q][1] = _mm512_loadu_pd(acc[q].d + 8);
+        }
+        for (; n - i >= 16; i += 16) {
+            const __m512d x0 = _mm512_loadu_pd(x + i), x1 = _mm512_loadu_pd(x + i + 8);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) {
+                const double *col = a + q * lda + i;
+                s[q][0] = _mm512_fmadd_pd(_mm512_loadu_pd(col), x0, s[q][0]);
+                s[q][1] = _mm512_fmadd_pd(_mm512_loadu_pd(col + 8), x1, s[q][1]);
+            }
+        }
+        for (int q = 0; q < 4; q++) {
+            _mm512_storeu_pd(acc[q].d, s[q][0]);
+            _mm512_storeu_pd(acc[q].d + 8, s[q][1]);
+            K2(CANON_D).dot(n - i, a + q * lda + i, x + i, conj, &acc[q]);
+        }
+        c = 4;
+    }
+    for (; c < ncols; c++)
+        d_dot(n, a + c * lda, x, conj, &acc[c]);
+}
+
 AVX512 static void s_asum(int64_t n, const void *xv, void *accv)
 {
     const float *x = xv;
@@ -288,7 +349,7 @@ AVX512 static void d_ger_col(int64_t m, const void *x, int64_t incx, int conj, c
  * static initializer cannot copy another table's entries. */
 #define REAL_KERNELS(k, p)                                                                         \
     do {                                                                                           \
-        k.dot = p##dot, k.asum = p##asum;                                                          \
+        k.dot = p##dot, k.dot_cols = p##dot_cols, k.asum = p##asum;                                \
         k.sumsq = p##sumsq, k.amax = p##amax, k.axpy = p##axpy, k.scal = p##scal;                  \
         k.gemv_n = p##gemv_n, k.ger_col = p##ger_col;                                              \
     } while (0)

@@ -14,14 +14,14 @@
 
 #define REAL_KERNELS(p)                                                                            \
     {                                                                                              \
-        .dot = p##dot, .asum = p##asum, .sumsq = p##sumsq,                                         \
+        .dot = p##dot, .dot_cols = p##dot_cols, .asum = p##asum, .sumsq = p##sumsq,                \
         .amax = p##amax, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,                    \
         .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,                         \
     }
 #define COMPLEX_KERNELS(p)                                                                         \
     {                                                                                              \
-        .dot = p##dot, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,     \
-        .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,                         \
+        .dot = p##dot, .dot_cols = p##dot_cols, .axpy = p##axpy, .scal = p##scal,                  \
+        .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,    \
     }
 
 const struct canon_blas_isa canon_blas_scalar_kernels = {

@@ -24,9 +24,8 @@
 #define BLOCKS_PER_THREAD 4
 #define MAX_BLOCKS 32
 
-/* Joins two nodes of the tree: a = a + b lane by lane (all 32 reals;
- * unused lanes stay +0), or the larger of two maxima. */
-static void join(enum canon_join how, union canon_lanes *a, const union canon_lanes *b)
+/* All 32 reals are added: unused lanes stay +0. */
+void canon_lanes_join(enum canon_join how, union canon_lanes *a, const union canon_lanes *b)
 {
     switch (how) {
     case CANON_JOIN_ADD_F:
@@ -43,11 +42,10 @@ static void join(enum canon_join how, union canon_lanes *a, const union canon_la
     }
 }
 
-/* The largest power of two below v (v >= 2): where the tree splits. */
-static int64_t split_below(int64_t v)
+int64_t canon_chunk_split(int64_t count)
 {
     int64_t p = 1;
-    while (2 * p < v)
+    while (2 * p < count)
         p *= 2;
     return p;
 }
@@ -75,10 +73,10 @@ static void tree(const struct tree *T, int64_t lo, int64_t hi, union canon_lanes
         return;
     }
     _Alignas(64) union canon_lanes right;
-    const int64_t mid = lo + split_below(hi - lo);
+    const int64_t mid = lo + canon_chunk_split(hi - lo);
     tree(T, lo, mid, out);
     tree(T, mid, hi, &right);
-    join(T->R->how, out, &right);
+    canon_lanes_join(T->R->how, out, &right);
 }
 
 /* One threaded run: block b is the subtree over chunks b*per ..
@@ -103,7 +101,13 @@ static void block_part(void *arg, int part, int nparts, void *ws)
 
 void canon_chunked_sum(const struct canon_chunked *R, union canon_lanes *out)
 {
-    const int64_t nchunks = R->n > 0 ? (R->n + CANON_CHUNK - 1) / CANON_CHUNK : 1;
+    if (R->n <= CANON_CHUNK) { /* one chunk, or none */
+        memset(out, 0, sizeof *out);
+        if (R->n > 0)
+            R->chunk(R->arg, 0, R->n, out);
+        return;
+    }
+    const int64_t nchunks = (R->n + CANON_CHUNK - 1) / CANON_CHUNK;
     const int threads = canon_threads();
     const struct tree T = {R, NULL};
     if (threads > 1 && R->n >= CHUNKS_PAR_MIN && nchunks >= 2) {
@@ -123,10 +127,6 @@ void canon_chunked_sum(const struct canon_chunked *R, union canon_lanes *out)
             tree(&top, 0, nblocks, out);
             return;
         }
-    }
-    if (R->n <= 0) {
-        memset(out, 0, sizeof *out);
-        return;
     }
     tree(&T, 0, nchunks, out);
 }

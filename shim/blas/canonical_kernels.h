@@ -190,6 +190,19 @@ struct canon_chunked {
  * chunk index (+0 lanes when n <= 0). Runs on up to canon_threads()
  * threads when n is long; same bits on any number. */
 void canon_chunked_sum(const struct canon_chunked *R, union canon_lanes *out);
+/* Joins two nodes of the tree: a = a + b lane by lane, or the larger of
+ * two maxima. */
+void canon_lanes_join(enum canon_join how, union canon_lanes *a, const union canon_lanes *b);
+/* Where the tree splits leaves lo .. lo+count-1 (count >= 2): after the
+ * largest power of two below count. */
+int64_t canon_chunk_split(int64_t count);
+/* The contract's tree over the 16 lanes of acc (complex: re and im
+ * alike), stored as one element of type t at result. */
+void canon_blas_lanes_result(enum canon_type t, union canon_lanes *acc, void *result);
+
+/* Columns per dot_cols call: gemv 'T' runs this many column dots side
+ * by side, sharing the loads of x. */
+#define CANON_COLS 4
 
 /* A table holds one set of kernels per element type (enum canon_type,
  * shim/blas/canonical.h). */
@@ -211,6 +224,11 @@ struct canon_blas_kern {
      * a multiple of 16), acc holds the 16 running lane sums (complex: lane
      * l at acc[l] as a pair). No tree; the driver adds the lanes. */
     void (*dot)(int64_t n, const void *x, const void *y, int conj, void *acc);
+    /* dot of each of ncols <= CANON_COLS columns with one vector x:
+     * column c is a + c*lda (n contiguous elements, conjugated when
+     * conj), and its products go to acc[c] as dot's would. */
+    void (*dot_cols)(int64_t n, int ncols, const void *a, int64_t lda, const void *x, int conj,
+                     union canon_lanes *acc);
     /* Real: LANES update s = s + |x_e|. */
     void (*asum)(int64_t n, const void *x, void *acc);
     /* Real: LANES update s = fma(t, t, s), t = (x_e * scale[0]) * scale[1]. */
@@ -277,6 +295,9 @@ void canon_blas_ab(enum canon_type t, const void *alpha, const void *beta, const
 /* AB with alpha == 0 on n elements c_i = c[i*inc]: beta == 0 stores
  * zero, beta == 1 does nothing, else c_i = CMUL(beta, c_i). */
 void canon_blas_scale(enum canon_type t, int64_t n, const void *beta, void *c, int64_t inc);
+/* Copies logical elements i .. i+len-1 of x (element 0 at x0, step inc,
+ * elements of `size` bytes) to buf. */
+void canon_blas_gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t len, void *buf);
 /* *s = *s + *v (each part), the unit-diagonal term. */
 void canon_blas_add(enum canon_type t, void *s, const void *v);
 /* *q = CDIV(s, d) (conj_d: by conj(d)); real: s / d. q may be s. */

@@ -272,8 +272,7 @@ static void tree_d(double *s, int w)
             s[l * w] = s[l * w] + s[(l + h) * w];
 }
 
-/* Adds the lanes and stores the result (one element of type t). */
-static void finish_lanes(enum canon_type t, union canon_lanes *acc, void *result)
+void canon_blas_lanes_result(enum canon_type t, union canon_lanes *acc, void *result)
 {
     switch (t) {
     case CANON_S:
@@ -297,14 +296,13 @@ static void finish_lanes(enum canon_type t, union canon_lanes *acc, void *result
     }
 }
 
-/* Copies logical elements i .. i+len-1 of x (element 0 at x0, step inc)
- * to buf. A memcpy of constant size per element size, so each copy is a
- * move or two, whatever the element's type. */
+/* A memcpy of constant size per element size, so each copy is a move or
+ * two, whatever the element's type. */
 #define GATHER(SIZE)                                                                               \
     for (int64_t e = 0; e < len; e++)                                                              \
         memcpy(dst + e * (SIZE), src + e * inc * (SIZE), (SIZE))
 
-static void gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t len, void *buf)
+void canon_blas_gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t len, void *buf)
 {
     const char *src = (const char *)x0 + i * inc * (int64_t)size;
     char *dst = buf;
@@ -339,8 +337,8 @@ static void dot_chunk(void *arg, int64_t lo, int64_t len, union canon_lanes *acc
     const int64_t piece = CHUNK_BYTES / (int64_t)D->size;
     for (int64_t i = lo; i < lo + len; i += piece) {
         const int64_t pl = lo + len - i < piece ? lo + len - i : piece;
-        gather(D->size, D->x0, D->incx, i, pl, bx);
-        gather(D->size, D->y0, D->incy, i, pl, by);
+        canon_blas_gather(D->size, D->x0, D->incx, i, pl, bx);
+        canon_blas_gather(D->size, D->y0, D->incy, i, pl, by);
         D->k->dot(pl, bx, by, D->conj, acc);
     }
 }
@@ -358,13 +356,19 @@ static void dot(enum canon_type t, int64_t n, const void *x, int64_t incx, const
     _Alignas(64) union canon_lanes acc;
     const size_t size = canon_blas_size(t);
     struct dot_job D = {&canon_blas_kernels()->t[t], size, x, y, incx, incy, conj};
+    if (n > 0 && n <= CANON_CHUNK && incx == 1 && incy == 1) { /* one chunk: the kernel alone */
+        memset(&acc, 0, sizeof acc);
+        D.k->dot(n, x, y, conj, &acc);
+        canon_blas_lanes_result(t, &acc, result);
+        return;
+    }
     if (n > 0) {
         D.x0 = canon_blas_vec0(x, n, incx, size);
         D.y0 = canon_blas_vec0(y, n, incy, size);
     }
     const struct canon_chunked R = {n, join_of(t), dot_chunk, &D};
     canon_chunked_sum(&R, &acc);
-    finish_lanes(t, &acc, result);
+    canon_blas_lanes_result(t, &acc, result);
 }
 
 int canon_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
@@ -464,7 +468,7 @@ static void reals_chunk(void *arg, int64_t lo, int64_t len, union canon_lanes *a
     const int64_t piece = CHUNK_BYTES / (int64_t)size, end = (lo + len) / w;
     for (int64_t e = lo / w; e < end; e += piece) {
         const int64_t pl = end - e < piece ? end - e : piece;
-        gather(size, V->x, V->inc, e, pl, buf);
+        canon_blas_gather(size, V->x, V->inc, e, pl, buf);
         reals_run(V, buf, pl * w, acc);
     }
 }
@@ -548,7 +552,7 @@ static void asum(enum canon_type t, int64_t n, const void *x, int64_t incx, void
     struct reals V = {t, REALS_ASUM, x, incx, &canon_blas_kernels()->t[rt], NULL};
     _Alignas(64) union canon_lanes acc;
     reals_sum(&V, REALS_ASUM, n > 0 && incx > 0 ? n : 0, &acc);
-    finish_lanes(rt, &acc, result);
+    canon_blas_lanes_result(rt, &acc, result);
 }
 
 int canon_sasum(int64_t n, const float *x, int64_t incx, float *result)

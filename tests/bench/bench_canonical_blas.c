@@ -5,14 +5,16 @@
  * canonical/OpenBLAS at 1 and at 2 threads. On 1 thread each, the two
  * alternate, one call of each per repetition, so a noisy neighbour hurts
  * both alike; on 2 threads (canon_set_threads(2): gemv splits its outputs,
- * dot stays on the caller by design) each runs on its own, canonical
+ * a long dot its chunks) each runs on its own, canonical
  * first, since OpenBLAS's idle worker spins for a while after each call
  * and would slow whatever runs next. The best repetition counts.
  * The canonical columns are measured on each instruction-set path the
  * CPU has beyond scalar (the isa column: avx2, and avx512 where the CPU
  * and OS have it); the OpenBLAS columns are the same for a routine's
  * rows. "in L1" rows repeat a 4096-element dot 256 times per call, where
- * the 16 lane chains of the contract, not memory, set the speed.
+ * the 16 lane chains of the contract, not memory, set the speed; the
+ * n=16 and n=100 rows repeat a tiny ddot 4096 times per call, which
+ * measures the cost of a call (no thread takes part at that size).
  * Level 3 (double, n = 1024, GFLOP/s counting n^3 multiply-adds as 2
  * flops for syrk and trmm's half, 2n^3 for syr2k and symm): dsyrk, dsyr2k
  * and dsymm run on the GEMM core, dtrmm on its sequential kernel. trmm
@@ -139,6 +141,27 @@ static void vendor_ddot_small(void)
         sink_d = cblas_ddot(SMALL_N, dx, 1, dy, 1);
 }
 
+/* Tiny dots (n = 16 and 100), TINY_REPS calls per timed call: the cost
+ * of a call itself, which must stay on the calling thread. */
+#define TINY_REPS 4096
+#define TINY_DOT(N)                                                                                \
+    static void canon_ddot_##N(void)                                                               \
+    {                                                                                              \
+        double r = 0;                                                                              \
+        for (int i = 0; i < TINY_REPS; i++)                                                        \
+            canon_ddot(N, dx + (i & 63), 1, dy, 1, &r);                                            \
+        sink_d = r;                                                                                \
+    }                                                                                              \
+    static void vendor_ddot_##N(void)                                                              \
+    {                                                                                              \
+        double r = 0;                                                                              \
+        for (int i = 0; i < TINY_REPS; i++)                                                        \
+            r = cblas_ddot(N, dx + (i & 63), 1, dy, 1);                                            \
+        sink_d = r;                                                                                \
+    }
+TINY_DOT(16)
+TINY_DOT(100)
+
 /* Level 3 at n = L3_N, double: C (or B) lives in dc, operands in da, db. */
 static double *da, *db, *dc;
 
@@ -251,6 +274,10 @@ int main(int argc, char **argv)
          vendor_sdot_small},
         {"ddot 4096 in L1", "GB/s", 2.0 * SMALL_REPS * SMALL_N * sizeof(double),
          canon_ddot_small, vendor_ddot_small},
+        {"ddot n=16", "GB/s", 2.0 * TINY_REPS * 16 * sizeof(double), canon_ddot_16,
+         vendor_ddot_16},
+        {"ddot n=100", "GB/s", 2.0 * TINY_REPS * 100 * sizeof(double), canon_ddot_100,
+         vendor_ddot_100},
         {"sgemv N 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_n, vendor_sgemv_n},
         {"sgemv T 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_t, vendor_sgemv_t},
         {"dsyrk 1024", "GFLOP/s", 1.0 * L3_N * L3_N * L3_N, canon_dsyrk_1, vendor_dsyrk_1},

@@ -787,8 +787,16 @@ static void ref_gemv(int t, char order, char trans, int64_t m, int64_t n, cx alp
             st(t, y, yi, ab0(t, beta, ld(t, y, yi)));
             continue;
         }
-        for (int64_t j = 0; j < lenx; j++)
-            s = cmac(t, s, op_at(t, order, trans, a, lda, i, j), ld(t, x, vidx(lenx, incx, j)));
+        if ((order == 'C') == (trans != 'N')) { /* along A's stored columns: LANES */
+            cx *lanes = ref_chunks(lenx);
+            for (int64_t j = 0; j < lenx; j++)
+                *ref_lane(lanes, j) = cmac(t, *ref_lane(lanes, j), op_at(t, order, trans, a, lda, i, j),
+                                           ld(t, x, vidx(lenx, incx, j)));
+            s = ref_finish(t, lanes, lenx);
+        } else {
+            for (int64_t j = 0; j < lenx; j++)
+                s = cmac(t, s, op_at(t, order, trans, a, lda, i, j), ld(t, x, vidx(lenx, incx, j)));
+        }
         st(t, y, yi, ab(t, alpha, beta, s, ld(t, y, yi)));
     }
 }
@@ -844,9 +852,19 @@ static void gemv_grid(void)
             check_gemv(t, 'C', transes[tr], big, 5, 1, 1, 1, scalar(t, 3), scalar(t, 4));
             check_gemv(t, 'C', transes[tr], 6, big, 0, -1, 2, scalar(t, 3), scalar(t, 4));
         }
+    /* Column dots around the chunk boundaries (8192 terms), 1 .. 9
+     * columns (groups of 4 and the rest), contiguous and strided x. */
+    static const int64_t long_m[] = {8191, 8192, 8193, 16385, 24577};
+    for (int t = 0; t < NTYPES; t++)
+        for (size_t i = 0; i < sizeof long_m / sizeof long_m[0]; i++)
+            for (int64_t cols = 1; cols <= 9; cols += 4) {
+                check_gemv(t, 'C', t % 2 ? 'C' : 'T', long_m[i], cols, 3, i % 2 ? -2 : 1, 1,
+                           scalar(t, 3), scalar(t, 4));
+                check_gemv(t, 'R', 'N', cols, long_m[i], 0, 1, -1, scalar(t, 1), scalar(t, 0));
+            }
 }
 
-static void test_gemv_equals_a_sequential_sum_per_output(void **state)
+static void test_gemv_equals_a_sequential_sum_or_lanes_per_output(void **state)
 {
     (void)state;
     on_every_isa(gemv_grid);
@@ -862,12 +880,14 @@ static const struct {
     {'C', 'N', 1037, 301, 3, 1, 1},   {'C', 'T', 263, 1013, 0, -2, 1},
     {'C', 'C', 517, 611, 5, 1, -3},   {'R', 'N', 389, 811, 1, 3, -1},
     {'R', 'T', 1201, 223, 0, -1, 2},  {'R', 'C', 700, 450, 2, 1, 1},
+    {'C', 'T', 20011, 41, 1, 1, 1},   {'C', 'C', 16390, 19, 0, 3, -1},
+    {'R', 'N', 37, 17001, 2, -1, 1},
 };
 
-/* Every split shape under threads 1, 2, 3 and 8 against one reference. */
+/* Every split shape under threads 1 .. 8 against one reference. */
 static void gemv_threads_grid(void)
 {
-    static const int counts[] = {1, 2, 3, 8};
+    static const int counts[] = {1, 2, 3, 4, 5, 6, 7, 8};
     for (int t = 0; t < NTYPES; t++)
         for (size_t i = 0; i < sizeof split_shapes / sizeof split_shapes[0]; i++) {
             const char order = split_shapes[i].order, trans = split_shapes[i].trans;
@@ -1617,7 +1637,7 @@ int main(void)
         cmocka_unit_test(test_dot_nrm2_and_asum_same_bits_any_thread_count),
         cmocka_unit_test(test_axpy_equals_one_fma_per_element),
         cmocka_unit_test(test_scal_equals_one_product_per_element),
-        cmocka_unit_test(test_gemv_equals_a_sequential_sum_per_output),
+        cmocka_unit_test(test_gemv_equals_a_sequential_sum_or_lanes_per_output),
         cmocka_unit_test(test_gemv_same_bits_any_thread_count),
         cmocka_unit_test(test_ger_equals_one_fma_per_element_after_alpha),
         cmocka_unit_test(test_trmv_and_trsv_equal_the_documented_substitution),
