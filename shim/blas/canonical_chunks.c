@@ -16,7 +16,7 @@
 #include "blas/canonical_kernels.h"
 
 /* A reduction of fewer terms than this runs on the calling thread:
- * waking a worker would cost more than it saves (16 chunks). */
+ * waking a worker would cost more than it saves (4 chunks). */
 #define CHUNKS_PAR_MIN ((int64_t)1 << 17)
 /* Blocks handed to the pool per thread, and at most in all: more blocks
  * than threads, so one thread that is descheduled on a busy machine

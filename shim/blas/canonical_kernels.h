@@ -162,7 +162,7 @@ void canon_pool_fork_child(void);
 #define CANON_LANES 16
 /* Terms per chunk of a LANES reduction (the contract's C): chunks start
  * at multiples of it, so at multiples of the lane count. */
-#define CANON_CHUNK 8192
+#define CANON_CHUNK 32768
 
 /* The running sums of a LANES reduction of any type: 16 lanes (complex:
  * 16 {re, im} pairs). */

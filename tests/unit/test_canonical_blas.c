@@ -342,7 +342,7 @@ static void on_every_isa(void (*fn)(void))
 /* ---- level 1 ---------------------------------------------------------------- */
 
 static const int64_t l1_sizes[] = {0,    1,    2,    7,    15,   16,   17,    31,    33,
-                                   100,  257,  1000, 4500, 8191, 8192, 8193, 16400, 24577};
+                                   100,  257,  1000, 4500, 32767, 32768, 32769, 65600, 98305};
 #define N_L1 (sizeof l1_sizes / sizeof l1_sizes[0])
 static const int64_t l1_incs[] = {1, 2, -1, -3, 0};
 #define N_INC (sizeof l1_incs / sizeof l1_incs[0])
@@ -356,9 +356,9 @@ static cx tree(int t, cx *lane)
     return lane[0];
 }
 
-/* The contract's chunks: term i goes to lane i mod 16 of chunk i / 8192.
+/* The contract's chunks: term i goes to lane i mod 16 of chunk i / 32768.
  * Returns 16 zero lanes per chunk (at least one chunk) for nterms terms. */
-#define REF_CHUNK 8192
+#define REF_CHUNK 32768
 static cx *ref_chunks(int64_t nterms)
 {
     const int64_t k = nterms > REF_CHUNK ? (nterms + REF_CHUNK - 1) / REF_CHUNK : 1;
@@ -852,9 +852,9 @@ static void gemv_grid(void)
             check_gemv(t, 'C', transes[tr], big, 5, 1, 1, 1, scalar(t, 3), scalar(t, 4));
             check_gemv(t, 'C', transes[tr], 6, big, 0, -1, 2, scalar(t, 3), scalar(t, 4));
         }
-    /* Column dots around the chunk boundaries (8192 terms), 1 .. 9
+    /* Column dots around the chunk boundaries (32768 terms), 1 .. 9
      * columns (groups of 4 and the rest), contiguous and strided x. */
-    static const int64_t long_m[] = {8191, 8192, 8193, 16385, 24577};
+    static const int64_t long_m[] = {32767, 32768, 32769, 98305};
     for (int t = 0; t < NTYPES; t++)
         for (size_t i = 0; i < sizeof long_m / sizeof long_m[0]; i++)
             for (int64_t cols = 1; cols <= 9; cols += 4) {
@@ -880,8 +880,8 @@ static const struct {
     {'C', 'N', 1037, 301, 3, 1, 1},   {'C', 'T', 263, 1013, 0, -2, 1},
     {'C', 'C', 517, 611, 5, 1, -3},   {'R', 'N', 389, 811, 1, 3, -1},
     {'R', 'T', 1201, 223, 0, -1, 2},  {'R', 'C', 700, 450, 2, 1, 1},
-    {'C', 'T', 20011, 41, 1, 1, 1},   {'C', 'C', 16390, 19, 0, 3, -1},
-    {'R', 'N', 37, 17001, 2, -1, 1},
+    {'C', 'T', 70001, 41, 1, 1, 1},   {'C', 'C', 65600, 19, 0, 3, -1},
+    {'R', 'N', 37, 66001, 2, -1, 1},
 };
 
 /* Every split shape under threads 1 .. 8 against one reference. */
