@@ -3,10 +3,12 @@
  * the BLAS does, map row-major calls to column-major ones as CBLAS does,
  * and leave the long loops to the active path's kernels: gemv runs the
  * outputs in blocks whose sums live in a small buffer, so a block's sums
- * are finished (alpha/beta) as soon as its columns or rows are done. A
- * large gemv splits its outputs among up to canon_threads() threads of the
- * canonical GEMM's pool (shim/blas/canonical_pool.c); each output's sum is
- * still one chain on one thread, so the thread count changes no bit.
+ * are finished (alpha/beta) as soon as its columns or rows are done; a
+ * transposed gemv's sums are LANES dots of its columns, four at a time,
+ * in the chunks and tree of canonical_chunks.c. A large gemv splits its
+ * outputs among up to canon_threads() threads of the canonical GEMM's
+ * pool (shim/blas/canonical_pool.c); each output's sum is still computed
+ * whole on one thread, so the thread count changes no bit.
  */
 #include <string.h>
 
