@@ -273,7 +273,7 @@ int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
 int canon_pool_run_on(part_fn fn, void *arg, int nparts, int threads, size_t ws_bytes)
 {
     if (nparts <= 1 || threads <= 1)
-        return run_here(fn, arg, 1, ws_bytes);
+        return run_here(fn, arg, nparts > 1 ? nparts : 1, ws_bytes);
     if (pthread_mutex_trylock(&pool.busy) != 0)
         return run_here(fn, arg, nparts, ws_bytes);
     void *mine = ws_local(ws_bytes);
