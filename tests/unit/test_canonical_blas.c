@@ -595,7 +595,8 @@ static void test_nrm2_and_asum_equal_the_scaled_lanes_order(void **state)
 
 /* Long reductions split their chunks among threads: every type, n at and
  * around the threshold (2^17 terms) and chunk boundaries, contiguous and
- * strided, vectors on and off a cache-line start, at 1 .. 8 threads. */
+ * strided (a positive and a negative step), vectors on and off a
+ * cache-line start, at 1 .. 8 threads. */
 static void chunks_threads_grid(void)
 {
     static const int64_t sizes[] = {131072, 262149, 300007};
@@ -604,12 +605,13 @@ static void chunks_threads_grid(void)
             for (int shape = 0; shape < 3; shape++) {
                 const int rt = real_of(t), nconj = cplx(t) ? 2 : 1;
                 const int64_t n = sizes[a], inc = shape == 2 ? 2 : 1, off = shape == 1;
+                const int64_t incy = shape == 2 ? -1 : 1;
                 const size_t es = tsize[t];
                 char *bx = rand_buf(t, vlen(n, inc) + 1), *by = rand_buf(t, vlen(n, inc) + 1);
                 const void *x = bx + off * es, *y = by + off * es;
                 union result want[4] = {{{0, 0}}}, got;
                 for (int conj = 0; conj < nconj; conj++)
-                    st(t, &want[conj], 0, ref_dot(t, n, x, inc, y, 1, conj));
+                    st(t, &want[conj], 0, ref_dot(t, n, x, inc, y, incy, conj));
                 st(rt, &want[2], 0, (cx){ref_asum(t, n, x, inc), 0});
                 st(rt, &want[3], 0, (cx){ref_nrm2(t, n, x, inc), 0});
                 for (int threads = 1; threads <= 8; threads++) {
@@ -618,7 +620,7 @@ static void chunks_threads_grid(void)
                         describe("%cdot%s n=%lld inc=%lld offset=%lld threads=%d", tname[t],
                                  conj ? "c" : "", (long long)n, (long long)inc, (long long)off,
                                  threads);
-                        lib_dot(t, conj, n, x, inc, y, 1, &got);
+                        lib_dot(t, conj, n, x, inc, y, incy, &got);
                         assert_same(t, &got, &want[conj], 1);
                     }
                     describe("%c asum/nrm2 n=%lld inc=%lld offset=%lld threads=%d", tname[t],
