@@ -320,7 +320,9 @@ int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
  * and kernel path); smaller calls, and calls made while another thread
  * holds the pool or when its workers cannot start, run on the calling
  * thread. Each y_i is still its one sum on one thread: same bits for any
- * count. */
+ * count. A 'T' or 'C' call with fewer runs of 16 outputs than threads and
+ * columns of at least 2^17 elements instead splits each output's LANES
+ * sum by its chunks, as a dot does. */
 int canon_sgemv(char order, char trans, int64_t m, int64_t n, float alpha, const float *a,
                 int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy);
 int canon_dgemv(char order, char trans, int64_t m, int64_t n, double alpha, const double *a,

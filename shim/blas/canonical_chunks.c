@@ -15,9 +15,6 @@
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
 
-/* A reduction of fewer terms than this runs on the calling thread:
- * waking a worker would cost more than it saves (4 chunks). */
-#define CHUNKS_PAR_MIN ((int64_t)1 << 17)
 /* Blocks handed to the pool per thread, and at most in all: more blocks
  * than threads, so one thread that is descheduled on a busy machine
  * leaves its share to the others. */
@@ -110,7 +107,7 @@ void canon_chunked_sum(const struct canon_chunked *R, union canon_lanes *out)
     const int64_t nchunks = (R->n + CANON_CHUNK - 1) / CANON_CHUNK;
     const int threads = canon_threads();
     const struct tree T = {R, NULL};
-    if (threads > 1 && R->n >= CHUNKS_PAR_MIN && nchunks >= 2) {
+    if (threads > 1 && R->n >= CANON_CHUNKS_PAR_MIN && nchunks >= 2) {
         int want = threads * BLOCKS_PER_THREAD;
         if (want > MAX_BLOCKS)
             want = MAX_BLOCKS;

@@ -163,6 +163,9 @@ void canon_pool_fork_child(void);
 /* Terms per chunk of a LANES reduction (the contract's C): chunks start
  * at multiples of it, so at multiples of the lane count. */
 #define CANON_CHUNK 32768
+/* A reduction of fewer terms than this runs on the calling thread:
+ * waking a worker would cost more than it saves (4 chunks). */
+#define CANON_CHUNKS_PAR_MIN ((int64_t)1 << 17)
 
 /* The running sums of a LANES reduction of any type: 16 lanes (complex:
  * 16 {re, im} pairs). */

@@ -108,6 +108,30 @@ static void cols_sums(const struct gemv_job *J, int64_t i0, int64_t nb, void *su
     }
 }
 
+/* A transposed gemv with too few outputs to give every thread a unit but
+ * long columns: each output's LANES sum is the dot of its column with x
+ * (conjugated for 'C'), whose chunks the threads share
+ * (canonical_chunks.c): the same sum as cols_sums computes. x is the
+ * caller's pointer (the lowest address, as the BLAS passes it). */
+static void cols_dots(const struct gemv_job *J, const void *x)
+{
+    const size_t size = canon_blas_size(J->t);
+    for (int64_t j = 0; j < J->leny; j++) {
+        const void *col = canon_blas_at(J->a, j * J->lda, size);
+        union elem s;
+        switch (J->t) {
+        case CANON_S: canon_sdot(J->m, col, 1, x, J->incx, s.s); break;
+        case CANON_D: canon_ddot(J->m, col, 1, x, J->incx, s.d); break;
+        case CANON_C:
+            (J->conj ? canon_cdotc : canon_cdotu)(J->m, col, 1, x, J->incx, &s);
+            break;
+        default: (J->conj ? canon_zdotc : canon_zdotu)(J->m, col, 1, x, J->incx, &s); break;
+        }
+        canon_blas_ab(J->t, J->alpha, J->beta, &s,
+                      (void *)canon_blas_at(J->y0, j * J->incy, size));
+    }
+}
+
 /* Computes outputs lo .. hi-1 of J: blocks of sums in a small buffer, each
  * finished (alpha/beta) as soon as its columns or rows are done. Every
  * output's sum is its own chain, so where the range starts never shows. */
@@ -202,7 +226,13 @@ static int gemv(enum canon_type t, char order, char trans, int64_t m, int64_t n,
         .a = a, .x0 = canon_blas_vec0(x, lenx, incx, size), .alpha = alpha, .beta = beta,
         .y0 = y0,
     };
-    const int threads = canon_threads(), nparts = gemv_parts(m * n, leny, threads);
+    const int threads = canon_threads();
+    if (transposed && (leny + GEMV_UNIT - 1) / GEMV_UNIT < threads &&
+        m >= CANON_CHUNKS_PAR_MIN) {
+        cols_dots(&J, x);
+        return 0;
+    }
+    const int nparts = gemv_parts(m * n, leny, threads);
     /* The pool fails only when it cannot allocate, before running any
      * part; the caller then computes every output itself. */
     if (nparts <= 1 || canon_pool_run_on(gemv_part, &J, nparts, threads, 0) != 0)
