@@ -18,8 +18,8 @@
 /* Bytes of one gathered piece of a strided vector: 2048 floats .. 512
  * double complex, each a multiple of the lane count and a divisor of
  * CANON_CHUNK, so pieces line up with lanes and chunks. */
-#define CHUNK_BYTES 8192
-_Static_assert(CANON_CHUNK % (CHUNK_BYTES / 4) == 0, "pieces divide a chunk");
+#define PIECE_BYTES 8192
+_Static_assert(CANON_CHUNK % (PIECE_BYTES / 4) == 0, "pieces divide a chunk");
 
 /* ---- instruction-set path ------------------------------------------------ */
 
@@ -333,8 +333,8 @@ static void dot_chunk(void *arg, int64_t lo, int64_t len, union canon_lanes *acc
                   D->conj, acc);
         return;
     }
-    _Alignas(64) unsigned char bx[CHUNK_BYTES], by[CHUNK_BYTES];
-    const int64_t piece = CHUNK_BYTES / (int64_t)D->size;
+    _Alignas(64) unsigned char bx[PIECE_BYTES], by[PIECE_BYTES];
+    const int64_t piece = PIECE_BYTES / (int64_t)D->size;
     for (int64_t i = lo; i < lo + len; i += piece) {
         const int64_t pl = lo + len - i < piece ? lo + len - i : piece;
         canon_blas_gather(D->size, D->x0, D->incx, i, pl, bx);
@@ -464,8 +464,8 @@ static void reals_chunk(void *arg, int64_t lo, int64_t len, union canon_lanes *a
         reals_run(V, canon_blas_at(V->x, lo, size / (size_t)w), len, acc);
         return;
     }
-    _Alignas(64) unsigned char buf[CHUNK_BYTES];
-    const int64_t piece = CHUNK_BYTES / (int64_t)size, end = (lo + len) / w;
+    _Alignas(64) unsigned char buf[PIECE_BYTES];
+    const int64_t piece = PIECE_BYTES / (int64_t)size, end = (lo + len) / w;
     for (int64_t e = lo / w; e < end; e += piece) {
         const int64_t pl = end - e < piece ? end - e : piece;
         canon_blas_gather(size, V->x, V->inc, e, pl, buf);
