@@ -314,9 +314,9 @@ int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
  * row-major 'C' by conjugating x, y, alpha and beta around an 'N' call;
  * that equals this up to the sign of results that are exactly zero.)
  * Threads: with canon_set_threads(n) > 1 (shim/blas/canonical.h) and at
- * least 2^18 products, y is split into contiguous runs of outputs (up to 4
- * per thread, so a thread that is descheduled leaves its share to the
- * others), on the canonical GEMM's pool (workers use the caller's MXCSR
+ * least 2^18 products, y is split into contiguous runs of outputs (one per
+ * thread for 'N'; up to 4 per thread for 'T' and 'C', so a thread that is
+ * descheduled leaves its share to the others), on the canonical GEMM's pool (workers use the caller's MXCSR
  * and kernel path); smaller calls, and calls made while another thread
  * holds the pool or when its workers cannot start, run on the calling
  * thread. Each y_i is still its one sum on one thread: same bits for any

@@ -171,23 +171,26 @@ static void gemv_part(void *arg, int part, int nparts, void *ws)
 }
 
 /* Parts for a gemv of `work` products and leny outputs on `threads`
- * threads: one below GEMV_PAR_MIN products, else up to
- * GEMV_PARTS_PER_THREAD per thread (so a descheduled thread leaves its
- * share to the others), each at least GEMV_PART_MIN products and a whole
- * number of units. */
+ * threads: one below GEMV_PAR_MIN products, else, for the column dots of
+ * a transposed gemv, up to GEMV_PARTS_PER_THREAD per thread (so a
+ * descheduled thread leaves its share to the others), each at least
+ * GEMV_PART_MIN products and a whole number of units. A column sweep
+ * ('N') takes one part per thread: its parts are runs of rows, and
+ * shorter runs mean shorter streams down every column. */
 #define GEMV_PARTS_PER_THREAD 4
 #define GEMV_PART_MIN ((int64_t)1 << 15)
 
-static int gemv_parts(int64_t work, int64_t leny, int threads)
+static int gemv_parts(int64_t work, int64_t leny, int threads, int transposed)
 {
     if (threads <= 1 || work < GEMV_PAR_MIN)
         return 1;
-    int64_t parts = work / GEMV_PART_MIN;
+    const int per_thread = transposed ? GEMV_PARTS_PER_THREAD : 1;
+    int64_t parts = work / (transposed ? GEMV_PART_MIN : GEMV_PAR_MIN / 2);
     const int64_t units = (leny + GEMV_UNIT - 1) / GEMV_UNIT;
     if (parts > units)
         parts = units;
-    if (parts > (int64_t)threads * GEMV_PARTS_PER_THREAD)
-        parts = (int64_t)threads * GEMV_PARTS_PER_THREAD;
+    if (parts > (int64_t)threads * per_thread)
+        parts = (int64_t)threads * per_thread;
     return parts < CANON_MAX_PARTS ? (int)parts : CANON_MAX_PARTS;
 }
 
@@ -232,7 +235,7 @@ static int gemv(enum canon_type t, char order, char trans, int64_t m, int64_t n,
         cols_dots(&J, x);
         return 0;
     }
-    const int nparts = gemv_parts(m * n, leny, threads);
+    const int nparts = gemv_parts(m * n, leny, threads, transposed);
     /* The pool fails only when it cannot allocate, before running any
      * part; the caller then computes every output itself. */
     if (nparts <= 1 || canon_pool_run_on(gemv_part, &J, nparts, threads, 0) != 0)
