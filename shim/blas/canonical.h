@@ -161,7 +161,7 @@ const char *canon_isa(void);
  * reassociated. Negation and |x| are exact. Every path (scalar with fma(),
  * AVX2 + FMA) performs exactly these operations, and every output element
  * is computed whole on one thread (?gemv may split its outputs among
- * threads, ddot, zdotu/zdotc, dasum and dzasum the lanes of a LANES sum,
+ * threads, a LANES sum its chunks,
  * ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
  * which split C as the GEMM does, and ?trmm and ?trsm run each element's
  * chain in pieces, GEMMs that continue it and diagonal-block kernels, in
@@ -201,19 +201,24 @@ const char *canon_isa(void);
  * CDIV as q = s/d.
  *
  * Sums. SEQ: s = +0 (or the stated start), then the terms added one at a
- * time with CMAC in increasing index. LANES (reductions of one vector):
- * L = 16 lane sums s_0 .. s_15, all +0; element i goes to lane i mod 16,
- * each lane taking its elements in increasing i; then the fixed tree
- *   for h = 8, 4, 2, 1:  for l = 0 .. h-1:  s_l = s_l + s_{l+h}
- * and the result is s_0 (complex: re and im parts summed alike).
+ * time with CMAC in increasing index. LANES (reductions of one vector;
+ * order version 2, since 2026-12-01): the terms t_0 .. t_{n-1} are cut
+ * into chunks of C = 32768 (chunk c holds t_{cC} .. t_{cC+C-1}, the last
+ * one shorter). Each chunk has 16 lane sums s_{c,0} .. s_{c,15}, all +0;
+ * term i goes to lane i mod 16 of its chunk, each lane taking its terms in
+ * increasing i. The chunks then meet lane by lane in the fixed tree
+ *   J(lo, hi) = s_lo                      if hi - lo == 1,
+ *             = J(lo, mid) + J(mid, hi)   else, mid = lo + the largest
+ *                                         power of two below hi - lo,
+ * S = J(0, number of chunks); and the 16 lanes of S in the fixed tree
+ *   for h = 8, 4, 2, 1:  for l = 0 .. h-1:  S_l = S_l + S_{l+h}
+ * whose result is S_0 (complex: re and im parts summed alike). With n <= C
+ * (one chunk) this is version 1's order, which every length had before.
  * Threads: with canon_set_threads(n) > 1 (shim/blas/canonical.h), a LANES
- * sum of at least 2^18 elements of a contiguous double or double complex
- * vector (ddot, zdotu, zdotc with incx == incy == 1; dasum, dzasum with
- * incx == 1) gives each of up to n threads of the canonical GEMM's pool a
- * set of whole lanes, one or more 64-byte runs of each 16-element block,
- * over the whole vector; the caller then runs the tree. Each lane is still
- * the one chain above: same bits for any count. Float types never split
- * (16 float lanes are one cache line).
+ * sum of at least 2^17 terms (any type, any increment) gives the threads
+ * of the canonical GEMM's pool whole subtrees of J (runs of 2^b chunks
+ * from a multiple of 2^b), and the caller joins their roots by the same
+ * J: the same operations for any count, so the same bits.
  *
  * alpha/beta (AB), as canonical.h's GEMM: an output c with sum s becomes
  *   beta == 0:  c = CMUL(alpha, s)          (old c not read: NaN/Inf in it ignored)
@@ -232,7 +237,7 @@ const char *canon_isa(void);
  * (bad character, negative dimension, short leading dimension, zero
  * increment where it is not allowed); its outputs are then untouched and
  * the caller lets the vendor BLAS report the error. Nothing is allocated
- * (at most about 17 KiB of stack; ?trmm and ?trsm about 34 KiB) except by
+ * (at most about 48 KiB of stack) except by
  * a threaded ?gemv or LANES sum, which may start the canonical GEMM's
  * workers, by the level-3 routines on the GEMM core (its workspace, and
  * their own blocks: ?trmm and ?trsm keep up to 1024 x 512 elements of
@@ -302,7 +307,11 @@ int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
 
 /* y = alpha*op(A)*x + beta*y, A m x n, op by trans 'N', 'T' or 'C'
  * (conjugate transpose; 'T' for real types). y has m elements for 'N',
- * else n. Per y_i: s = SEQ over j of CMAC(s, op(A)_ij, x_j), then AB.
+ * else n. Per y_i a sum s, then AB: for 'N' (row-major: 'T' and 'C'),
+ * s = SEQ over j of CMAC(s, op(A)_ij, x_j); for 'T' and 'C' (row-major:
+ * 'N'), where the sum runs along A's stored columns, s = the LANES sum
+ * (lane update CMAC(s, op(A)_ij, x_j), j = 0 .. n-1 as the terms; order
+ * version 2, since 2026-12-01; SEQ before).
  * Quick return (nothing read or written): m == 0, n == 0, or alpha == 0
  * and beta == 1. Rejects lda < max(1, m) ('C') or < max(1, n) ('R'),
  * incx == 0, incy == 0.
@@ -312,11 +321,15 @@ int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
  * row-major 'C' by conjugating x, y, alpha and beta around an 'N' call;
  * that equals this up to the sign of results that are exactly zero.)
  * Threads: with canon_set_threads(n) > 1 (shim/blas/canonical.h) and at
- * least 2^18 products, y is split into contiguous runs of outputs, one per
- * part, on the canonical GEMM's pool (workers use the caller's MXCSR and
- * kernel path); smaller calls, and calls made while another thread holds
- * the pool or when its workers cannot start, run on the calling thread.
- * Each y_i is still the one SEQ chain above: same bits for any count. */
+ * least 2^18 products, y is split into contiguous runs of outputs (one per
+ * thread for 'N'; up to 4 per thread for 'T' and 'C', so a thread that is
+ * descheduled leaves its share to the others), on the canonical GEMM's pool (workers use the caller's MXCSR
+ * and kernel path); smaller calls, and calls made while another thread
+ * holds the pool or when its workers cannot start, run on the calling
+ * thread. Each y_i is still its one sum on one thread: same bits for any
+ * count. A 'T' or 'C' call with fewer runs of 16 outputs than threads and
+ * columns of at least 2^17 elements instead splits each output's LANES
+ * sum by its chunks, as a dot does. */
 int canon_sgemv(char order, char trans, int64_t m, int64_t n, float alpha, const float *a,
                 int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy);
 int canon_dgemv(char order, char trans, int64_t m, int64_t n, double alpha, const double *a,

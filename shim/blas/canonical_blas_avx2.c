@@ -76,43 +76,89 @@ static void avx2_d_dot(int64_t n, const void *xv, const void *yv, int conj, void
     gen_d_dot(n - i, x + i, y + i, conj, acc);
 }
 
-/* dot and asum over lanes lo .. lo+7 (one cache line of each 16-element
- * block): registers at lanes lo and lo+4; other widths take the plain-C
- * loop. */
-static void avx2_d_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
-                             void *accv)
+/* dot_cols: the column dots of gemv 'T' side by side, sharing each load
+ * of x; every column keeps its own 16 lane sums (registers as in dot),
+ * so each is the chain dot would give it alone. Four float columns (8
+ * chains) or two double columns (8 chains) at a time; the rest, and
+ * tails, take the one-column loops. */
+static void avx2_s_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *xv,
+                            int conj, union canon_lanes *acc)
 {
-    const double *x = xv, *y = yv;
-    double *acc = accv;
-    int64_t i = 0;
-    if (nl == 8) {
-        __m256d s0 = _mm256_loadu_pd(acc + lo), s1 = _mm256_loadu_pd(acc + lo + 4);
-        for (; n - i >= 16; i += 16) {
-            s0 = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + lo), _mm256_loadu_pd(y + i + lo), s0);
-            s1 = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + lo + 4), _mm256_loadu_pd(y + i + lo + 4),
-                                 s1);
+    const float *a = av, *x = xv;
+    int c = 0;
+    if (ncols == 4) {
+        __m256 s[4][2];
+        int64_t i = 0;
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++) {
+            s[q][0] = _mm256_loadu_ps(acc[q].s);
+            s[q][1] = _mm256_loadu_ps(acc[q].s + 8);
         }
-        _mm256_storeu_pd(acc + lo, s0);
-        _mm256_storeu_pd(acc + lo + 4, s1);
+        for (; n - i >= 16; i += 16) {
+            const __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) {
+                const float *col = a + q * lda + i;
+                s[q][0] = _mm256_fmadd_ps(_mm256_loadu_ps(col), x0, s[q][0]);
+                s[q][1] = _mm256_fmadd_ps(_mm256_loadu_ps(col + 8), x1, s[q][1]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++) {
+            _mm256_storeu_ps(acc[q].s, s[q][0]);
+            _mm256_storeu_ps(acc[q].s + 8, s[q][1]);
+            gen_s_dot(n - i, a + q * lda + i, x + i, conj, &acc[q]);
+        }
+        c = 4;
     }
-    gen_d_dot_lanes(n - i, x + i, y + i, conj, lo, nl, acc);
+    for (; c < ncols; c++)
+        avx2_s_dot(n, a + c * lda, x, conj, &acc[c]);
 }
 
-static void avx2_d_asum_lanes(int64_t n, const void *xv, int lo, int nl, void *accv)
+static void avx2_d_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *xv,
+                            int conj, union canon_lanes *acc)
 {
-    const double *x = xv;
-    double *acc = accv;
-    int64_t i = 0;
-    if (nl == 8) {
-        __m256d s0 = _mm256_loadu_pd(acc + lo), s1 = _mm256_loadu_pd(acc + lo + 4);
+    const double *a = av, *x = xv;
+    int c = 0;
+    for (; ncols - c >= 2; c += 2) {
+        __m256d s[2][4];
+        int64_t i = 0;
+        for (int q = 0; q < 2; q++)
+            for (int r = 0; r < 4; r++)
+                s[q][r] = _mm256_loadu_pd(acc[c + q].d + 4 * r);
         for (; n - i >= 16; i += 16) {
-            s0 = _mm256_add_pd(s0, abs_pd(_mm256_loadu_pd(x + i + lo)));
-            s1 = _mm256_add_pd(s1, abs_pd(_mm256_loadu_pd(x + i + lo + 4)));
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; r++) {
+                const __m256d xr = _mm256_loadu_pd(x + i + 4 * r);
+                s[0][r] = _mm256_fmadd_pd(_mm256_loadu_pd(a + c * lda + i + 4 * r), xr, s[0][r]);
+                s[1][r] =
+                    _mm256_fmadd_pd(_mm256_loadu_pd(a + (c + 1) * lda + i + 4 * r), xr, s[1][r]);
+            }
         }
-        _mm256_storeu_pd(acc + lo, s0);
-        _mm256_storeu_pd(acc + lo + 4, s1);
+        for (int q = 0; q < 2; q++) {
+            for (int r = 0; r < 4; r++)
+                _mm256_storeu_pd(acc[c + q].d + 4 * r, s[q][r]);
+            gen_d_dot(n - i, a + (c + q) * lda + i, x + i, conj, &acc[c + q]);
+        }
     }
-    gen_d_asum_lanes(n - i, x + i, lo, nl, acc);
+    for (; c < ncols; c++)
+        avx2_d_dot(n, a + c * lda, x, conj, &acc[c]);
+}
+
+/* The complex column dots: one column at a time on the dot loops of
+ * canonical_blas_avx2_complex.c (4 or 8 chains each already). */
+static void avx2_c_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *x,
+                            int conj, union canon_lanes *acc)
+{
+    for (int c = 0; c < ncols; c++)
+        canon_avx2_c_dot(n, (const float *)av + 2 * c * lda, x, conj, &acc[c]);
+}
+
+static void avx2_z_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *x,
+                            int conj, union canon_lanes *acc)
+{
+    for (int c = 0; c < ncols; c++)
+        canon_avx2_z_dot(n, (const double *)av + 2 * c * lda, x, conj, &acc[c]);
 }
 
 static void avx2_s_asum(int64_t n, const void *xv, void *accv)
@@ -520,28 +566,26 @@ static void avx2_d_ger_col(int64_t m, const void *x, int64_t incx, int conj, con
 
 /* The real types: hand-written loops, and the plain-C sequential dot (a
  * single chain: nothing to vectorize). */
-/* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
- * never splits lanes). */
-#define REAL_KERNELS(p, g, dl, al)                                                                 \
+#define REAL_KERNELS(p, g)                                                                         \
     {                                                                                              \
-        .dot = p##dot, .dot_lanes = dl, .asum = p##asum, .asum_lanes = al, .sumsq = p##sumsq,      \
+        .dot = p##dot, .dot_cols = p##dot_cols, .asum = p##asum, .sumsq = p##sumsq,                \
         .amax = p##amax, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,                    \
         .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = g##dot_seq,                         \
     }
 /* The complex types: hand-written dot and gemv loops, plain C for the rest. */
-#define COMPLEX_KERNELS(p, g, dl)                                                                  \
+#define COMPLEX_KERNELS(p, g, dc)                                                                  \
     {                                                                                              \
-        .dot = p##dot, .dot_lanes = dl, .axpy = g##axpy, .scal = g##scal, .gemv_n = p##gemv_n,     \
+        .dot = p##dot, .dot_cols = dc, .axpy = g##axpy, .scal = g##scal, .gemv_n = p##gemv_n,     \
         .gemv_t = p##gemv_t, .ger_col = g##ger_col, .dot_seq = g##dot_seq,                         \
     }
 
 const struct canon_blas_isa canon_blas_avx2_kernels = {
     .name = "avx2",
     .t = {
-        [CANON_S] = REAL_KERNELS(avx2_s_, gen_s_, NULL, NULL),
-        [CANON_D] = REAL_KERNELS(avx2_d_, gen_d_, avx2_d_dot_lanes, avx2_d_asum_lanes),
-        [CANON_C] = COMPLEX_KERNELS(canon_avx2_c_, gen_c_, NULL),
-        [CANON_Z] = COMPLEX_KERNELS(canon_avx2_z_, gen_z_, canon_avx2_z_dot_lanes),
+        [CANON_S] = REAL_KERNELS(avx2_s_, gen_s_),
+        [CANON_D] = REAL_KERNELS(avx2_d_, gen_d_),
+        [CANON_C] = COMPLEX_KERNELS(canon_avx2_c_, gen_c_, avx2_c_dot_cols),
+        [CANON_Z] = COMPLEX_KERNELS(canon_avx2_z_, gen_z_, avx2_z_dot_cols),
     },
 };
 

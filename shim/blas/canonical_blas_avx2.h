@@ -11,8 +11,6 @@
 
 void canon_avx2_c_dot(int64_t n, const void *xv, const void *yv, int conj, void *accv);
 void canon_avx2_z_dot(int64_t n, const void *xv, const void *yv, int conj, void *accv);
-void canon_avx2_z_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
-                            void *accv);
 void canon_avx2_c_gemv_n(int64_t m, int64_t n, const void *av, int64_t lda, int conj,
                          const void *xv, int64_t incx, void *sv);
 void canon_avx2_z_gemv_n(int64_t m, int64_t n, const void *av, int64_t lda, int conj,

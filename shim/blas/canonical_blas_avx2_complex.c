@@ -107,44 +107,6 @@ void canon_avx2_z_dot(int64_t n, const void *xv, const void *yv, int conj, void 
     gen_z_dot(n - i, x + 2 * i, y + 2 * i, conj, acc);
 }
 
-/* dot over lanes lo .. lo+2*nr-1 in nr registers (registers lo/2 .. of
- * avx2_z_dot); returns the elements done, a multiple of 16. */
-ALWAYS_INLINE int64_t z_dot_regs(int64_t n, const double *x, const double *y, __m256d sign, int lo,
-                                 const int nr, double *acc)
-{
-    __m256d s[4];
-    int64_t i = 0;
-    for (int k = 0; k < nr; k++)
-        s[k] = _mm256_loadu_pd(acc + 2 * lo + 4 * k);
-    for (; n - i >= 16; i += 16)
-#pragma GCC unroll 4
-        for (int k = 0; k < nr; k++) {
-            const __m256d xk = _mm256_loadu_pd(x + 2 * (i + lo) + 4 * k);
-            const __m256d yk = _mm256_loadu_pd(y + 2 * (i + lo) + 4 * k);
-            const __m256d sw = _mm256_xor_pd(_mm256_permute_pd(yk, 0x5), sign);
-            s[k] = cmac_pd(s[k], xk, yk, sw);
-        }
-    for (int k = 0; k < nr; k++)
-        _mm256_storeu_pd(acc + 2 * lo + 4 * k, s[k]);
-    return i;
-}
-
-/* Lanes lo .. lo+nl-1 for nl = 4 or 8 (one or two cache lines of each
- * 16-element block); other widths take the plain-C loop. */
-void canon_avx2_z_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
-                            void *accv)
-{
-    const double *x = xv, *y = yv;
-    double *acc = accv;
-    const __m256d sign = conj ? neg_odd_pd() : neg_even_pd();
-    int64_t i = 0;
-    if (nl == 4)
-        i = z_dot_regs(n, x, y, sign, lo, 2, acc);
-    else if (nl == 8)
-        i = z_dot_regs(n, x, y, sign, lo, 4, acc);
-    gen_z_dot_lanes(n - i, x + 2 * i, y + 2 * i, conj, lo, nl, acc);
-}
-
 /* Column sweep: here u is the matrix element (conj: conjugated) and v is
  * x_j, so the swapped factor is built once per column: [-x.im, x.re], or
  * [x.im, -x.re] for conj(A). Four columns per pass over the sums. */

@@ -57,35 +57,65 @@ AVX512 static void d_dot(int64_t n, const void *xv, const void *yv, int conj, vo
     K2(CANON_D).dot(n - i, x + i, y + i, conj, acc);
 }
 
-/* Lanes lo .. lo+7 (one cache line of each 16-element block) in one zmm;
- * other widths take the AVX2 path's loop. */
-AVX512 static void d_dot_lanes(int64_t n, const void *xv, const void *yv, int conj, int lo, int nl,
-                               void *accv)
+/* dot_cols: four columns side by side, sharing each load of x, each
+ * with its own lane sums (one zmm for float, two for double, as in dot);
+ * other counts take the one-column loop, tails the AVX2 path's. */
+AVX512 static void s_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *xv,
+                              int conj, union canon_lanes *acc)
 {
-    const double *x = xv, *y = yv;
-    double *acc = accv;
-    int64_t i = 0;
-    if (nl == 8) {
-        __m512d s = _mm512_loadu_pd(acc + lo);
-        for (; n - i >= 16; i += 16)
-            s = _mm512_fmadd_pd(_mm512_loadu_pd(x + i + lo), _mm512_loadu_pd(y + i + lo), s);
-        _mm512_storeu_pd(acc + lo, s);
+    const float *a = av, *x = xv;
+    int c = 0;
+    if (ncols == 4) {
+        __m512 s[4];
+        int64_t i = 0;
+        for (int q = 0; q < 4; q++)
+            s[q] = _mm512_loadu_ps(acc[q].s);
+        for (; n - i >= 16; i += 16) {
+            const __m512 xi = _mm512_loadu_ps(x + i);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++)
+                s[q] = _mm512_fmadd_ps(_mm512_loadu_ps(a + q * lda + i), xi, s[q]);
+        }
+        for (int q = 0; q < 4; q++) {
+            _mm512_storeu_ps(acc[q].s, s[q]);
+            K2(CANON_S).dot(n - i, a + q * lda + i, x + i, conj, &acc[q]);
+        }
+        c = 4;
     }
-    K2(CANON_D).dot_lanes(n - i, x + i, y + i, conj, lo, nl, acc);
+    for (; c < ncols; c++)
+        s_dot(n, a + c * lda, x, conj, &acc[c]);
 }
 
-AVX512 static void d_asum_lanes(int64_t n, const void *xv, int lo, int nl, void *accv)
+AVX512 static void d_dot_cols(int64_t n, int ncols, const void *av, int64_t lda, const void *xv,
+                              int conj, union canon_lanes *acc)
 {
-    const double *x = xv;
-    double *acc = accv;
-    int64_t i = 0;
-    if (nl == 8) {
-        __m512d s = _mm512_loadu_pd(acc + lo);
-        for (; n - i >= 16; i += 16)
-            s = _mm512_add_pd(s, ABS_PD(_mm512_loadu_pd(x + i + lo)));
-        _mm512_storeu_pd(acc + lo, s);
+    const double *a = av, *x = xv;
+    int c = 0;
+    if (ncols == 4) {
+        __m512d s[4][2];
+        int64_t i = 0;
+        for (int q = 0; q < 4; q++) {
+            s[q][0] = _mm512_loadu_pd(acc[q].d);
+            s[q][1] = _mm512_loadu_pd(acc[q].d + 8);
+        }
+        for (; n - i >= 16; i += 16) {
+            const __m512d x0 = _mm512_loadu_pd(x + i), x1 = _mm512_loadu_pd(x + i + 8);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) {
+                const double *col = a + q * lda + i;
+                s[q][0] = _mm512_fmadd_pd(_mm512_loadu_pd(col), x0, s[q][0]);
+                s[q][1] = _mm512_fmadd_pd(_mm512_loadu_pd(col + 8), x1, s[q][1]);
+            }
+        }
+        for (int q = 0; q < 4; q++) {
+            _mm512_storeu_pd(acc[q].d, s[q][0]);
+            _mm512_storeu_pd(acc[q].d + 8, s[q][1]);
+            K2(CANON_D).dot(n - i, a + q * lda + i, x + i, conj, &acc[q]);
+        }
+        c = 4;
     }
-    K2(CANON_D).asum_lanes(n - i, x + i, lo, nl, acc);
+    for (; c < ncols; c++)
+        d_dot(n, a + c * lda, x, conj, &acc[c]);
 }
 
 AVX512 static void s_asum(int64_t n, const void *xv, void *accv)
@@ -317,9 +347,9 @@ AVX512 static void d_ger_col(int64_t m, const void *x, int64_t incx, int conj, c
  * in-register transposes rather than its width), the sequential dot (one
  * chain) and the complex types stay the AVX2 path's. Built once: a
  * static initializer cannot copy another table's entries. */
-#define REAL_KERNELS(k, p, dl, al)                                                                 \
+#define REAL_KERNELS(k, p)                                                                         \
     do {                                                                                           \
-        k.dot = p##dot, k.dot_lanes = dl, k.asum = p##asum, k.asum_lanes = al;                     \
+        k.dot = p##dot, k.dot_cols = p##dot_cols, k.asum = p##asum;                                \
         k.sumsq = p##sumsq, k.amax = p##amax, k.axpy = p##axpy, k.scal = p##scal;                  \
         k.gemv_n = p##gemv_n, k.ger_col = p##ger_col;                                              \
     } while (0)
@@ -331,8 +361,8 @@ static void build_table(void)
 {
     table = canon_blas_avx2_kernels;
     table.name = "avx512";
-    REAL_KERNELS(table.t[CANON_S], s_, NULL, NULL);
-    REAL_KERNELS(table.t[CANON_D], d_, d_dot_lanes, d_asum_lanes);
+    REAL_KERNELS(table.t[CANON_S], s_);
+    REAL_KERNELS(table.t[CANON_D], d_);
     /* The automatic choice keeps AVX2's single-thread ddot loop: in L1
      * it measured 5-7% faster here (docs/benchmarks.md). */
     table_auto = table;

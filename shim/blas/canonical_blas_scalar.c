@@ -12,26 +12,24 @@
 #define PREFIX scalar
 #include "canonical_blas_types.inc"
 
-/* dl, al: the dot_lanes and asum_lanes entries (NULL where the driver
- * never splits lanes). */
-#define REAL_KERNELS(p, dl, al)                                                                    \
+#define REAL_KERNELS(p)                                                                            \
     {                                                                                              \
-        .dot = p##dot, .dot_lanes = dl, .asum = p##asum, .asum_lanes = al, .sumsq = p##sumsq,      \
+        .dot = p##dot, .dot_cols = p##dot_cols, .asum = p##asum, .sumsq = p##sumsq,                \
         .amax = p##amax, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,                    \
         .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,                         \
     }
-#define COMPLEX_KERNELS(p, dl)                                                                     \
+#define COMPLEX_KERNELS(p)                                                                         \
     {                                                                                              \
-        .dot = p##dot, .dot_lanes = dl, .axpy = p##axpy, .scal = p##scal, .gemv_n = p##gemv_n,     \
-        .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,                         \
+        .dot = p##dot, .dot_cols = p##dot_cols, .axpy = p##axpy, .scal = p##scal,                  \
+        .gemv_n = p##gemv_n, .gemv_t = p##gemv_t, .ger_col = p##ger_col, .dot_seq = p##dot_seq,    \
     }
 
 const struct canon_blas_isa canon_blas_scalar_kernels = {
     .name = "scalar",
     .t = {
-        [CANON_S] = REAL_KERNELS(scalar_s_, NULL, NULL),
-        [CANON_D] = REAL_KERNELS(scalar_d_, scalar_d_dot_lanes, scalar_d_asum_lanes),
-        [CANON_C] = COMPLEX_KERNELS(scalar_c_, NULL),
-        [CANON_Z] = COMPLEX_KERNELS(scalar_z_, scalar_z_dot_lanes),
+        [CANON_S] = REAL_KERNELS(scalar_s_),
+        [CANON_D] = REAL_KERNELS(scalar_d_),
+        [CANON_C] = COMPLEX_KERNELS(scalar_c_),
+        [CANON_Z] = COMPLEX_KERNELS(scalar_z_),
     },
 };

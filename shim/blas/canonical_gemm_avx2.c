@@ -1,6 +1,6 @@
 /* The AVX2 + FMA path of the canonical GEMM: register tiles of 6 x 16
  * floats and 6 x 8 doubles (12 accumulators of 8 or 4 lanes, one lane per
- * output element), and 4 x 8 / 4 x 4 complex tiles. Each step broadcasts
+ * output element), and 6 x 8 / 6 x 4 complex tiles. Each step broadcasts
  * one element of A and multiply-adds it into a row of accumulators with
  * vfmadd (a*b + acc, rounded once, the same as fma() per lane), so every
  * output element sees its products in increasing p exactly as the
@@ -466,9 +466,9 @@ AVX2 static void d_finish(int64_t rows, int64_t cols, const void *sv, void *cv, 
  * (the generic complex layout of canonical_kernels.h, which puts the
  * contract's terms, in its order, into each lane). */
 
-#define C_MR 4
+#define C_MR 6
 #define C_NR 8
-#define Z_MR 4
+#define Z_MR 6
 #define Z_NR 4
 
 /* Edge tiles: the contract's alpha/beta step for complex, one element at
@@ -504,10 +504,15 @@ AVX2 static void d_finish(int64_t rows, int64_t cols, const void *sv, void *cv, 
 DEFINE_COMPLEX_FINISH(c_finish, float, C_NR, __builtin_fmaf)
 DEFINE_COMPLEX_FINISH(z_finish, double, Z_NR, __builtin_fma)
 
-/* Complex tiles share one shape (4 rows, 2 vectors per row), so one set
- * of macros serves both types; V is the vector type's suffix. */
-#define X_DECL(V) V c00, c01, c10, c11, c20, c21, c30, c31
-#define X_ALL(X) X(0) X(1) X(2) X(3)
+/* Complex tiles share one shape (6 rows, 2 vectors per row), so one set
+ * of macros serves both types; V is the vector type's suffix. Twelve
+ * accumulators, each taking its two fmas per p one after the other,
+ * leave the FMA units 12 independent chains (8 cover their latency); the
+ * two vectors of Q1 are loaded for the first fma of every row, then those
+ * of Q2 for the second, so 12 sums, 2 vectors of B and a broadcast fit
+ * the 16 registers. */
+#define X_DECL(V) V c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51
+#define X_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5)
 
 #define C_ZERO(i) c##i##0 = _mm256_setzero_ps(); c##i##1 = _mm256_setzero_ps();
 #define C_LOAD(i)                                                                         \
@@ -527,8 +532,8 @@ DEFINE_COMPLEX_FINISH(z_finish, double, Z_NR, __builtin_fma)
 #define C_STEP()                                                                          \
     do {                                                                                  \
         __m256 t, b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);                     \
-        __m256 w0 = _mm256_load_ps(b + 16), w1 = _mm256_load_ps(b + 24);                  \
         X_ALL(C_ROW1)                                                                     \
+        const __m256 w0 = _mm256_load_ps(b + 16), w1 = _mm256_load_ps(b + 24);            \
         X_ALL(C_ROW2)                                                                     \
         a += 4 * C_MR;                                                                    \
         b += 4 * C_NR;                                                                    \
@@ -612,8 +617,8 @@ AVX2 static void c_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
 #define Z_STEP()                                                                          \
     do {                                                                                  \
         __m256d t, b0 = _mm256_load_pd(b), b1 = _mm256_load_pd(b + 4);                   \
-        __m256d w0 = _mm256_load_pd(b + 8), w1 = _mm256_load_pd(b + 12);                  \
         X_ALL(Z_ROW1)                                                                     \
+        const __m256d w0 = _mm256_load_pd(b + 8), w1 = _mm256_load_pd(b + 12);            \
         X_ALL(Z_ROW2)                                                                     \
         a += 4 * Z_MR;                                                                    \
         b += 4 * Z_NR;                                                                    \
@@ -694,9 +699,9 @@ const struct canon_isa_kernels canon_avx2_kernels = {
     .k = {
         [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 512, 4, 4, s_pack, s_pack),
         [CANON_D] = KERNEL(d, D_MR, D_NR, 144, 256, 512, 8, 8, d_pack, d_pack),
-        [CANON_C] = KERNEL(c, C_MR, C_NR, 64, 256, 512, 8, 16, canon_pack_c64_a,
+        [CANON_C] = KERNEL(c, C_MR, C_NR, 60, 256, 512, 8, 16, canon_pack_c64_a,
                            canon_pack_c64_b),
-        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 64, 256, 512, 16, 32, canon_pack_c128_a,
+        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 60, 256, 512, 16, 32, canon_pack_c128_a,
                            canon_pack_c128_b),
     },
 };

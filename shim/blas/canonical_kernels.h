@@ -154,6 +154,13 @@ void canon_pack_c128_b(int r, int64_t rows, int64_t kb, const void *x, int64_t r
  * nparts is at most CANON_MAX_THREADS. */
 int canon_pool_run(void (*fn)(void *arg, int part, int nparts, void *ws), void *arg,
                    int nparts, size_t ws_bytes);
+/* The same with more parts than threads: at most `threads` threads (the
+ * caller's included) claim the nparts parts, so a thread that is late or
+ * descheduled leaves its share to the others, whose parts are small.
+ * nparts is at most CANON_MAX_PARTS. */
+#define CANON_MAX_PARTS 1024
+int canon_pool_run_on(void (*fn)(void *arg, int part, int nparts, void *ws), void *arg,
+                      int nparts, int threads, size_t ws_bytes);
 
 /* Parts the pool's workers (not callers) have run since start-up, so tests
  * can tell that a multi-threaded run really used more than one thread. */
@@ -191,6 +198,52 @@ void canon_pool_fork_child(void);
 
 /* The lane count of every LANES reduction, for every type and path. */
 #define CANON_LANES 16
+/* Terms per chunk of a LANES reduction (the contract's C): chunks start
+ * at multiples of it, so at multiples of the lane count. */
+#define CANON_CHUNK 32768
+/* A reduction of fewer terms than this runs on the calling thread:
+ * waking a worker would cost more than it saves (4 chunks). */
+#define CANON_CHUNKS_PAR_MIN ((int64_t)1 << 17)
+
+/* The running sums of a LANES reduction of any type: 16 lanes (complex:
+ * 16 {re, im} pairs). */
+union canon_lanes {
+    float s[2 * CANON_LANES];
+    double d[2 * CANON_LANES];
+};
+
+/* How two nodes of the chunk tree join: lane-wise float or double sums,
+ * or the maximum held in d[0] (amax, exact in any order). */
+enum canon_join { CANON_JOIN_ADD_F, CANON_JOIN_ADD_D, CANON_JOIN_MAX_D };
+
+/* A reduction of n terms in chunks (canonical_chunks.c): chunk(arg, lo,
+ * len, acc) adds terms lo .. lo+len-1 (lo a multiple of CANON_CHUNK,
+ * len <= CANON_CHUNK) into acc, which is +0 on entry. It may run on any
+ * thread of the pool, several at once, and must only read shared data. */
+struct canon_chunked {
+    int64_t n;
+    enum canon_join how;
+    void (*chunk)(void *arg, int64_t lo, int64_t len, union canon_lanes *acc);
+    void *arg;
+};
+
+/* *out = the chunks of R joined by the contract's fixed tree over the
+ * chunk index (+0 lanes when n <= 0). Runs on up to canon_threads()
+ * threads when n is long; same bits on any number. */
+void canon_chunked_sum(const struct canon_chunked *R, union canon_lanes *out);
+/* Joins two nodes of the tree: a = a + b lane by lane, or the larger of
+ * two maxima. */
+void canon_lanes_join(enum canon_join how, union canon_lanes *a, const union canon_lanes *b);
+/* Where the tree splits leaves lo .. lo+count-1 (count >= 2): after the
+ * largest power of two below count. */
+int64_t canon_chunk_split(int64_t count);
+/* The contract's tree over the 16 lanes of acc (complex: re and im
+ * alike), stored as one element of type t at result. */
+void canon_blas_lanes_result(enum canon_type t, union canon_lanes *acc, void *result);
+
+/* Columns per dot_cols call: gemv 'T' runs this many column dots side
+ * by side, sharing the loads of x. */
+#define CANON_COLS 4
 
 /* A table holds one set of kernels per element type (enum canon_type,
  * shim/blas/canonical.h). */
@@ -212,19 +265,13 @@ struct canon_blas_kern {
      * a multiple of 16), acc holds the 16 running lane sums (complex: lane
      * l at acc[l] as a pair). No tree; the driver adds the lanes. */
     void (*dot)(int64_t n, const void *x, const void *y, int conj, void *acc);
-    /* dot restricted to lanes lo .. lo+nl-1: only the elements e with
-     * lo <= e mod 16 < lo+nl are read and only those lanes of acc change.
-     * Each lane's sum is the same chain as in dot, so threads that each
-     * take a set of lanes (a whole cache line of each 16-element block)
-     * give dot's bits. NULL where the driver never splits (float,
-     * complex float). */
-    void (*dot_lanes)(int64_t n, const void *x, const void *y, int conj, int lo, int nl,
-                      void *acc);
+    /* dot of each of ncols <= CANON_COLS columns with one vector x:
+     * column c is a + c*lda (n contiguous elements, conjugated when
+     * conj), and its products go to acc[c] as dot's would. */
+    void (*dot_cols)(int64_t n, int ncols, const void *a, int64_t lda, const void *x, int conj,
+                     union canon_lanes *acc);
     /* Real: LANES update s = s + |x_e|. */
     void (*asum)(int64_t n, const void *x, void *acc);
-    /* Real: asum restricted to lanes lo .. lo+nl-1, as dot_lanes (double
-     * only, else NULL). */
-    void (*asum_lanes)(int64_t n, const void *x, int lo, int nl, void *acc);
     /* Real: LANES update s = fma(t, t, s), t = (x_e * scale[0]) * scale[1]. */
     void (*sumsq)(int64_t n, const void *x, const void *scale, void *acc);
     /* Real: *m = the largest |x_e| that is not NaN, +0 if none. */
@@ -289,6 +336,9 @@ void canon_blas_ab(enum canon_type t, const void *alpha, const void *beta, const
 /* AB with alpha == 0 on n elements c_i = c[i*inc]: beta == 0 stores
  * zero, beta == 1 does nothing, else c_i = CMUL(beta, c_i). */
 void canon_blas_scale(enum canon_type t, int64_t n, const void *beta, void *c, int64_t inc);
+/* Copies logical elements i .. i+len-1 of x (element 0 at x0, step inc,
+ * elements of `size` bytes) to buf. */
+void canon_blas_gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t len, void *buf);
 /* *s = *s + *v (each part), the unit-diagonal term. */
 void canon_blas_add(enum canon_type t, void *s, const void *v);
 /* *q = CDIV(s, d) (conj_d: by conj(d)); real: s / d. q may be s. */

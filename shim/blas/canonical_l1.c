@@ -1,14 +1,12 @@
 /* Canonical level-1 BLAS (dot, nrm2, asum, axpy, scal) and what the
  * level-1/2/3 drivers share: the kernel table of the ISA path (chosen by
  * canonical_isa.c) and the one-element arithmetic of the contract
- * (shim/blas/canonical.h). The long loops
- * are the active path's kernels (canonical_kernels.h); this file walks
- * strides, gathering strided vectors into small contiguous chunks, and
- * adds the 16 lanes of a reduction with the contract's fixed tree. A
- * long contiguous ddot, zdotu/zdotc or dasum/dzasum splits its LANES among
- * threads of the canonical GEMM's pool (shim/blas/canonical_pool.c): each
- * thread runs whole lanes over the whole vector, so every lane is still
- * one chain in increasing i and the thread count changes no bit.
+ * (shim/blas/canonical.h). The long loops are the active path's kernels
+ * (canonical_kernels.h); this file says how one chunk of a reduction is
+ * computed (gathering strided vectors into small contiguous pieces) and
+ * adds the 16 lanes of the result with the contract's fixed tree. The
+ * chunks, their tree and the threads they may run on are
+ * canonical_chunks.c's, so the thread count changes no bit.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -17,16 +15,11 @@
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
 
-/* Bytes of one gathered chunk: 2048 floats .. 512 double complex, each a
- * multiple of the lane count, so lanes line up across chunks. */
-#define CHUNK_BYTES 8192
-/* A reduction of fewer elements than this runs on the calling thread:
- * waking a worker would cost more than it saves. */
-#define LANES_PAR_MIN ((int64_t)1 << 18)
-/* Threads take lanes in whole cache lines of each 16-element block, so
- * no two read the same line: at most 16 / (64 / size) lane groups. */
-#define LINE_BYTES 64
-#define LANES_MAX_PARTS 4
+/* Bytes of one gathered piece of a strided vector: 2048 floats .. 512
+ * double complex, each a multiple of the lane count and a divisor of
+ * CANON_CHUNK, so pieces line up with lanes and chunks. */
+#define PIECE_BYTES 8192
+_Static_assert(CANON_CHUNK % (PIECE_BYTES / 4) == 0, "pieces divide a chunk");
 
 /* ---- instruction-set path ------------------------------------------------ */
 
@@ -279,14 +272,7 @@ static void tree_d(double *s, int w)
             s[l * w] = s[l * w] + s[(l + h) * w];
 }
 
-/* The 16 running lane sums of a reduction, of any type. */
-union lanes {
-    float s[2 * CANON_LANES];
-    double d[2 * CANON_LANES];
-};
-
-/* Adds the lanes and stores the result (one element of type t). */
-static void finish_lanes(enum canon_type t, union lanes *acc, void *result)
+void canon_blas_lanes_result(enum canon_type t, union canon_lanes *acc, void *result)
 {
     switch (t) {
     case CANON_S:
@@ -310,14 +296,13 @@ static void finish_lanes(enum canon_type t, union lanes *acc, void *result)
     }
 }
 
-/* Copies logical elements i .. i+len-1 of x (element 0 at x0, step inc)
- * to buf. A memcpy of constant size per element size, so each copy is a
- * move or two, whatever the element's type. */
+/* A memcpy of constant size per element size, so each copy is a move or
+ * two, whatever the element's type. */
 #define GATHER(SIZE)                                                                               \
     for (int64_t e = 0; e < len; e++)                                                              \
         memcpy(dst + e * (SIZE), src + e * inc * (SIZE), (SIZE))
 
-static void gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t len, void *buf)
+void canon_blas_gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t len, void *buf)
 {
     const char *src = (const char *)x0 + i * inc * (int64_t)size;
     char *dst = buf;
@@ -328,78 +313,62 @@ static void gather(size_t size, const void *x0, int64_t inc, int64_t i, int64_t 
     }
 }
 
-/* A reduction whose lanes are split among threads: part p runs lanes
- * p*nl .. p*nl+nl-1 of dot_lanes (y != NULL) or asum_lanes into its own
- * lane sums, which the caller then gathers. */
-struct lanes_job {
+/* A dot product's operands, for its chunks: logical element 0 of x and
+ * y and their steps. */
+struct dot_job {
     const struct canon_blas_kern *k;
-    int64_t n;
-    const void *x, *y;
-    int conj, nl;
-    _Alignas(64) union lanes part[LANES_MAX_PARTS];
+    size_t size;
+    const void *x0, *y0;
+    int64_t incx, incy;
+    int conj;
 };
 
-static void lanes_part(void *arg, int part, int nparts, void *ws)
+/* Adds elements lo .. lo+len-1 of a dot product into acc; strided
+ * vectors are gathered in pieces that start at multiples of the lanes. */
+static void dot_chunk(void *arg, int64_t lo, int64_t len, union canon_lanes *acc)
 {
-    struct lanes_job *J = arg;
-    (void)nparts;
-    (void)ws;
-    if (J->y)
-        J->k->dot_lanes(J->n, J->x, J->y, J->conj, part * J->nl, J->nl, &J->part[part]);
-    else
-        J->k->asum_lanes(J->n, J->x, part * J->nl, J->nl, &J->part[part]);
+    const struct dot_job *D = arg;
+    if (D->incx == 1 && D->incy == 1) {
+        D->k->dot(len, canon_blas_at(D->x0, lo, D->size), canon_blas_at(D->y0, lo, D->size),
+                  D->conj, acc);
+        return;
+    }
+    _Alignas(64) unsigned char bx[PIECE_BYTES], by[PIECE_BYTES];
+    const int64_t piece = PIECE_BYTES / (int64_t)D->size;
+    for (int64_t i = lo; i < lo + len; i += piece) {
+        const int64_t pl = lo + len - i < piece ? lo + len - i : piece;
+        canon_blas_gather(D->size, D->x0, D->incx, i, pl, bx);
+        canon_blas_gather(D->size, D->y0, D->incy, i, pl, by);
+        D->k->dot(pl, bx, by, D->conj, acc);
+    }
 }
 
-/* Runs a LANES reduction of n contiguous elements of `size` bytes on
- * several threads when it is long, canon_threads() > 1 and the kernel
- * exists; adds into acc (zero on entry). Returns 1 when it did, 0 when
- * the caller must run the one-thread kernel. */
-static int lanes_threaded(const struct canon_blas_kern *k, size_t size, int64_t n, const void *x,
-                          const void *y, int conj, union lanes *acc)
+/* How the chunks of a sum in the parts of type t join. */
+static enum canon_join join_of(enum canon_type t)
 {
-    const int threads = canon_threads();
-    const int line_lanes = (int)(LINE_BYTES / size);
-    int parts = CANON_LANES / line_lanes;
-    if ((y ? !k->dot_lanes : !k->asum_lanes) || threads <= 1 || n < LANES_PAR_MIN || parts < 2)
-        return 0;
-    while (parts > threads) /* a power of two that divides the 16 lanes */
-        parts /= 2;
-    struct lanes_job J = {.k = k, .n = n, .x = x, .y = y, .conj = conj,
-                          .nl = CANON_LANES / parts};
-    /* The pool fails only when it cannot allocate, before running any
-     * part; the caller then runs the reduction itself. */
-    if (canon_pool_run(lanes_part, &J, parts, 0) != 0)
-        return 0;
-    for (int p = 0; p < parts; p++) {
-        const size_t at = (size_t)(p * J.nl) * size;
-        memcpy((char *)acc + at, (const char *)&J.part[p] + at, (size_t)J.nl * size);
-    }
-    return 1;
+    return canon_blas_real(t) == CANON_S ? CANON_JOIN_ADD_F : CANON_JOIN_ADD_D;
 }
 
 /* Lanes of sum x_i*y_i (conj: conj(x_i)) over n >= 0 elements. */
 static void dot(enum canon_type t, int64_t n, const void *x, int64_t incx, const void *y,
                 int64_t incy, int conj, void *result)
 {
-    _Alignas(64) union lanes acc = {{0}};
-    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    _Alignas(64) union canon_lanes acc;
     const size_t size = canon_blas_size(t);
-    if (n > 0 && incx == 1 && incy == 1) {
-        if (!lanes_threaded(k, size, n, x, y, conj, &acc))
-            k->dot(n, x, y, conj, &acc);
-    } else if (n > 0) {
-        _Alignas(64) unsigned char bx[CHUNK_BYTES], by[CHUNK_BYTES];
-        const int64_t chunk = CHUNK_BYTES / (int64_t)size;
-        const void *x0 = canon_blas_vec0(x, n, incx, size);
-        const void *y0 = canon_blas_vec0(y, n, incy, size);
-        for (int64_t i = 0; i < n; i += chunk) {
-            const int64_t len = n - i < chunk ? n - i : chunk;
-            gather(size, x0, incx, i, len, bx);
-            gather(size, y0, incy, i, len, by);
-            k->dot(len, bx, by, conj, &acc);
-        }
+    struct dot_job D = {&canon_blas_kernels()->t[t], size, x, y, incx, incy, conj};
+    if (n > 0 && n <= CANON_CHUNK && incx == 1 && incy == 1) { /* one chunk: the kernel alone */
+        memset(&acc, 0, sizeof acc);
+        D.k->dot(n, x, y, conj, &acc);
+        canon_blas_lanes_result(t, &acc, result);
+        return;
     }
-    finish_lanes(t, &acc, result);
+    if (n > 0) {
+        D.x0 = canon_blas_vec0(x, n, incx, size);
+        D.y0 = canon_blas_vec0(y, n, incy, size);
+    }
+    const struct canon_chunked R = {n, join_of(t), dot_chunk, &D};
+    canon_chunked_sum(&R, &acc);
+    canon_blas_lanes_result(t, &acc, result);
 }
 
 int canon_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
@@ -439,65 +408,19 @@ int canon_zdotc(int64_t n, const void *x, int64_t incx, const void *y, int64_t i
     return 0;
 }
 
-/* The reals of a vector of n elements of type t, handed to fn in chunks of
- * contiguous reals that start at multiples of the lane count. */
+/* A reduction over the reals of n elements of type t at x (step inc > 0;
+ * a complex element gives its re and im), term i being real i: what is
+ * done with them (op) and with which kernels (those of the real type). */
+enum reals_op { REALS_ASUM, REALS_SUMSQ, REALS_SUMSQ_WIDE, REALS_AMAX };
+
 struct reals {
     enum canon_type t;
-    int64_t n, inc;
+    enum reals_op op;
     const void *x;
+    int64_t inc;
+    const struct canon_blas_kern *k;
+    const void *scale; /* REALS_SUMSQ: the two factors */
 };
-
-static void for_each_chunk(const struct reals *v, void (*fn)(const void *r, int64_t nr, void *arg),
-                           void *arg)
-{
-    const size_t size = canon_blas_size(v->t);
-    const int64_t w = canon_blas_complex(v->t) ? 2 : 1;
-    if (v->inc == 1) {
-        fn(v->x, v->n * w, arg);
-        return;
-    }
-    _Alignas(64) unsigned char buf[CHUNK_BYTES];
-    const int64_t chunk = CHUNK_BYTES / (int64_t)size;
-    for (int64_t i = 0; i < v->n; i += chunk) {
-        const int64_t len = v->n - i < chunk ? v->n - i : chunk;
-        gather(size, v->x, v->inc, i, len, buf);
-        fn(buf, len * w, arg);
-    }
-}
-
-struct red {
-    enum canon_type rt;         /* the real type */
-    const struct canon_blas_kern *k; /* its kernels */
-    const void *scale;
-    void *acc;
-};
-
-/* max is exact, so chunks may meet in any order */
-static void amax_chunk(const void *r, int64_t nr, void *arg)
-{
-    struct red *red = arg;
-    if (red->rt == CANON_S) {
-        float m, *acc = red->acc;
-        red->k->amax(nr, r, &m);
-        *acc = m > *acc ? m : *acc;
-    } else {
-        double m, *acc = red->acc;
-        red->k->amax(nr, r, &m);
-        *acc = m > *acc ? m : *acc;
-    }
-}
-
-static void sumsq_chunk(const void *r, int64_t nr, void *arg)
-{
-    struct red *red = arg;
-    red->k->sumsq(nr, r, red->scale, red->acc);
-}
-
-static void asum_chunk(const void *r, int64_t nr, void *arg)
-{
-    struct red *red = arg;
-    red->k->asum(nr, r, red->acc);
-}
 
 /* Single-precision nrm2 (snrm2, scnrm2) sums its squares in double, in
  * the contract's 16 lanes: a float's square is exact in double and no sum
@@ -505,52 +428,98 @@ static void asum_chunk(const void *r, int64_t nr, void *arg)
  * a long vector keeps the small terms a float accumulator drops (scipy's
  * TestVectorNorms::test_stable: one 10^4 and 10^4 ones gave 10000.469
  * with float lanes; the BLAS says 10000.5). */
-static void sumsq_wide_chunk(const void *r, int64_t nr, void *arg)
+static void sumsq_wide(const float *x, int64_t nr, double *s)
 {
-    const float *x = r;
-    double *s = arg;
     for (int64_t i = 0; i < nr; i++) {
         const double t = x[i];
         s[i % CANON_LANES] = fma(t, t, s[i % CANON_LANES]);
     }
 }
 
+/* Runs V's operation on nr contiguous reals r (a multiple of the lanes
+ * from the chunk's start). */
+static void reals_run(const struct reals *V, const void *r, int64_t nr, union canon_lanes *acc)
+{
+    switch (V->op) {
+    case REALS_ASUM: V->k->asum(nr, r, acc); break;
+    case REALS_SUMSQ: V->k->sumsq(nr, r, V->scale, acc); break;
+    case REALS_SUMSQ_WIDE: sumsq_wide(r, nr, acc->d); break;
+    default: { /* max is exact, so chunks may meet in any order */
+        double m;
+        V->k->amax(nr, r, &m);
+        acc->d[0] = m > acc->d[0] ? m : acc->d[0];
+        break;
+    }
+    }
+}
+
+/* Adds reals lo .. lo+len-1 into acc; strided vectors are gathered in
+ * pieces of whole elements that start at multiples of the lanes. */
+static void reals_chunk(void *arg, int64_t lo, int64_t len, union canon_lanes *acc)
+{
+    const struct reals *V = arg;
+    const size_t size = canon_blas_size(V->t);
+    const int64_t w = canon_blas_complex(V->t) ? 2 : 1;
+    if (V->inc == 1) {
+        reals_run(V, canon_blas_at(V->x, lo, size / (size_t)w), len, acc);
+        return;
+    }
+    _Alignas(64) unsigned char buf[PIECE_BYTES];
+    const int64_t piece = PIECE_BYTES / (int64_t)size, end = (lo + len) / w;
+    for (int64_t e = lo / w; e < end; e += piece) {
+        const int64_t pl = end - e < piece ? end - e : piece;
+        canon_blas_gather(size, V->x, V->inc, e, pl, buf);
+        reals_run(V, buf, pl * w, acc);
+    }
+}
+
+/* The chunk tree of operation op over the 2n (complex) or n reals. */
+static void reals_sum(struct reals *V, enum reals_op op, int64_t n, union canon_lanes *acc)
+{
+    const enum canon_type rt = canon_blas_real(V->t);
+    V->op = op;
+    const struct canon_chunked R = {
+        canon_blas_complex(V->t) ? 2 * n : n,
+        op == REALS_AMAX ? CANON_JOIN_MAX_D
+                         : op == REALS_SUMSQ_WIDE ? CANON_JOIN_ADD_D : join_of(rt),
+        reals_chunk, V,
+    };
+    canon_chunked_sum(&R, acc);
+}
+
 /* nrm2 of the contract, for any type; result is of the real type. */
 static void nrm2(enum canon_type t, int64_t n, const void *x, int64_t incx, void *result)
 {
     const enum canon_type rt = canon_blas_real(t);
-    const struct reals v = {t, n, incx, x};
-    _Alignas(64) union lanes acc = {{0}};
-    struct red red = {rt, &canon_blas_kernels()->t[rt], NULL, &acc};
+    struct reals V = {t, REALS_ASUM, x, incx, &canon_blas_kernels()->t[rt], NULL};
+    _Alignas(64) union canon_lanes acc;
     if (n <= 0 || incx <= 0) {
         memset(result, 0, canon_blas_size(rt));
         return;
     }
     if (rt == CANON_S) {
-        _Alignas(64) double wide[CANON_LANES] = {0};
-        for_each_chunk(&v, sumsq_wide_chunk, wide);
-        tree_d(wide, 1);
-        *(float *)result = (float)sqrt(wide[0]);
-    } else {
-        double m = 0, scale[2] = {1, 1};
-        int k = 0;
-        red.acc = &m;
-        for_each_chunk(&v, amax_chunk, &red);
-        if (m != 0 && !isinf(m)) {
-            frexp(m, &k);
-            if (-k <= 1023) {
-                scale[0] = ldexp(1.0, -k);
-            } else {
-                scale[0] = 0x1p64;
-                scale[1] = ldexp(1.0, -k - 64);
-            }
-        }
-        red.acc = &acc;
-        red.scale = scale;
-        for_each_chunk(&v, sumsq_chunk, &red);
+        reals_sum(&V, REALS_SUMSQ_WIDE, n, &acc);
         tree_d(acc.d, 1);
-        *(double *)result = ldexp(sqrt(acc.d[0]), k);
+        *(float *)result = (float)sqrt(acc.d[0]);
+        return;
     }
+    double scale[2] = {1, 1};
+    int k = 0;
+    reals_sum(&V, REALS_AMAX, n, &acc);
+    const double m = acc.d[0];
+    if (m != 0 && !isinf(m)) {
+        frexp(m, &k);
+        if (-k <= 1023) {
+            scale[0] = ldexp(1.0, -k);
+        } else {
+            scale[0] = 0x1p64;
+            scale[1] = ldexp(1.0, -k - 64);
+        }
+    }
+    V.scale = scale;
+    reals_sum(&V, REALS_SUMSQ, n, &acc);
+    tree_d(acc.d, 1);
+    *(double *)result = ldexp(sqrt(acc.d[0]), k);
 }
 
 int canon_snrm2(int64_t n, const float *x, int64_t incx, float *result)
@@ -580,14 +549,10 @@ int canon_dznrm2(int64_t n, const void *x, int64_t incx, double *result)
 static void asum(enum canon_type t, int64_t n, const void *x, int64_t incx, void *result)
 {
     const enum canon_type rt = canon_blas_real(t);
-    const struct reals v = {t, n, incx, x};
-    _Alignas(64) union lanes acc = {{0}};
-    struct red red = {rt, &canon_blas_kernels()->t[rt], NULL, &acc};
-    const int64_t nr = canon_blas_complex(t) ? 2 * n : n;
-    if (n > 0 && incx > 0 &&
-        !(incx == 1 && lanes_threaded(red.k, canon_blas_size(rt), nr, x, NULL, 0, &acc)))
-        for_each_chunk(&v, asum_chunk, &red);
-    finish_lanes(rt, &acc, result);
+    struct reals V = {t, REALS_ASUM, x, incx, &canon_blas_kernels()->t[rt], NULL};
+    _Alignas(64) union canon_lanes acc;
+    reals_sum(&V, REALS_ASUM, n > 0 && incx > 0 ? n : 0, &acc);
+    canon_blas_lanes_result(rt, &acc, result);
 }
 
 int canon_sasum(int64_t n, const float *x, int64_t incx, float *result)

@@ -3,10 +3,12 @@
  * the BLAS does, map row-major calls to column-major ones as CBLAS does,
  * and leave the long loops to the active path's kernels: gemv runs the
  * outputs in blocks whose sums live in a small buffer, so a block's sums
- * are finished (alpha/beta) as soon as its columns or rows are done. A
- * large gemv splits its outputs among up to canon_threads() threads of the
- * canonical GEMM's pool (shim/blas/canonical_pool.c); each output's sum is
- * still one chain on one thread, so the thread count changes no bit.
+ * are finished (alpha/beta) as soon as its columns or rows are done; a
+ * transposed gemv's sums are LANES dots of its columns, four at a time,
+ * in the chunks and tree of canonical_chunks.c. A large gemv splits its
+ * outputs among up to canon_threads() threads of the canonical GEMM's
+ * pool (shim/blas/canonical_pool.c); each output's sum is still computed
+ * whole on one thread, so the thread count changes no bit.
  */
 #include <string.h>
 
@@ -46,6 +48,90 @@ struct gemv_job {
     void *y0;
 };
 
+/* Bytes of one gathered piece of a strided x for the column dots (a
+ * divisor of a chunk, as canonical_l1.c's). */
+#define PIECE_BYTES 8192
+
+/* Columns c0 .. c0+nc-1 of op(A)^T times x over rows lo .. lo+len-1 (one
+ * chunk) into acc (+0 on entry); a strided x is gathered in pieces. */
+static void cols_chunk(const struct gemv_job *J, int64_t c0, int nc, int64_t lo, int64_t len,
+                       union canon_lanes *acc)
+{
+    const size_t size = canon_blas_size(J->t);
+    const void *a = canon_blas_at(J->a, c0 * J->lda + lo, size);
+    if (J->incx == 1) {
+        J->k->dot_cols(len, nc, a, J->lda, canon_blas_at(J->x0, lo, size), J->conj, acc);
+        return;
+    }
+    _Alignas(64) unsigned char buf[PIECE_BYTES];
+    const int64_t piece = PIECE_BYTES / (int64_t)size;
+    for (int64_t i = 0; i < len; i += piece) {
+        const int64_t pl = len - i < piece ? len - i : piece;
+        canon_blas_gather(size, J->x0, J->incx, lo + i, pl, buf);
+        J->k->dot_cols(pl, nc, canon_blas_at(a, i, size), J->lda, buf, J->conj, acc);
+    }
+}
+
+/* The contract's chunk tree of those column dots over chunks lo .. hi-1
+ * of the rows, for every column at once. */
+static void cols_tree(const struct gemv_job *J, int64_t c0, int nc, int64_t lo, int64_t hi,
+                      union canon_lanes *acc)
+{
+    if (hi - lo == 1) {
+        const int64_t at = lo * CANON_CHUNK;
+        memset(acc, 0, (size_t)nc * sizeof *acc);
+        cols_chunk(J, c0, nc, at, J->m - at < CANON_CHUNK ? J->m - at : CANON_CHUNK, acc);
+        return;
+    }
+    _Alignas(64) union canon_lanes right[CANON_COLS];
+    const int64_t mid = lo + canon_chunk_split(hi - lo);
+    const enum canon_join how =
+        canon_blas_real(J->t) == CANON_S ? CANON_JOIN_ADD_F : CANON_JOIN_ADD_D;
+    cols_tree(J, c0, nc, lo, mid, acc);
+    cols_tree(J, c0, nc, mid, hi, right);
+    for (int c = 0; c < nc; c++)
+        canon_lanes_join(how, &acc[c], &right[c]);
+}
+
+/* The sums of outputs (columns) i0 .. i0+nb-1 of a transposed gemv: each
+ * the LANES dot of its column with x. */
+static void cols_sums(const struct gemv_job *J, int64_t i0, int64_t nb, void *sums)
+{
+    const size_t size = canon_blas_size(J->t);
+    const int64_t nchunks = (J->m + CANON_CHUNK - 1) / CANON_CHUNK;
+    for (int64_t c = 0; c < nb; c += CANON_COLS) {
+        _Alignas(64) union canon_lanes acc[CANON_COLS];
+        const int nc = nb - c < CANON_COLS ? (int)(nb - c) : CANON_COLS;
+        cols_tree(J, i0 + c, nc, 0, nchunks, acc);
+        for (int q = 0; q < nc; q++)
+            canon_blas_lanes_result(J->t, &acc[q], (char *)sums + (size_t)(c + q) * size);
+    }
+}
+
+/* A transposed gemv with too few outputs to give every thread a unit but
+ * long columns: each output's LANES sum is the dot of its column with x
+ * (conjugated for 'C'), whose chunks the threads share
+ * (canonical_chunks.c): the same sum as cols_sums computes. x is the
+ * caller's pointer (the lowest address, as the BLAS passes it). */
+static void cols_dots(const struct gemv_job *J, const void *x)
+{
+    const size_t size = canon_blas_size(J->t);
+    for (int64_t j = 0; j < J->leny; j++) {
+        const void *col = canon_blas_at(J->a, j * J->lda, size);
+        union elem s;
+        switch (J->t) {
+        case CANON_S: canon_sdot(J->m, col, 1, x, J->incx, s.s); break;
+        case CANON_D: canon_ddot(J->m, col, 1, x, J->incx, s.d); break;
+        case CANON_C:
+            (J->conj ? canon_cdotc : canon_cdotu)(J->m, col, 1, x, J->incx, &s);
+            break;
+        default: (J->conj ? canon_zdotc : canon_zdotu)(J->m, col, 1, x, J->incx, &s); break;
+        }
+        canon_blas_ab(J->t, J->alpha, J->beta, &s,
+                      (void *)canon_blas_at(J->y0, j * J->incy, size));
+    }
+}
+
 /* Computes outputs lo .. hi-1 of J: blocks of sums in a small buffer, each
  * finished (alpha/beta) as soon as its columns or rows are done. Every
  * output's sum is its own chain, so where the range starts never shows. */
@@ -61,8 +147,7 @@ static void gemv_range(const struct gemv_job *J, int64_t lo, int64_t hi)
         const int64_t nb = hi - i0 < block ? hi - i0 : block;
         memset(&sums, 0, (size_t)nb * size);
         if (J->transposed)
-            J->k->gemv_t(J->m, nb, canon_blas_at(J->a, i0 * J->lda, size), J->lda, J->conj, J->x0,
-                         J->incx, &sums);
+            cols_sums(J, i0, nb, &sums);
         else
             J->k->gemv_n(nb, J->n, canon_blas_at(J->a, i0, size), J->lda, J->conj, J->x0,
                          J->incx, &sums);
@@ -85,19 +170,28 @@ static void gemv_part(void *arg, int part, int nparts, void *ws)
     gemv_range(J, lo, hi);
 }
 
-/* Threads for a gemv of `work` products and leny outputs: up to
- * canon_threads(), one below GEMV_PAR_MIN products, each part at least
- * half that and a whole number of units. */
-static int gemv_parts(int64_t work, int64_t leny)
+/* Parts for a gemv of `work` products and leny outputs on `threads`
+ * threads: one below GEMV_PAR_MIN products, else, for the column dots of
+ * a transposed gemv, up to GEMV_PARTS_PER_THREAD per thread (so a
+ * descheduled thread leaves its share to the others), each at least
+ * GEMV_PART_MIN products and a whole number of units. A column sweep
+ * ('N') takes one part per thread: its parts are runs of rows, and
+ * shorter runs mean shorter streams down every column. */
+#define GEMV_PARTS_PER_THREAD 4
+#define GEMV_PART_MIN ((int64_t)1 << 15)
+
+static int gemv_parts(int64_t work, int64_t leny, int threads, int transposed)
 {
-    const int threads = canon_threads();
     if (threads <= 1 || work < GEMV_PAR_MIN)
         return 1;
-    int64_t parts = work / (GEMV_PAR_MIN / 2);
+    const int per_thread = transposed ? GEMV_PARTS_PER_THREAD : 1;
+    int64_t parts = work / (transposed ? GEMV_PART_MIN : GEMV_PAR_MIN / 2);
     const int64_t units = (leny + GEMV_UNIT - 1) / GEMV_UNIT;
     if (parts > units)
         parts = units;
-    return parts < threads ? (int)parts : threads;
+    if (parts > (int64_t)threads * per_thread)
+        parts = (int64_t)threads * per_thread;
+    return parts < CANON_MAX_PARTS ? (int)parts : CANON_MAX_PARTS;
 }
 
 static int gemv(enum canon_type t, char order, char trans, int64_t m, int64_t n,
@@ -135,10 +229,16 @@ static int gemv(enum canon_type t, char order, char trans, int64_t m, int64_t n,
         .a = a, .x0 = canon_blas_vec0(x, lenx, incx, size), .alpha = alpha, .beta = beta,
         .y0 = y0,
     };
-    const int nparts = gemv_parts(m * n, leny);
+    const int threads = canon_threads();
+    if (transposed && (leny + GEMV_UNIT - 1) / GEMV_UNIT < threads &&
+        m >= CANON_CHUNKS_PAR_MIN) {
+        cols_dots(&J, x);
+        return 0;
+    }
+    const int nparts = gemv_parts(m * n, leny, threads, transposed);
     /* The pool fails only when it cannot allocate, before running any
      * part; the caller then computes every output itself. */
-    if (nparts <= 1 || canon_pool_run(gemv_part, &J, nparts, 0) != 0)
+    if (nparts <= 1 || canon_pool_run_on(gemv_part, &J, nparts, threads, 0) != 0)
         gemv_range(&J, 0, leny);
     return 0;
 }

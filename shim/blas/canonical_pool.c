@@ -146,7 +146,7 @@ void canon_pool_fork_child(void)
     atomic_store(&pool.caller_asleep, 0);
 }
 
-_Static_assert(CANON_MAX_THREADS <= 0xffff, "a part count and index fit 16 bits of a claim");
+_Static_assert(CANON_MAX_PARTS <= 0xffff, "a part count and index fit 16 bits of a claim");
 #define CLAIM(gen, nparts, next) \
     ((uint_least64_t)(gen) << 32 | (uint_least64_t)(nparts) << 16 | (uint_least64_t)(next))
 
@@ -284,8 +284,13 @@ static int run_here(part_fn fn, void *arg, int nparts, size_t ws_bytes)
 
 int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
 {
-    if (nparts <= 1)
-        return run_here(fn, arg, 1, ws_bytes);
+    return canon_pool_run_on(fn, arg, nparts, nparts, ws_bytes);
+}
+
+int canon_pool_run_on(part_fn fn, void *arg, int nparts, int threads, size_t ws_bytes)
+{
+    if (nparts <= 1 || threads <= 1)
+        return run_here(fn, arg, nparts > 1 ? nparts : 1, ws_bytes);
     if (pthread_mutex_trylock(&pool.busy) != 0)
         return run_here(fn, arg, nparts, ws_bytes);
     void *mine = ws_local(ws_bytes);
@@ -295,9 +300,10 @@ int canon_pool_run(part_fn fn, void *arg, int nparts, size_t ws_bytes)
     }
     /* Workers past the job's need, or whose workspace cannot grow, stay
      * out of this job. */
-    int helpers = pool_grow(nparts - 1);
-    if (helpers > nparts - 1)
-        helpers = nparts - 1;
+    const int want = (threads < nparts ? threads : nparts) - 1;
+    int helpers = pool_grow(want);
+    if (helpers > want)
+        helpers = want;
     for (int w = 1; w <= helpers; w++)
         if (ws_reserve(&pool.ws[w], ws_bytes ? ws_bytes : 64) != 0)
             helpers = w - 1;

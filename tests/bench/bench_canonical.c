@@ -20,7 +20,8 @@
  *
  * It also times m = n = k = 16 calls (ns per call, 1 thread, beta != 0),
  * the shape where per-call overhead shows.
- * Usage: bench_canonical [rounds]   (default 9; about 90 s in all)
+ * Usage: bench_canonical [rounds [complex]]   (default 9; about 90 s in all;
+ * "complex" times the cgemm and zgemm rows only)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -254,6 +255,7 @@ static double loadavg(void)
 int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 9;
+    const int only_complex = argc > 2 && strcmp(argv[2], "complex") == 0;
     if (reps < 1)
         reps = 1;
     __builtin_cpu_init();
@@ -270,7 +272,7 @@ int main(int argc, char **argv)
     int nrows = 0;
     double load0 = loadavg();
     measure_peak();
-    for (enum type t = S; t <= D; t++) {
+    for (enum type t = S; t <= D && !only_complex; t++) {
         for (int s = 0; s < 3; s++)
             for (int threads = 1; threads <= 2; threads++) {
                 struct row *r = &rows[nrows++];
@@ -308,7 +310,7 @@ int main(int argc, char **argv)
                    r->n, r->threads, isa_names[q], g0, g1, g0 / g1, 100 * g0 / pk, 100 * g1 / pk);
         }
     }
-    for (enum type t = S; t <= D; t++) {
+    for (enum type t = S; t <= D && !only_complex; t++) {
         double best[NCONT];
         time_set(t, 16, 1, reps, 1e-3, best);
         for (int q = 0; q < NCONT - 1; q++)

@@ -5,14 +5,16 @@
  * canonical/OpenBLAS at 1 and at 2 threads. On 1 thread each, the two
  * alternate, one call of each per repetition, so a noisy neighbour hurts
  * both alike; on 2 threads (canon_set_threads(2): gemv splits its outputs,
- * dot stays on the caller by design) each runs on its own, canonical
+ * a long dot its chunks) each runs on its own, canonical
  * first, since OpenBLAS's idle worker spins for a while after each call
  * and would slow whatever runs next. The best repetition counts.
  * The canonical columns are measured on each instruction-set path the
  * CPU has beyond scalar (the isa column: avx2, and avx512 where the CPU
  * and OS have it); the OpenBLAS columns are the same for a routine's
  * rows. "in L1" rows repeat a 4096-element dot 256 times per call, where
- * the 16 lane chains of the contract, not memory, set the speed.
+ * the 16 lane chains of the contract, not memory, set the speed; the
+ * n=16 and n=100 rows repeat a tiny ddot 4096 times per call, which
+ * measures the cost of a call (no thread takes part at that size).
  * Level 3 (double, n = 1024, GFLOP/s counting n^3 multiply-adds as 2
  * flops for syrk and trmm's half, 2n^3 for syr2k and symm): dsyrk, dsyr2k
  * and dsymm run on the GEMM core, dtrmm on its sequential kernel. trmm
@@ -20,7 +22,9 @@
  * again; alpha = 0.18 keeps the entries of about the same size over the
  * repetitions (far from overflow and from subnormals), as alpha = 3
  * does for trsm against A's diagonal of 4.
- * Usage: bench_canonical_blas [repetitions]   (default 20)
+ * Usage: bench_canonical_blas [repetitions [routines]]   (default 20, all);
+ * routines: a comma-separated list of name prefixes ("ddot,sgemv")
+ * keeps only the rows whose routine starts with one of them.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -137,6 +141,27 @@ static void vendor_ddot_small(void)
         sink_d = cblas_ddot(SMALL_N, dx, 1, dy, 1);
 }
 
+/* Tiny dots (n = 16 and 100), TINY_REPS calls per timed call: the cost
+ * of a call itself, which must stay on the calling thread. */
+#define TINY_REPS 4096
+#define TINY_DOT(N)                                                                                \
+    static void canon_ddot_##N(void)                                                               \
+    {                                                                                              \
+        double r = 0;                                                                              \
+        for (int i = 0; i < TINY_REPS; i++)                                                        \
+            canon_ddot(N, dx + (i & 63), 1, dy, 1, &r);                                            \
+        sink_d = r;                                                                                \
+    }                                                                                              \
+    static void vendor_ddot_##N(void)                                                              \
+    {                                                                                              \
+        double r = 0;                                                                              \
+        for (int i = 0; i < TINY_REPS; i++)                                                        \
+            r = cblas_ddot(N, dx + (i & 63), 1, dy, 1);                                            \
+        sink_d = r;                                                                                \
+    }
+TINY_DOT(16)
+TINY_DOT(100)
+
 /* Level 3 at n = L3_N, double: C (or B) lives in dc, operands in da, db. */
 static double *da, *db, *dc;
 
@@ -226,6 +251,19 @@ static void best_time(void (*fn)(void), double *best)
         *best = dt;
 }
 
+/* Whether routine `name` starts with one of the comma-separated
+ * prefixes of `list`. */
+static int wanted(const char *list, const char *name)
+{
+    for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, ",");
+        if (len > 0 && strncmp(name, p, len) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const int reps = argc > 1 ? atoi(argv[1]) : 20;
@@ -236,6 +274,10 @@ int main(int argc, char **argv)
          vendor_sdot_small},
         {"ddot 4096 in L1", "GB/s", 2.0 * SMALL_REPS * SMALL_N * sizeof(double),
          canon_ddot_small, vendor_ddot_small},
+        {"ddot n=16", "GB/s", 2.0 * TINY_REPS * 16 * sizeof(double), canon_ddot_16,
+         vendor_ddot_16},
+        {"ddot n=100", "GB/s", 2.0 * TINY_REPS * 100 * sizeof(double), canon_ddot_100,
+         vendor_ddot_100},
         {"sgemv N 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_n, vendor_sgemv_n},
         {"sgemv T 4096", "GFLOP/s", 2.0 * GEMV_N * GEMV_N, canon_sgemv_t, vendor_sgemv_t},
         {"dsyrk 1024", "GFLOP/s", 1.0 * L3_N * L3_N * L3_N, canon_dsyrk_1, vendor_dsyrk_1},
@@ -278,6 +320,8 @@ int main(int argc, char **argv)
     printf("%-16s %-8s %6s %8s %8s %11s %11s %9s %9s\n", "routine", "unit", "isa", "canon-1t",
            "canon-2t", "openblas-1t", "openblas-2t", "ratio-1t", "ratio-2t");
     for (size_t b = 0; b < sizeof benches / sizeof benches[0]; b++) {
+        if (argc > 2 && !wanted(argv[2], benches[b].name))
+            continue;
         double best_c[2][2] = {{1e30, 1e30}, {1e30, 1e30}}, best_v[2] = {1e30, 1e30};
         int have[2];
         for (int q = 0; q < 2; q++)

@@ -341,7 +341,8 @@ static void on_every_isa(void (*fn)(void))
 
 /* ---- level 1 ---------------------------------------------------------------- */
 
-static const int64_t l1_sizes[] = {0, 1, 2, 7, 15, 16, 17, 31, 33, 100, 257, 1000, 4500};
+static const int64_t l1_sizes[] = {0,    1,    2,    7,    15,   16,   17,    31,    33,
+                                   100,  257,  1000, 4500, 32767, 32768, 32769, 98305};
 #define N_L1 (sizeof l1_sizes / sizeof l1_sizes[0])
 static const int64_t l1_incs[] = {1, 2, -1, -3, 0};
 #define N_INC (sizeof l1_incs / sizeof l1_incs[0])
@@ -355,17 +356,60 @@ static cx tree(int t, cx *lane)
     return lane[0];
 }
 
+/* The contract's chunks: term i goes to lane i mod 16 of chunk i / 32768.
+ * Returns 16 zero lanes per chunk (at least one chunk) for nterms terms. */
+#define REF_CHUNK 32768
+static cx *ref_chunks(int64_t nterms)
+{
+    const int64_t k = nterms > REF_CHUNK ? (nterms + REF_CHUNK - 1) / REF_CHUNK : 1;
+    cx *p = calloc((size_t)k * 16, sizeof *p);
+    assert_non_null(p);
+    return p;
+}
+
+static cx *ref_lane(cx *chunks, int64_t i)
+{
+    return &chunks[i / REF_CHUNK * 16 + i % 16];
+}
+
+/* Joins chunks lo .. hi-1 into out: split at lo + the largest power of
+ * two below hi - lo, left + right lane by lane. */
+static void ref_join(int t, const cx *chunks, int64_t lo, int64_t hi, cx *out)
+{
+    if (hi - lo == 1) {
+        memcpy(out, chunks + 16 * lo, 16 * sizeof *out);
+        return;
+    }
+    int64_t p = 1;
+    while (2 * p < hi - lo)
+        p *= 2;
+    cx right[16];
+    ref_join(t, chunks, lo, lo + p, out);
+    ref_join(t, chunks, lo + p, hi, right);
+    for (int l = 0; l < 16; l++)
+        out[l] = cadd(t, out[l], right[l]);
+}
+
+/* The chunk tree, then the lane tree; frees chunks. */
+static cx ref_finish(int t, cx *chunks, int64_t nterms)
+{
+    cx lane[16];
+    ref_join(t, chunks, 0, nterms > REF_CHUNK ? (nterms + REF_CHUNK - 1) / REF_CHUNK : 1, lane);
+    free(chunks);
+    return tree(t, lane);
+}
+
 static cx ref_dot(int t, int64_t n, const void *x, int64_t incx, const void *y, int64_t incy,
                   int conj)
 {
-    cx lane[16] = {{0, 0}};
+    cx *lanes = ref_chunks(n);
     for (int64_t i = 0; i < n; i++) {
         cx xi = ld(t, x, vidx(n, incx, i));
         if (conj)
             xi = conj_(xi);
-        lane[i % 16] = cmac(t, lane[i % 16], xi, ld(t, y, vidx(n, incy, i)));
+        *ref_lane(lanes, i) = cmac(t, *ref_lane(lanes, i), xi, ld(t, y, vidx(n, incy, i)));
     }
-    return tree(t, lane);
+    return ref_finish(t, lanes, n);
 }
 
 static void lib_dot(int t, int conj, int64_t n, const void *x, int64_t incx, const void *y,
@@ -430,15 +474,15 @@ static double ref_nrm2(int t, int64_t n, const void *x, int64_t inc)
     const int64_t nr = n * width(t);
     double m = 0;
     int k = 0;
-    cx lane[16] = {{0, 0}};
     if (n <= 0 || inc <= 0)
         return 0;
+    cx *lane = ref_chunks(nr);
     if (isf(t)) { /* squares summed in double lanes, no scaling */
         for (int64_t r = 0; r < nr; r++) {
             const double v = real_at(t, n, x, inc, r);
-            lane[r % 16].re = fma(v, v, lane[r % 16].re);
+            ref_lane(lane, r)->re = fma(v, v, ref_lane(lane, r)->re);
         }
-        return (double)(float)sqrt(tree(TD, lane).re);
+        return (double)(float)sqrt(ref_finish(TD, lane, nr).re);
     }
     for (int64_t r = 0; r < nr; r++) {
         const double a = fabs(real_at(t, n, x, inc, r));
@@ -450,21 +494,21 @@ static double ref_nrm2(int t, int64_t n, const void *x, int64_t inc)
     for (int64_t r = 0; r < nr; r++) {
         const double v = real_at(t, n, x, inc, r);
         const double s = isf(t) ? (double)ldexpf((float)v, -k) : ldexp(v, -k);
-        lane[r % 16].re = rfma(rt, s, s, lane[r % 16].re);
+        ref_lane(lane, r)->re = rfma(rt, s, s, ref_lane(lane, r)->re);
     }
-    const double sum = tree(rt, lane).re;
+    const double sum = ref_finish(rt, lane, nr).re;
     return isf(t) ? (double)ldexpf(sqrtf((float)sum), k) : ldexp(sqrt(sum), k);
 }
 
 static double ref_asum(int t, int64_t n, const void *x, int64_t inc)
 {
     const int rt = real_of(t);
-    cx lane[16] = {{0, 0}};
     if (n <= 0 || inc <= 0)
         return 0;
+    cx *lane = ref_chunks(n * width(t));
     for (int64_t r = 0; r < n * width(t); r++)
-        lane[r % 16].re = radd(rt, lane[r % 16].re, fabs(real_at(t, n, x, inc, r)));
-    return tree(rt, lane).re;
+        ref_lane(lane, r)->re = radd(rt, ref_lane(lane, r)->re, fabs(real_at(t, n, x, inc, r)));
+    return ref_finish(rt, lane, n * width(t)).re;
 }
 
 static void lib_nrm2(int t, int64_t n, const void *x, int64_t inc, void *r)
@@ -549,38 +593,42 @@ static void test_nrm2_and_asum_equal_the_scaled_lanes_order(void **state)
     on_every_isa(nrm2_asum_grid);
 }
 
-/* Long contiguous ddot, zdotu/zdotc, dasum and dzasum split their lanes
- * among threads: n above the threshold and not a multiple of 16, vectors
- * on and off a cache-line start. */
-static void lanes_threads_grid(void)
+/* Long reductions split their chunks among threads: every type, n at and
+ * around the threshold (2^17 terms) and chunk boundaries, contiguous and
+ * strided (a positive and a negative step), vectors on and off a
+ * cache-line start, at 1 .. 8 threads. */
+static void chunks_threads_grid(void)
 {
-    static const int types[] = {TD, TZ};
-    static const int counts[] = {1, 2, 3, 8};
-    static const int64_t sizes[] = {300007, 262149};
-    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+    static const int64_t sizes[] = {131072, 262149, 300007};
+    for (int t = 0; t < NTYPES; t++)
         for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
-            for (int off = 0; off < 2; off++) {
-                const int t = types[ti], rt = real_of(t), nconj = t == TZ ? 2 : 1;
-                const int64_t n = sizes[a];
-                const size_t es = (isf(t) ? 4 : 8) * (size_t)width(t);
-                char *bx = rand_buf(t, n + 1), *by = rand_buf(t, n + 1);
+            for (int shape = 0; shape < 3; shape++) {
+                const int rt = real_of(t), nconj = cplx(t) ? 2 : 1;
+                const int64_t n = sizes[a], inc = shape == 2 ? 2 : 1, off = shape == 1;
+                const int64_t incy = shape == 2 ? -1 : 1;
+                const size_t es = tsize[t];
+                char *bx = rand_buf(t, vlen(n, inc) + 1), *by = rand_buf(t, vlen(n, inc) + 1);
                 const void *x = bx + off * es, *y = by + off * es;
-                union result want[3] = {{{0, 0}}}, got;
+                union result want[4] = {{{0, 0}}}, got;
                 for (int conj = 0; conj < nconj; conj++)
-                    st(t, &want[conj], 0, ref_dot(t, n, x, 1, y, 1, conj));
-                st(rt, &want[2], 0, (cx){ref_asum(t, n, x, 1), 0});
-                for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-                    canon_set_threads(counts[c]);
+                    st(t, &want[conj], 0, ref_dot(t, n, x, inc, y, incy, conj));
+                st(rt, &want[2], 0, (cx){ref_asum(t, n, x, inc), 0});
+                st(rt, &want[3], 0, (cx){ref_nrm2(t, n, x, inc), 0});
+                for (int threads = 1; threads <= 8; threads++) {
+                    canon_set_threads(threads);
                     for (int conj = 0; conj < nconj; conj++) {
-                        describe("%cdot%s n=%lld offset=%d threads=%d", tname[t],
-                                 conj ? "c" : "", (long long)n, off, counts[c]);
-                        lib_dot(t, conj, n, x, 1, y, 1, &got);
+                        describe("%cdot%s n=%lld inc=%lld offset=%lld threads=%d", tname[t],
+                                 conj ? "c" : "", (long long)n, (long long)inc, (long long)off,
+                                 threads);
+                        lib_dot(t, conj, n, x, inc, y, incy, &got);
                         assert_same(t, &got, &want[conj], 1);
                     }
-                    describe("%c asum n=%lld offset=%d threads=%d", tname[t], (long long)n, off,
-                             counts[c]);
-                    lib_asum(t, n, x, 1, &got);
+                    describe("%c asum/nrm2 n=%lld inc=%lld offset=%lld threads=%d", tname[t],
+                             (long long)n, (long long)inc, (long long)off, threads);
+                    lib_asum(t, n, x, inc, &got);
                     assert_same(rt, &got, &want[2], 1);
+                    lib_nrm2(t, n, x, inc, &got);
+                    assert_same(rt, &got, &want[3], 1);
                 }
                 canon_set_threads(1);
                 free(bx);
@@ -588,12 +636,12 @@ static void lanes_threads_grid(void)
             }
 }
 
-static void test_dot_and_asum_same_bits_any_thread_count(void **state)
+static void test_dot_nrm2_and_asum_same_bits_any_thread_count(void **state)
 {
     (void)state;
     const uint64_t worker_parts = canon_pool_worker_parts();
-    on_every_isa(lanes_threads_grid);
-    /* the test proves something only if workers computed lanes */
+    on_every_isa(chunks_threads_grid);
+    /* the test proves something only if workers computed chunks */
     assert_true(canon_pool_worker_parts() > worker_parts);
 }
 
@@ -741,8 +789,16 @@ static void ref_gemv(int t, char order, char trans, int64_t m, int64_t n, cx alp
             st(t, y, yi, ab0(t, beta, ld(t, y, yi)));
             continue;
         }
-        for (int64_t j = 0; j < lenx; j++)
-            s = cmac(t, s, op_at(t, order, trans, a, lda, i, j), ld(t, x, vidx(lenx, incx, j)));
+        if ((order == 'C') == (trans != 'N')) { /* along A's stored columns: LANES */
+            cx *lanes = ref_chunks(lenx);
+            for (int64_t j = 0; j < lenx; j++)
+                *ref_lane(lanes, j) = cmac(t, *ref_lane(lanes, j), op_at(t, order, trans, a, lda, i, j),
+                                           ld(t, x, vidx(lenx, incx, j)));
+            s = ref_finish(t, lanes, lenx);
+        } else {
+            for (int64_t j = 0; j < lenx; j++)
+                s = cmac(t, s, op_at(t, order, trans, a, lda, i, j), ld(t, x, vidx(lenx, incx, j)));
+        }
         st(t, y, yi, ab(t, alpha, beta, s, ld(t, y, yi)));
     }
 }
@@ -798,9 +854,19 @@ static void gemv_grid(void)
             check_gemv(t, 'C', transes[tr], big, 5, 1, 1, 1, scalar(t, 3), scalar(t, 4));
             check_gemv(t, 'C', transes[tr], 6, big, 0, -1, 2, scalar(t, 3), scalar(t, 4));
         }
+    /* Column dots around the chunk boundaries (32768 terms), 1 .. 9
+     * columns (groups of 4 and the rest), contiguous and strided x. */
+    static const int64_t long_m[] = {32767, 32768, 32769, 98305};
+    for (int t = 0; t < NTYPES; t++)
+        for (size_t i = 0; i < sizeof long_m / sizeof long_m[0]; i++)
+            for (int64_t cols = 1; cols <= 9; cols += 4) {
+                check_gemv(t, 'C', t % 2 ? 'C' : 'T', long_m[i], cols, 3, i % 2 ? -2 : 1, 1,
+                           scalar(t, 3), scalar(t, 4));
+                check_gemv(t, 'R', 'N', cols, long_m[i], 0, 1, -1, scalar(t, 1), scalar(t, 0));
+            }
 }
 
-static void test_gemv_equals_a_sequential_sum_per_output(void **state)
+static void test_gemv_equals_a_sequential_sum_or_lanes_per_output(void **state)
 {
     (void)state;
     on_every_isa(gemv_grid);
@@ -816,12 +882,15 @@ static const struct {
     {'C', 'N', 1037, 301, 3, 1, 1},   {'C', 'T', 263, 1013, 0, -2, 1},
     {'C', 'C', 517, 611, 5, 1, -3},   {'R', 'N', 389, 811, 1, 3, -1},
     {'R', 'T', 1201, 223, 0, -1, 2},  {'R', 'C', 700, 450, 2, 1, 1},
+    {'C', 'T', 40000, 41, 1, 1, 1},   {'C', 'C', 65600, 19, 0, 3, -1},
+    {'R', 'N', 20, 40000, 2, -1, 1},  {'C', 'T', 140001, 3, 1, -1, 1},
+    {'C', 'C', 131072, 9, 0, 1, -2},  {'R', 'N', 5, 200003, 3, 2, 1},
 };
 
-/* Every split shape under threads 1, 2, 3 and 8 against one reference. */
+/* Every split shape under threads 1 .. 8 against one reference. */
 static void gemv_threads_grid(void)
 {
-    static const int counts[] = {1, 2, 3, 8};
+    static const int counts[] = {1, 2, 3, 4, 5, 6, 7, 8};
     for (int t = 0; t < NTYPES; t++)
         for (size_t i = 0; i < sizeof split_shapes / sizeof split_shapes[0]; i++) {
             const char order = split_shapes[i].order, trans = split_shapes[i].trans;
@@ -1571,10 +1640,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dot_equals_the_lanes_and_tree_order),
         cmocka_unit_test(test_nrm2_and_asum_equal_the_scaled_lanes_order),
-        cmocka_unit_test(test_dot_and_asum_same_bits_any_thread_count),
+        cmocka_unit_test(test_dot_nrm2_and_asum_same_bits_any_thread_count),
         cmocka_unit_test(test_axpy_equals_one_fma_per_element),
         cmocka_unit_test(test_scal_equals_one_product_per_element),
-        cmocka_unit_test(test_gemv_equals_a_sequential_sum_per_output),
+        cmocka_unit_test(test_gemv_equals_a_sequential_sum_or_lanes_per_output),
         cmocka_unit_test(test_gemv_same_bits_any_thread_count),
         cmocka_unit_test(test_ger_equals_one_fma_per_element_after_alpha),
         cmocka_unit_test(test_trmv_and_trsv_equal_the_documented_substitution),

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #define canon_pool_run test_pool_run
+#define canon_pool_run_on test_pool_run_on
 #define canon_pool_worker_parts test_pool_worker_parts
 #define canon_pool_fork_child test_pool_fork_child
 #define canon_scratch test_scratch
@@ -90,12 +91,52 @@ static void test_jobs_of_changing_part_counts_run_each_part_once(void **state)
         }
 }
 
+/* Per part of a job with more parts than threads: the thread that ran it. */
+static pthread_t ran_on[CANON_MAX_THREADS];
+
+static void note_thread(void *arg, int part, int nparts, void *ws)
+{
+    (void)arg;
+    (void)ws;
+    runs[part]++;
+    counts_seen[part] = nparts;
+    ran_on[part] = pthread_self();
+}
+
+/* canon_pool_run_on: every part once, with its count, on no more threads
+ * than asked (the caller's included), the claim word carrying the count. */
+static void test_more_parts_than_threads_run_once_each_on_at_most_those_threads(void **state)
+{
+    (void)state;
+    static const int jobs[][2] = { { 32, 2 }, { 9, 3 }, { 64, 2 }, { 5, 8 }, { 17, 1 } };
+    for (int rep = 0; rep < 100; rep++)
+        for (size_t j = 0; j < sizeof jobs / sizeof *jobs; j++) {
+            const int nparts = jobs[j][0], threads = jobs[j][1];
+            memset(runs, 0, sizeof runs);
+            assert_int_equal(test_pool_run_on(note_thread, NULL, nparts, threads, 64), 0);
+            int distinct = 0;
+            for (int p = 0; p < CANON_MAX_THREADS; p++) {
+                assert_int_equal(runs[p], p < nparts);
+                if (p >= nparts)
+                    continue;
+                assert_int_equal(counts_seen[p], nparts);
+                int seen = 0;
+                for (int q = 0; q < p; q++)
+                    seen |= pthread_equal(ran_on[q], ran_on[p]);
+                distinct += !seen;
+            }
+            assert_true(distinct <= threads);
+            assert_true(atomic_load(&pool.helpers) <= threads - 1 || threads == 1);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_used_up_claim_word_yields_no_part_while_the_next_job_is_written),
         cmocka_unit_test(test_each_part_of_a_published_job_runs_once_with_its_count),
         cmocka_unit_test(test_jobs_of_changing_part_counts_run_each_part_once),
+        cmocka_unit_test(test_more_parts_than_threads_run_once_each_on_at_most_those_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

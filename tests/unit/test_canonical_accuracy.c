@@ -1,0 +1,160 @@
+/* The canonical LANES reductions (dot, nrm2, asum, gemv 'T'; the order of
+ * shim/blas/canonical.h) are about as accurate as the vendor's: on vectors
+ * of 10^6 elements, of one sign (where the rounding errors add up) and of
+ * both, every routine's error against a long-double reference is within
+ * the worst-case bound the order gives (at most 2048 + log2(chunks) + 5
+ * roundings on any term's way to the result, times the sum of the
+ * magnitudes), and within a factor of 8 of OpenBLAS's error on the same
+ * data or of the error a random walk of those roundings would give
+ * (OpenBLAS's own error can be far below that by luck, or where it sums in
+ * a wider type, so it alone is no floor). The errors are printed for
+ * docs/benchmarks.md.
+ * OpenBLAS is loaded with dlopen, so no build depends on it; without it
+ * the bound alone is checked and the comparison is said to be skipped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the four above first */
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "blas/canonical.h"
+
+#define N 1000000
+
+static void *lib;
+static double (*v_ddot)(int, const double *, int, const double *, int);
+static float (*v_sdot)(int, const float *, int, const float *, int);
+static double (*v_dnrm2)(int, const double *, int);
+static double (*v_dasum)(int, const double *, int);
+static void (*v_sgemv)(int, int, int, int, float, const float *, int, const float *, int, float,
+                       float *, int);
+
+static int setup(void **state)
+{
+    (void)state;
+    lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (lib) {
+        *(void **)&v_ddot = dlsym(lib, "cblas_ddot");
+        *(void **)&v_sdot = dlsym(lib, "cblas_sdot");
+        *(void **)&v_dnrm2 = dlsym(lib, "cblas_dnrm2");
+        *(void **)&v_dasum = dlsym(lib, "cblas_dasum");
+        *(void **)&v_sgemv = dlsym(lib, "cblas_sgemv");
+    }
+    if (!lib || !v_ddot || !v_sdot || !v_dnrm2 || !v_dasum || !v_sgemv) {
+        print_message("SKIP (comparison only): libopenblas.so.0 with cblas is not installed; "
+                      "the error bound is still checked\n");
+        lib = NULL;
+    }
+    return 0;
+}
+
+static unsigned seed = 7;
+
+/* Uniform in [lo, lo + 1). */
+static double frand(double lo)
+{
+    seed = seed * 1103515245u + 12345u;
+    return (double)(seed >> 8) / (double)(1u << 24) + lo;
+}
+
+/* The error of got against ref, the order's bound for sum |terms| = mag
+ * in precision eps, and OpenBLAS's error (negative without it). */
+/* rms is the root mean square of the terms; a random walk of the
+ * roundings on the 2048 + log2(chunks) adds of a term's way gives about
+ * eps * sqrt(2048 * N) * rms. */
+static void check(const char *what, double got, long double ref, double mag, double rms,
+                  double eps, double vendor)
+{
+    const double err = fabs((double)((long double)got - ref));
+    const double chunks = ceil((double)N / 32768.0);
+    const double bound = (2048.0 + ceil(log2(chunks)) + 5.0) * eps * mag;
+    const double walk = eps * sqrt(2048.0 * N) * rms;
+    print_message("%-24s canonical error %.3g, bound %.3g, walk %.3g", what, err, bound, walk);
+    if (vendor >= 0)
+        print_message(", OpenBLAS error %.3g", vendor);
+    print_message("\n");
+    assert_true(err <= bound);
+    assert_true(err <= 8 * (vendor > walk ? vendor : walk));
+}
+
+static void accuracy(double lo)
+{
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    float *xf = malloc(N * sizeof *xf), *yf = malloc(N * sizeof *yf);
+    assert_true(x && y && xf && yf);
+    for (int i = 0; i < N; i++) {
+        xf[i] = (float)frand(lo);
+        yf[i] = (float)frand(0);
+        x[i] = xf[i];
+        y[i] = yf[i];
+    }
+    long double dot = 0, nrm = 0, asum = 0;
+    double mag = 0, sq = 0, q4 = 0;
+    for (int i = 0; i < N; i++) {
+        dot += (long double)x[i] * y[i];
+        nrm += (long double)x[i] * x[i];
+        asum += fabsl((long double)x[i]);
+        mag += fabs(x[i] * y[i]);
+        sq += x[i] * y[i] * x[i] * y[i];
+        q4 += x[i] * x[i] * x[i] * x[i];
+    }
+    const long double norm = sqrtl(nrm);
+    /* rms of the terms: x*y for the dots; x^2 (then the root halves the
+     * relative error) for nrm2; |x| for asum */
+    const double rms_dot = sqrt(sq / N), rms_nrm = sqrt(q4 / N) / (2 * (double)norm),
+                 rms_asum = sqrt((double)nrm / N);
+    double d;
+    float f;
+    char what[64];
+
+    snprintf(what, sizeof what, "ddot (x from %g)", lo);
+    canon_ddot(N, x, 1, y, 1, &d);
+    check(what, d, dot, mag, rms_dot, DBL_EPSILON / 2,
+          lib ? fabs((double)((long double)v_ddot(N, x, 1, y, 1) - dot)) : -1);
+    snprintf(what, sizeof what, "sdot (x from %g)", lo);
+    canon_sdot(N, xf, 1, yf, 1, &f);
+    check(what, f, dot, mag, rms_dot, FLT_EPSILON / 2,
+          lib ? fabs((double)((long double)v_sdot(N, xf, 1, yf, 1) - dot)) : -1);
+    snprintf(what, sizeof what, "dnrm2 (x from %g)", lo);
+    canon_dnrm2(N, x, 1, &d);
+    check(what, d, norm, (double)norm, rms_nrm, DBL_EPSILON / 2,
+          lib ? fabs((double)((long double)v_dnrm2(N, x, 1) - norm)) : -1);
+    snprintf(what, sizeof what, "dasum (x from %g)", lo);
+    canon_dasum(N, x, 1, &d);
+    check(what, d, asum, (double)asum, rms_asum, DBL_EPSILON / 2,
+          lib ? fabs((double)((long double)v_dasum(N, x, 1) - asum)) : -1);
+    /* sgemv 'T' with one column: the column dot of x with y. */
+    float yv = 0, vv = 0;
+    snprintf(what, sizeof what, "sgemv T (x from %g)", lo);
+    canon_sgemv('C', 'T', N, 1, 1.0f, xf, N, yf, 1, 0.0f, &yv, 1);
+    if (lib)
+        v_sgemv(102, 112, N, 1, 1.0f, xf, N, yf, 1, 0.0f, &vv, 1);
+    check(what, yv, dot, mag, rms_dot, FLT_EPSILON / 2, lib ? fabs((double)((long double)vv - dot)) : -1);
+    free(x);
+    free(y);
+    free(xf);
+    free(yf);
+}
+
+static void test_long_reductions_are_as_accurate_as_openblas(void **state)
+{
+    (void)state;
+    accuracy(0);    /* one sign: errors accumulate */
+    accuracy(-0.5); /* both signs */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_long_reductions_are_as_accurate_as_openblas),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
