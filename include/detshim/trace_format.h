@@ -157,7 +157,19 @@ enum trace_field_key {
     TRACE_FIELD_PYTHON_SITES = 22, /* informational, in Python processes only:
                                     * whether records carry Python frames, or
                                     * why not (an unsupported CPython) */
+    TRACE_FIELD_CANONICAL_ORDERS = 23, /* under [blas] mode = canonical only:
+                                        * the versions of the canonical
+                                        * kernels' evaluation orders
+                                        * (TRACE_CANONICAL_ORDERS), compared:
+                                        * another version gives other bits */
 };
+
+/* The canonical BLAS contract's order versions (docs/canonical-blas.md,
+ * "Order versions"): a routine family whose documented order changed
+ * gets a new number here, so that two traces made under different orders
+ * differ in their header before any call does. */
+#define TRACE_CANONICAL_ORDERS "lanes=2;snrm2=2;trsm=2;other=1"
+
 
 #define TRACE_INTERPOSITION_AUDIT \
     "LD_PRELOAD and LD_AUDIT: CUDA library functions looked up with dlsym are seen too"

@@ -670,6 +670,7 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_WINDOW: return "window";
     case TRACE_FIELD_LEVEL: return "level";
     case TRACE_FIELD_PYTHON_SITES: return "python_sites";
+    case TRACE_FIELD_CANONICAL_ORDERS: return "canonical_orders";
     }
     return NULL;
 }

@@ -144,6 +144,8 @@ static void build_header(void)
     add_field(TRACE_FIELD_POLICY_NAME, 0, core_cfg.policy_name);
     add_field(TRACE_FIELD_POLICY_DIGEST, 0, core_cfg.policy_digest);
     add_field(TRACE_FIELD_SHIM_VERSION, 0, DETSHIM_VERSION);
+    if (core_cfg.blas_mode == BLAS_MODE_CANONICAL)
+        add_field(TRACE_FIELD_CANONICAL_ORDERS, 0, TRACE_CANONICAL_ORDERS);
     snprintf(text, sizeof text, "%llu", core_cfg.seed);
     add_field(TRACE_FIELD_SEED, 0, text);
     add_settings();

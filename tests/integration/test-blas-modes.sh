@@ -34,6 +34,8 @@ if [ "$distinct" -gt 1 ]; then pass; else
 fi
 echo "   (without the shim: $distinct distinct weight hashes over 6 configurations)"
 $DETDIFF --show "$WORK/$first_cfg" > "$WORK/show.out"
+expect_grep "canonical: the header names the order versions the bits follow" \
+    "^  canonical_orders = lanes=2;snrm2=2;trsm=2;other=1$" "$WORK/show.out"
 expect_grep "PyTorch's sgemm_ ran canonical" " sgemm_ .*blas.mode=canonical" "$WORK/show.out"
 
 # Every instruction-set path gives the same bits (the C program's GEMMs
@@ -74,6 +76,7 @@ $DETDIFF "$WORK/pin-a" "$WORK/pin-b" > "$WORK/pin.diff"
 expect_eq "pinned: two runs diff identical" 0 $?
 $DETDIFF --show "$WORK/pin-a" > "$WORK/pin.show"
 expect_grep "pinned: the thread count is in every record" " cblas_dgemm .*blas.mode=pinned blas.threads=2" "$WORK/pin.show"
+expect_no_grep "pinned: no canonical order versions in the header" "canonical_orders" "$WORK/pin.show"
 DETSHIM_LOG=info DETSHIM_POLICY=$WORK/pinned.policy LD_PRELOAD=$SHIM $P > /dev/null 2> "$WORK/pin.log"
 expect_grep "pinned: applied through OpenBLAS's own control" \
     "BLAS pinned to 2 threads via openblas_set_num_threads" "$WORK/pin.log"
