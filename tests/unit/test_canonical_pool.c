@@ -19,6 +19,7 @@
 #define canon_pool_worker_parts test_pool_worker_parts
 #define canon_pool_fork_child test_pool_fork_child
 #define canon_scratch test_scratch
+#define canon_pool_reserve test_pool_reserve
 #include "blas/canonical_pool.c"
 
 /* Per part: how often it ran, and the part count it was given. */
