@@ -166,24 +166,17 @@ DETSHIM_EXPORT void detshim_framework_str(const char *name, const char *v)
     }
 }
 
-/* One tensor: where it lies, its shape for the digest, its digest. */
+/* One tensor: where it lies, and its shape for the digest. */
 struct fw_job {
     const void *data;
     struct digest_shape shape;
     uint64_t count; /* logical elements; 0 digests no bytes */
-    detshim_digest d;
 };
 
-static void fw_digest(struct fw_job *j)
-{
-    j->d = j->count ? digest_strided(j->data, &j->shape) : digest_bytes(NULL, 0);
-}
-
-/* Checks one tensor's description and fills j (not yet digested):
- * `ndims` dims of `shape` with `strides` in elements (never negative; 0
- * dims is a scalar), elements of elem_size bytes at data. Returns 0, or
- * -1 for a shape digest.h cannot walk (the caller passes a contiguous
- * copy as one dim). */
+/* Checks one tensor's description and fills j: `ndims` dims of `shape`
+ * with `strides` in elements (never negative; 0 dims is a scalar),
+ * elements of elem_size bytes at data. Returns 0, or -1 for a shape
+ * digest.h cannot walk (the caller passes a contiguous copy as one dim). */
 static int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, int ndims,
                        const int64_t *shape, const int64_t *strides)
 {
@@ -204,49 +197,48 @@ static int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, in
     return j->count && !data ? -1 : 0;
 }
 
-/* Adds a digested tensor to the open record b. A step record that is
- * full is written as a part and continued; an op record takes
- * TRACE_MAX_OPERANDS tensors and refuses the rest. Returns 0 or -1. */
-static int fw_add(struct fw_build *b, const char *name, int role, const struct fw_job *j)
+enum { FW_TAKEN = 0, FW_REFUSED = -1, FW_FULL = -2 };
+
+/* Digests one tensor (fw_describe's arguments; role 1 = IN, 2 = OUT,
+ * trace_format.h) into the open record b. A step record that is full is
+ * written as a part and continued; an op record takes TRACE_MAX_OPERANDS
+ * tensors, and then FW_FULL, before any digest. FW_REFUSED: a tensor it
+ * cannot walk, or a part that could not be written. */
+static int fw_take(struct fw_build *b, const char *name, int role, const void *data,
+                   int64_t elem_size, int ndims, const int64_t *shape, const int64_t *strides)
 {
+    struct fw_job j;
+    if (!name || (role != TRACE_ROLE_IN && role != TRACE_ROLE_OUT) ||
+        fw_describe(&j, data, elem_size, ndims, shape, strides) != 0)
+        return FW_REFUSED;
     if (b->noperands == TRACE_MAX_OPERANDS) {
         if (!b->is_step)
-            return -1;
+            return FW_FULL;
         if (!fw_enter())
-            return -1;
+            return FW_REFUSED;
         fw_commit(b);
         guard_leave();
     }
     int i = b->noperands++;
     snprintf(b->operands[i].name, sizeof b->operands[i].name, "%s", name);
     b->operands[i].role = role;
-    b->operands[i].elem = (int)j->shape.elem;
-    b->operands[i].count = j->count;
-    b->operands[i].d = j->d;
-    return 0;
+    b->operands[i].elem = (int)elem_size;
+    b->operands[i].count = j.count;
+    b->operands[i].d = j.count ? digest_strided(data, &j.shape) : digest_bytes(NULL, 0);
+    return FW_TAKEN;
 }
 
-static int fw_role_ok(int role)
-{
-    return role == TRACE_ROLE_IN || role == TRACE_ROLE_OUT;
-}
-
-/* Digests one tensor into the record (fw_describe's arguments); role 1 =
- * IN, 2 = OUT (trace_format.h). Returns 0, or -1 when it was not taken
- * (no record open, a shape it cannot walk, an op record that is full). */
+/* Digests one tensor into the record (fw_take's arguments). Returns 0,
+ * or -1 when it was not taken (no record open, a shape it cannot walk, an
+ * op record that is full). */
 DETSHIM_EXPORT int detshim_framework_tensor(const char *name, int role, const void *data,
                                             int64_t elem_size, int ndims, const int64_t *shape,
                                             const int64_t *strides)
 {
     struct fw_build *b = FW_OPEN();
-    struct fw_job j;
-    if (!b || !name || !fw_role_ok(role) ||
-        fw_describe(&j, data, elem_size, ndims, shape, strides) != 0)
+    if (!b)
         return -1;
-    if (b->noperands == TRACE_MAX_OPERANDS && !b->is_step)
-        return -1;
-    fw_digest(&j);
-    return fw_add(b, name, role, &j);
+    return fw_take(b, name, role, data, elem_size, ndims, shape, strides) == FW_TAKEN ? 0 : -1;
 }
 
 /* n tensors in one call, as n calls of detshim_framework_tensor would
@@ -269,15 +261,12 @@ DETSHIM_EXPORT int detshim_framework_tensors(int n, const char *const *names, co
         return -1;
     int taken = 0;
     for (int i = 0; i < n; i++) {
-        struct fw_job j;
-        if (!names[i] || !fw_role_ok(roles[i]) ||
-            fw_describe(&j, data[i], elem_sizes[i], ndims[i], shapes + (size_t)i * DIGEST_MAX_DIMS,
-                        strides + (size_t)i * DIGEST_MAX_DIMS) != 0)
-            continue;
-        if (b->noperands == TRACE_MAX_OPERANDS && !b->is_step)
+        int rc = fw_take(b, names[i], roles[i], data[i], elem_sizes[i], ndims[i],
+                         shapes + (size_t)i * DIGEST_MAX_DIMS,
+                         strides + (size_t)i * DIGEST_MAX_DIMS);
+        if (rc == FW_FULL)
             break;
-        fw_digest(&j);
-        taken += fw_add(b, names[i], roles[i], &j) == 0;
+        taken += rc == FW_TAKEN;
     }
     return taken;
 }
