@@ -13,10 +13,12 @@
  * device; small ones are gathered packed by a kernel (dk_gather) and
  * copied. On the traced path nothing waits:
  * the kernels' results, or the copies, go by cuMemcpyDtoHAsync into
- * pinned memory of a per-thread pool of jobs, an event is recorded after
- * them, and the trace writer's FIFO of pending records (shim/trace/
- * writer.c) completes the digest when cuEventQuery says the event is done,
- * or waits for it at its drain points. Where that cannot be set up (a
+ * pinned memory of a per-thread pool of jobs (devdigest_jobs.c), one job
+ * per call and stream, whose one event is recorded after all of them when
+ * the call is sealed (cuda_commit), and the trace writer's FIFO of
+ * pending records (shim/trace/writer.c) completes the digests when
+ * cuEventQuery says the event is done, or waits for it at its drain
+ * points. Where that cannot be set up (a
  * driver error, no pinned memory, the pool exhausted, a copy over 1 MiB
  * where no kernel runs) the digest is taken synchronously as before,
  * waiting for the call's stream, and DETSHIM_LOG=info says so once per
