@@ -425,6 +425,16 @@ static int job_kernels(struct job *j)
     return j->kernels;
 }
 
+/* The logical bytes of span s (every dim >= 1): what cuda_layout_of's
+ * total says, without its runs, which only a kernel needs. */
+static size_t span_bytes(const struct cuda_span *s)
+{
+    size_t n = s->shape.elem;
+    for (int k = 0; k < s->shape.ndims; k++)
+        n *= (size_t)s->shape.dims[k];
+    return n;
+}
+
 /* How span s, of `total` logical bytes, is digested in a job whose stream
  * runs the digest kernels or not, and the pinned bytes its result takes. */
 static int part_kind(int kernels, const struct cuda_span *s, size_t total)
@@ -462,7 +472,7 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     int need_kernels = 0;
     for (int64_t b = 0; b < n; b++) {
         parts[b].shape = spans[b].shape;
-        parts[b].total = (size_t)cuda_layout_of(&spans[b]).total;
+        parts[b].total = span_bytes(&spans[b]);
         need_kernels |= spans[b].indirect || parts[b].total >= KERNEL_MIN_BYTES;
     }
     int kernels = need_kernels && job_kernels(j), big = 0;
