@@ -77,7 +77,9 @@ struct thread_jobs {
     struct job **pool;
     unsigned npool, next;
     struct job *open;
+    size_t want; /* pinned bytes a call has needed, up to WANT_MAX: a new job's least */
 };
+enum { WANT_MAX = 64 << 10 };
 static _Thread_local struct thread_jobs my_jobs;
 
 /* Takes j if it belongs to ctx and is free. A plain load first: a locked
@@ -334,10 +336,15 @@ static int job_complete(void *arg, int wait, detshim_digest *d)
     return 1;
 }
 
-/* trace_deferred.discard of a ticket: released uncompleted. */
+/* trace_deferred.discard of a ticket: released uncompleted (a forked
+ * child's copy of its parent's pending records, a record too late for
+ * the trace). Its copies may still land, in memory the job would
+ * otherwise reuse or regrow: the job is never reused. */
 static void job_discard(void *arg)
 {
-    ticket_release(arg);
+    struct ticket *tk = arg;
+    tk->job->broken = 1;
+    ticket_release(tk);
 }
 
 /* Queues the kernels or copies of j's parts [first, first + n), spans[0]
@@ -494,12 +501,16 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
         return -1;
     }
     /* Copies already queued target the open job's pinned memory, which
-     * cannot grow: what does not fit goes into a new job. */
+     * cannot grow: what does not fit goes into a new job, and later new
+     * jobs start with room for as much (up to WANT_MAX), so that a call
+     * keeps to one event. */
     if (j->used && off > j->cap) {
+        size_t want = off < WANT_MAX ? off : WANT_MAX;
+        t->want = want > t->want ? want : t->want;
         job_seal(t);
         return cuda_digest_start(stream, spans, n, later);
     }
-    if (job_reserve(j, j->n + n, off) != 0) {
+    if (job_reserve(j, j->n + n, j->used || off > t->want ? off : t->want) != 0) {
         cuda_log_sync_once(&log_mem, "no pinned host memory");
         return -1;
     }

@@ -431,6 +431,30 @@ static void test_an_event_the_driver_refuses_waits_for_the_stream_instead(void *
     assert_same(operand(&r, "A"), digest_matrix(buf, 8, 4, 8, sizeof(float)));
 }
 
+static void test_a_discarded_digest_never_lends_its_memory_to_a_later_one(void **state)
+{
+    (void)state;
+    /* A forked child drops its parent's pending records: their copies
+     * may still land, so their job's pinned memory is never reused. */
+    struct trace_rec dropped;
+    trace_rec_begin(&dropped, "dropped");
+    cuda_rec_matrix(&dropped, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+    cuda_digest_seal();
+    struct trace_deferred gone = dropped.operands[0].later;
+    gone.discard(gone.arg);
+    /* Each digest frees its job, and the next scans the pool's ring from
+     * after it: over many, every free job is taken in turn. A ticket is
+     * its job's: the dropped job's first ticket never comes back. */
+    for (int i = 0; i < 1000; i++) {
+        struct trace_rec r;
+        trace_rec_begin(&r, "test");
+        cuda_rec_matrix(&r, "B", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+        cuda_digest_seal();
+        assert_ptr_not_equal(r.operands[0].later.arg, gone.arg);
+        assert_same(operand(&r, "B"), digest_matrix(buf, 8, 4, 8, sizeof(float)));
+    }
+}
+
 static void test_a_pointer_array_batch_is_read_on_the_device_without_waiting(void **state)
 {
     (void)state;
@@ -493,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_a_thread_that_exits_frees_its_jobs_and_hands_over_a_pending_one),
         cmocka_unit_test(test_the_operands_of_one_call_complete_through_one_event),
         cmocka_unit_test(test_an_event_the_driver_refuses_waits_for_the_stream_instead),
+        cmocka_unit_test(test_a_discarded_digest_never_lends_its_memory_to_a_later_one),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
