@@ -48,18 +48,24 @@ int cublas_handle_device_scalars(cublasHandle_t h)
     return get && get(h, &m) == CUBLAS_STATUS_SUCCESS && m == CUBLAS_POINTER_MODE_DEVICE;
 }
 
-/* A math mode as text: the mode, then any flags. Writes into buf. */
-static const char *math_name(int mode, char *buf, size_t len)
+/* A math mode as text: the mode, then any flags; a static string, as
+ * every traced GEMM notes it (a snprintf each was a tenth of the shim's
+ * own time per call on the fake). */
+static const char *math_name(int mode)
 {
-    static const char *const names[] = { [0] = "default", [1] = "tensor_op", [2] = "pedantic",
-                                         [3] = "tf32_tensor_op", [4] = "fp32_emulated_bf16x9",
-                                         [8] = "fp64_emulated_fixedpoint" };
-    int base = mode & 0xf;
-    const char *n = base < (int)(sizeof names / sizeof *names) && names[base] ? names[base] : "?";
-    snprintf(buf, len, "%s%s", n,
-             mode & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
-                 ? "+disallow_reduced_precision_reduction" : "");
-    return buf;
+#define DISALLOW "+disallow_reduced_precision_reduction"
+#define MATH(n) { n, n DISALLOW }
+    static const char *const names[16][2] = {
+        [0] = MATH("default"), [1] = MATH("tensor_op"), [2] = MATH("pedantic"),
+        [3] = MATH("tf32_tensor_op"), [4] = MATH("fp32_emulated_bf16x9"),
+        [8] = MATH("fp64_emulated_fixedpoint"),
+    };
+    static const char *const unknown[2] = MATH("?");
+#undef MATH
+#undef DISALLOW
+    int flag = (mode & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) != 0;
+    const char *n = names[mode & 0xf][flag];
+    return n ? n : unknown[flag];
 }
 
 /* Math modes that let FP32 GEMMs round their inputs to TF32 (the
@@ -80,7 +86,7 @@ static int deny_tf32(const struct cuda_call *c)
     return c->pinned && core_cfg.cuda_tf32 == TF32_DENY;
 }
 
-void cublas_note_handle(struct trace_rec *r, cublasHandle_t h, char *buf, size_t len)
+void cublas_note_handle(struct trace_rec *r, cublasHandle_t h)
 {
     static void *atomics_cache, *math_cache;
     cublasGetAtomicsMode_fn *get_atomics =
@@ -93,7 +99,7 @@ void cublas_note_handle(struct trace_rec *r, cublasHandle_t h, char *buf, size_t
         trace_rec_note(r, "cuda.atomics",
                        atomics == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
     if (get_math && get_math(h, &math) == CUBLAS_STATUS_SUCCESS)
-        trace_rec_note(r, "cuda.math_mode", math_name(math, buf, len));
+        trace_rec_note(r, "cuda.math_mode", math_name(math));
 }
 
 DETSHIM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
@@ -118,7 +124,7 @@ DETSHIM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
         cuda_note_mode(&r, &c);
         trace_rec_note(&r, "cuda.atomics", atomics);
         trace_rec_note(&r, "cuda.math_mode", math);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -142,7 +148,7 @@ DETSHIM_EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t h, cublasAtomi
                        applied == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not_allowed");
         if (applied != (int)mode)
             trace_rec_note(&r, "cuda.override", "atomics_allowed->not_allowed");
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -158,19 +164,19 @@ DETSHIM_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m
                                                            : mode;
     cublasStatus_t st = real(h, applied);
     if (c.traced) {
-        char asked[64], got[64], override[140];
+        char override[140];
         struct trace_rec r;
         trace_rec_begin(&r, "cublasSetMathMode");
         trace_rec_int(&r, "mode", mode);
         trace_rec_int(&r, "status", st);
         cuda_note_mode(&r, &c);
-        trace_rec_note(&r, "cuda.math_mode", math_name(applied, got, sizeof got));
+        trace_rec_note(&r, "cuda.math_mode", math_name(applied));
         if (applied != (int)mode) {
-            snprintf(override, sizeof override, "math_%s->%s", math_name(mode, asked, sizeof asked),
-                     got);
+            snprintf(override, sizeof override, "math_%s->%s", math_name(mode),
+                     math_name(applied));
             trace_rec_note(&r, "cuda.override", override);
         }
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -192,7 +198,7 @@ struct gemm {
     int asked_compute;   /* before an override */
     int batched;         /* record strides and batch count */
     CUstream stream;
-    char math[64], override[96];
+    char override[96];
 };
 
 static char trans_char(int t)
@@ -280,13 +286,13 @@ static void gemm_after(const struct cuda_call *c, struct gemm *g, struct trace_r
     rec_operand(r, g, "C", TRACE_ROLE_OUT);
     trace_rec_int(r, "status", st);
     cuda_note_mode(r, c);
-    cublas_note_handle(r, g->h, g->math, sizeof g->math);
+    cublas_note_handle(r, g->h);
     if (g->compute >= 0)
         trace_rec_note(r, "cuda.algo", g->algo == CUBLAS_GEMM_DEFAULT ? "default (cuBLAS heuristic)"
                                        : "as requested (algo parameter)");
     if (g->override[0])
         trace_rec_note(r, "cuda.override", g->override);
-    trace_rec_commit(r);
+    cuda_commit(r);
 }
 
 /* cublas<T>gemm, cublas<T>gemmStridedBatched and cublas<T>gemmBatched:

@@ -46,7 +46,6 @@ struct vcall {
     int64_t m, n, lda, incx, incy;
     const void *alpha, *beta, *a, *x, *y; /* y: gemv's output, dot's second input */
     void *result;                          /* dot */
-    char math[64];
 };
 
 static void vcall_begin(struct vcall *v, struct trace_rec *r)
@@ -71,8 +70,8 @@ static void vcall_end(const struct cuda_call *c, struct vcall *v, struct trace_r
 {
     trace_rec_int(r, "status", st);
     cuda_note_mode(r, c);
-    cublas_note_handle(r, v->h, v->math, sizeof v->math);
-    trace_rec_commit(r);
+    cublas_note_handle(r, v->h);
+    cuda_commit(r);
 }
 
 /* y = alpha op(A) x + beta y, A m x n. */
@@ -243,7 +242,7 @@ DETSHIM_EXPORT cublasStatus_t cublasSetSmCountTarget(cublasHandle_t h, int smCou
         if (refused)
             trace_rec_note(&r, "cuda.override", "sm_count_target->unset (every SM: a carveout "
                            "changes the kernels cuBLAS picks)");
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;

@@ -21,7 +21,6 @@ struct solve {
     cublasHandle_t h;
     CUstream stream;
     int type, elem;
-    char math[64];
 };
 
 static void solve_begin(struct solve *s, struct trace_rec *r)
@@ -37,8 +36,8 @@ static void solve_end(const struct cuda_call *c, struct solve *s, struct trace_r
 {
     trace_rec_int(r, "status", st);
     cuda_note_mode(r, c);
-    cublas_note_handle(r, s->h, s->math, sizeof s->math);
-    trace_rec_commit(r);
+    cublas_note_handle(r, s->h);
+    cuda_commit(r);
 }
 
 /* `count` ints at device address p (pivots, info arrays); NULL records

@@ -93,7 +93,7 @@ DETSHIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
                                               : "none");
         if (override)
             trace_rec_note(&r, "cuda.override", override);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -490,7 +490,7 @@ DETSHIM_EXPORT cublasStatus_t cublasLtMatmul(
                        algo ? text : "NULL (cuBLASLt's heuristic inside the call)");
         if (override)
             trace_rec_note(&r, "cuda.override", override);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;

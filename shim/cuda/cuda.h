@@ -40,6 +40,10 @@ struct cuda_call {
  * Every 1 is paired with cuda_leave(). */
 int cuda_enter(struct cuda_call *c);
 void cuda_leave(void);
+/* trace_rec_commit for the family: seals the call's queued digests
+ * first (cuda_digest_seal), so that a committed record, which any thread
+ * may complete, never waits on a job its own thread has yet to seal. */
+void cuda_commit(struct trace_rec *r);
 
 /* A vendor symbol we call but do not intercept, looked up once and cached
  * in *cache; NULL (not fatal) where no loaded library defines it. */
@@ -90,6 +94,11 @@ struct cuda_span {
  * runs): the caller then digests synchronously. */
 int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
                       struct trace_deferred *later);
+/* Records, after what the calling thread's current call queued with
+ * cuda_digest_start, the one event that completes all of it (one per
+ * call and stream, not one per operand). Called by cuda_commit and
+ * cuda_leave; does nothing when nothing is queued. */
+void cuda_digest_seal(void);
 
 /* The digest of a direct span, waiting for it: digest_strided() of its
  * elements, on the device. A dim <= 0 digests nothing. */
@@ -165,11 +174,10 @@ void cuda_note_mode(struct trace_rec *r, const struct cuda_call *c);
 /* cuBLAS handles (cublas.c), for every cuBLAS interceptor: the handle's
  * stream (NULL, the legacy default stream, if unknown); 1 if its scalars
  * are passed by device pointer; and the notes cuda.atomics and
- * cuda.math_mode as the handle has them now (buf, len: room for the
- * math mode's text, which must live until the commit). */
+ * cuda.math_mode as the handle has them now. */
 CUstream cublas_handle_stream(cublasHandle_t h);
 int cublas_handle_device_scalars(cublasHandle_t h);
-void cublas_note_handle(struct trace_rec *r, cublasHandle_t h, char *buf, size_t len);
+void cublas_note_handle(struct trace_rec *r, cublasHandle_t h);
 
 /* cuDNN tensors (cudnn.c), for every cuDNN interceptor: the handle's
  * stream; the cudaDataType of the scaling factors for a tensor's data

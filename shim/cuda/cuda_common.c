@@ -28,7 +28,14 @@ int cuda_enter(struct cuda_call *c)
 
 void cuda_leave(void)
 {
+    cuda_digest_seal();
     guard_leave();
+}
+
+void cuda_commit(struct trace_rec *r)
+{
+    cuda_digest_seal();
+    trace_rec_commit(r);
 }
 
 void *cuda_sym(void **cache, const char *name)

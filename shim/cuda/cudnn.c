@@ -83,7 +83,7 @@ static void algo_list_after(const struct cuda_call *c, const char *api, int requ
     trace_rec_note(&r, "cuda.algo", n > 0 ? first : "none");
     if (filter[0])
         trace_rec_note(&r, "cuda.filter", filter);
-    trace_rec_commit(&r);
+    cuda_commit(&r);
 }
 
 #define ALGO_LIST(NAME, D1, D2, D4, PERF)                                                  \
@@ -297,7 +297,7 @@ static void conv_after(const struct cuda_call *c, struct conv *v, struct trace_r
     trace_rec_note(r, "cuda.algo", algo);
     if (v->override[0])
         trace_rec_note(r, "cuda.override", v->override);
-    trace_rec_commit(r);
+    cuda_commit(r);
 }
 
 DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionForward(

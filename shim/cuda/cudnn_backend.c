@@ -93,7 +93,7 @@ static void rec_engines(const struct cuda_call *c, int64_t offered, int64_t retu
     trace_rec_note(&r, "cuda.algo", chosen);
     if (filter[0])
         trace_rec_note(&r, "cuda.filter", filter);
-    trace_rec_commit(&r);
+    cuda_commit(&r);
 }
 
 /* The heuristics' answer, read into scratch descriptors: each config's
@@ -283,7 +283,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
         snprintf(engine, sizeof engine, "engine %lld (%s)", (long long)index,
                  index < 0 ? "unknown" : nondet ? "nondeterministic" : "deterministic");
         trace_rec_note(&r, "cuda.algo", engine);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;

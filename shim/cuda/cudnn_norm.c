@@ -90,7 +90,7 @@ static void bn_end(const struct cuda_call *c, struct trace_rec *r, int asked, in
         trace_rec_note(r, "cuda.override", override_note);
     else if (pinned_mode(c, asked) != asked)
         trace_rec_note(r, "cuda.override", "not pinned: cuDNN refused SPATIAL here");
-    trace_rec_commit(r);
+    cuda_commit(r);
 }
 
 /* A tensor operand, skipped when the program passes none. */

@@ -80,7 +80,7 @@ static void ctc_end(const struct cuda_call *c, struct trace_rec *r, CUstream s, 
                                                                            : "1 (nondeterministic)");
     if (asked != ran)
         trace_rec_note(r, "cuda.override", ctc_override);
-    trace_rec_commit(r);
+    cuda_commit(r);
 }
 
 DETSHIM_EXPORT cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle,
@@ -255,7 +255,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnConvolutionBiasActivationForward(
         trace_rec_note(&r, "cuda.algo", text);
         if (override[0])
             trace_rec_note(&r, "cuda.override", override);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -290,7 +290,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle,
         cudnn_rec_tensor(&r, "y", TRACE_ROLE_OUT, s, y, yDesc, 0);
         trace_rec_int(&r, "status", st);
         cuda_note_mode(&r, &c);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -320,7 +320,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescrip
         if (applied != (int)mathType)
             trace_rec_note(&r, "cuda.override", "math tensor_op_allow_conversion->tensor_op "
                            "(FP32 data not converted down)");
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;

@@ -151,7 +151,7 @@ static void rnn_end(const struct cuda_call *c, struct rnn *v, cudnnStatus_t st)
     trace_rec_int(&v->r, "status", st);
     cuda_note_mode(&v->r, c);
     trace_rec_note(&v->r, "cuda.cublas_workspace", v->workspace);
-    trace_rec_commit(&v->r);
+    cuda_commit(&v->r);
 }
 
 DETSHIM_EXPORT cudnnStatus_t cudnnRNNForward(
@@ -295,7 +295,7 @@ static cudnnStatus_t dropout_call(const char *api, cudnnSetDropoutDescriptor_fn 
         if (pinned)
             trace_rec_note(&v.r, "cuda.override", "seed->pinned seed (the program's seed is "
                            "logged, not traced)");
-        trace_rec_commit(&v.r);
+        cuda_commit(&v.r);
     }
     cuda_leave();
     return st;

@@ -110,7 +110,7 @@ static cudnnStatus_t grid_call(const char *api, int backward, void *real_fn, cud
                   backward ? theta : grid, d.type);
         trace_rec_int(&r, "status", st_);
         cuda_note_mode(&r, &c);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st_;
@@ -175,7 +175,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnSpatialTfSamplerForward(
         cudnn_rec_tensor(&r, "y", TRACE_ROLE_OUT, s, y, yDesc, 0);
         trace_rec_int(&r, "status", st_);
         cuda_note_mode(&r, &c);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st_;
@@ -229,7 +229,7 @@ DETSHIM_EXPORT cudnnStatus_t cudnnSpatialTfSamplerBackward(
         cuda_note_mode(&r, &c);
         trace_rec_note(&r, "cuda.nondeterministic", "atomics; cuDNN has no deterministic mode "
                        "for cudnnSpatialTfSamplerBackward (not pinned)");
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st_;

@@ -121,7 +121,7 @@ static curandStatus_t create(const char *api, curandCreateGenerator_fn *real,
         cuda_note_mode(&r, &c);
         trace_rec_note(&r, "cuda.ordering", ordering);
         trace_rec_note(&r, "cuda.seed", seeded);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -163,7 +163,7 @@ DETSHIM_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator
         if (pin)
             trace_rec_note(&r, "cuda.override",
                            "seed->pinned seed (the program's seed is logged, not traced)");
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -188,7 +188,7 @@ DETSHIM_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g,
         cuda_note_mode(&r, &c);
         if (applied != (int)order)
             trace_rec_note(&r, "cuda.override", "ordering->legacy");
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;
@@ -256,7 +256,7 @@ static void rec_generate(const struct cuda_call *c, const char *api, curandGener
     cuda_note_mode(&r, c);
     if (!known)
         note_unknown(&r);
-    trace_rec_commit(&r);
+    cuda_commit(&r);
 }
 
 /* An interceptor for curandGenerate<NAME>(generator, out, n, ARGS...):
@@ -323,7 +323,7 @@ DETSHIM_EXPORT curandStatus_t curandGenerateSeeds(curandGenerator_t g)
         cuda_note_mode(&r, &c);
         if (!generator_get(g, &gen))
             note_unknown(&r);
-        trace_rec_commit(&r);
+        cuda_commit(&r);
     }
     cuda_leave();
     return st;

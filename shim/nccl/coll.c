@@ -134,7 +134,7 @@ static void rec_finish(struct trace_rec *r, const struct nccl_op *o)
         nccl_rec_buffer(r, o->kind == NCCL_BCAST ? "buff" : "recv", TRACE_ROLE_OUT, o->stream,
                         o->recv, recv_count(o), o->type);
     trace_rec_int(r, "status", o->status);
-    trace_rec_commit(r);
+    cuda_commit(r); /* seals the queued device digests first */
 }
 
 static ncclResult_t real_call(const struct nccl_op *o)

@@ -22,6 +22,7 @@
 
 unsigned long long fake_cuda_kernel_launches(void); /* the fake driver's counts */
 unsigned long long fake_cuda_count(const char *name);
+void fake_cuda_env_changed(void); /* after a setenv of its FAKE_CUDA_* */
 
 static float buf[64 * 40];
 
@@ -107,12 +108,14 @@ static void test_a_stream_in_graph_capture_is_never_waited_for(void **state)
 {
     (void)state;
     setenv("FAKE_CUDA_CAPTURING", "1", 1);
+    fake_cuda_env_changed();
     unsigned long long before = fake_cuda_kernel_launches();
     detshim_digest d;
     float x;
     int big = cuda_digest_matrix(NULL, buf, 64, 40, 64, sizeof(float), &d);
     int small = cuda_read(NULL, &x, buf, sizeof x);
     unsetenv("FAKE_CUDA_CAPTURING");
+    fake_cuda_env_changed();
     assert_int_equal(big, -1);
     assert_int_equal(small, -1);
     assert_true(fake_cuda_kernel_launches() == before); /* nothing joined the graph */
@@ -291,6 +294,7 @@ static void test_a_queued_digest_is_complete_only_when_its_event_is(void **state
 {
     (void)state;
     setenv("FAKE_CUDA_EVENT_QUERIES", "3", 1);
+    fake_cuda_env_changed();
     unsigned long long events = fake_cuda_count("cuEventSynchronize");
     struct trace_rec r;
     trace_rec_begin(&r, "test");
@@ -303,6 +307,7 @@ static void test_a_queued_digest_is_complete_only_when_its_event_is(void **state
     assert_same(d, digest_matrix(buf, 64, 40, 64, sizeof(float)));
     assert_true(fake_cuda_count("cuEventSynchronize") == events);
     unsetenv("FAKE_CUDA_EVENT_QUERIES");
+    fake_cuda_env_changed();
 }
 
 static void test_a_job_never_completed_does_not_make_every_later_digest_a_new_job(void **state)
@@ -341,6 +346,7 @@ static void *digest_then_exit(void *arg)
     trace_rec_begin(&done, "done");
     trace_rec_begin(&pending, "pending");
     cuda_rec_matrix(&done, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+    cuda_digest_seal(); /* the end of a call, as cuda_commit does: the next is a new job */
     cuda_rec_matrix(&pending, "B", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 7, 5, 9, 4, 1, 0);
     struct trace_deferred later = done.operands[0].later;
     assert_int_equal(later.complete(later.arg, 1, &d), 1);
@@ -381,6 +387,72 @@ static void test_a_queued_input_digest_sees_the_bytes_before_later_work(void **s
     for (size_t i = 0; i < sizeof x / sizeof *x; i++)
         x[i] = -x[i];
     assert_same(operand(&r, "C"), before);
+}
+
+static void test_the_operands_of_one_call_complete_through_one_event(void **state)
+{
+    (void)state;
+    /* A GEMM's A and B before the kernel and C after it, on one stream:
+     * one event, recorded when the call is sealed, after all three. */
+    float c[8 * 8];
+    memcpy(c, buf, sizeof c);
+    unsigned long long records = fake_cuda_count("cuEventRecord");
+    struct trace_rec r;
+    trace_rec_begin(&r, "gemm");
+    cuda_rec_matrix(&r, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 8, 8, 4, 1, 0);
+    cuda_rec_matrix(&r, "B", TRACE_ROLE_IN, NULL, buf + 64, CUBLAS_OP_N, 8, 8, 8, 4, 1, 0);
+    detshim_digest before = digest_matrix(c, 8, 8, 8, sizeof(float));
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        c[i] = 2 * c[i]; /* the "kernel" */
+    cuda_rec_matrix(&r, "C", TRACE_ROLE_OUT, NULL, c, CUBLAS_OP_N, 8, 8, 8, 4, 1, 0);
+    assert_true(fake_cuda_count("cuEventRecord") == records); /* none yet */
+    cuda_digest_seal();
+    assert_true(fake_cuda_count("cuEventRecord") == records + 1);
+    assert_same(operand(&r, "A"), digest_matrix(buf, 8, 8, 8, sizeof(float)));
+    assert_same(operand(&r, "B"), digest_matrix(buf + 64, 8, 8, 8, sizeof(float)));
+    detshim_digest after = operand(&r, "C");
+    assert_same(after, digest_matrix(c, 8, 8, 8, sizeof(float)));
+    assert_false(after.lo == before.lo && after.hi == before.hi);
+}
+
+static void test_an_event_the_driver_refuses_waits_for_the_stream_instead(void **state)
+{
+    (void)state;
+    setenv("FAKE_CUDA_FAIL", "cuEventRecord", 1);
+    fake_cuda_env_changed();
+    unsigned long long syncs = stream_syncs();
+    struct trace_rec r;
+    trace_rec_begin(&r, "test");
+    cuda_rec_matrix(&r, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+    cuda_digest_seal();
+    unsetenv("FAKE_CUDA_FAIL");
+    fake_cuda_env_changed();
+    assert_true(stream_syncs() == syncs + 1);
+    assert_same(operand(&r, "A"), digest_matrix(buf, 8, 4, 8, sizeof(float)));
+}
+
+static void test_a_discarded_digest_never_lends_its_memory_to_a_later_one(void **state)
+{
+    (void)state;
+    /* A forked child drops its parent's pending records: their copies
+     * may still land, so their job's pinned memory is never reused. */
+    struct trace_rec dropped;
+    trace_rec_begin(&dropped, "dropped");
+    cuda_rec_matrix(&dropped, "A", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+    cuda_digest_seal();
+    struct trace_deferred gone = dropped.operands[0].later;
+    gone.discard(gone.arg);
+    /* Each digest frees its job, and the next scans the pool's ring from
+     * after it: over many, every free job is taken in turn. A ticket is
+     * its job's: the dropped job's first ticket never comes back. */
+    for (int i = 0; i < 1000; i++) {
+        struct trace_rec r;
+        trace_rec_begin(&r, "test");
+        cuda_rec_matrix(&r, "B", TRACE_ROLE_IN, NULL, buf, CUBLAS_OP_N, 8, 4, 8, 4, 1, 0);
+        cuda_digest_seal();
+        assert_ptr_not_equal(r.operands[0].later.arg, gone.arg);
+        assert_same(operand(&r, "B"), digest_matrix(buf, 8, 4, 8, sizeof(float)));
+    }
 }
 
 static void test_a_pointer_array_batch_is_read_on_the_device_without_waiting(void **state)
@@ -443,6 +515,9 @@ int main(void)
         cmocka_unit_test(test_a_job_never_completed_does_not_make_every_later_digest_a_new_job),
         cmocka_unit_test(test_a_queued_input_digest_sees_the_bytes_before_later_work),
         cmocka_unit_test(test_a_thread_that_exits_frees_its_jobs_and_hands_over_a_pending_one),
+        cmocka_unit_test(test_the_operands_of_one_call_complete_through_one_event),
+        cmocka_unit_test(test_an_event_the_driver_refuses_waits_for_the_stream_instead),
+        cmocka_unit_test(test_a_discarded_digest_never_lends_its_memory_to_a_later_one),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

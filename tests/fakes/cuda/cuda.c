@@ -14,6 +14,10 @@
  * FAKE_CUDA_CAPTURING=1. FAKE_CUDA_FAIL=cuEventRecord makes every event
  * record fail, as a driver error would; FAKE_CUDA_FAIL=cuModuleLoadData
  * every module load, as in a context where the PTX does not load.
+ * The FAKE_CUDA_* variables are read at the first call and again when a
+ * unit test that changed them with setenv calls fake_cuda_env_changed():
+ * a getenv in each event call was a tenth of a traced call's cost in
+ * bench_cublas.
  * Synchronisations and other calls are counted: fake_cuda_count(name) for
  * unit tests, and with DETSHIM_FAKE_CUDA_STATS=path written to that file
  * at exit as `name count` lines. Only the calls detshim's device digests,
@@ -58,14 +62,37 @@ static void write_stats(void)
     fclose(f);
 }
 
+/* The steering variables, as last read. */
+static struct {
+    pthread_once_t once;
+    char fail[64];     /* FAKE_CUDA_FAIL: the call that fails, or "" */
+    int capturing;     /* FAKE_CUDA_CAPTURING=1 */
+    int event_queries; /* FAKE_CUDA_EVENT_QUERIES, default 3 */
+} env = { .once = PTHREAD_ONCE_INIT };
+
+FAKE_EXPORT void fake_cuda_env_changed(void)
+{
+    const char *fail = getenv("FAKE_CUDA_FAIL"), *cap = getenv("FAKE_CUDA_CAPTURING"),
+               *queries = getenv("FAKE_CUDA_EVENT_QUERIES");
+    snprintf(env.fail, sizeof env.fail, "%s", fail ? fail : "");
+    env.capturing = cap && *cap == '1';
+    env.event_queries = queries && atoi(queries) > 0 ? atoi(queries) : 3;
+}
+
+static void env_read(void)
+{
+    pthread_once(&env.once, fake_cuda_env_changed);
+}
+
 /* Asynchronous copies not yet delivered, oldest first; each has the
  * number of the work queued before it, and an event the number of the
  * last work before it. */
 struct copy {
-    void *dst, *bytes;
+    void *dst;
     size_t n;
     unsigned long long seq;
     struct copy *next;
+    unsigned char bytes[]; /* taken when queued */
 };
 static struct copy *queue, **queue_end = &queue;
 static unsigned long long queued, delivered;
@@ -77,7 +104,6 @@ static void deliver(unsigned long long upto)
         struct copy *c = queue;
         memcpy(c->dst, c->bytes, c->n);
         queue = c->next;
-        free(c->bytes);
         free(c);
     }
     if (!queue)
@@ -120,17 +146,16 @@ FAKE_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t by
 FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
 {
     (void)s;
-    struct copy *c = malloc(sizeof *c);
-    void *b = malloc(bytes ? bytes : 1);
-    if (!c || !b) {
-        free(c);
-        free(b);
+    struct copy *c = malloc(sizeof *c + bytes);
+    if (!c)
         return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
-    }
-    memcpy(b, (const void *)(uintptr_t)src, bytes);
+    memcpy(c->bytes, (const void *)(uintptr_t)src, bytes);
     pthread_mutex_lock(&lock);
     counts.cuMemcpyDtoHAsync++;
-    *c = (struct copy){ dst, b, bytes, ++queued, NULL };
+    c->dst = dst;
+    c->n = bytes;
+    c->seq = ++queued;
+    c->next = NULL;
     *queue_end = c;
     queue_end = &c->next;
     pthread_mutex_unlock(&lock);
@@ -169,8 +194,8 @@ FAKE_EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
 /* 1 if FAKE_CUDA_FAIL names the call. */
 static int told_to_fail(const char *call)
 {
-    const char *fail = getenv("FAKE_CUDA_FAIL");
-    return fail && strcmp(fail, call) == 0;
+    env_read();
+    return strcmp(env.fail, call) == 0;
 }
 
 FAKE_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
@@ -191,8 +216,8 @@ FAKE_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 FAKE_EXPORT CUresult cuEventQuery(CUevent ev)
 {
     struct fake_event *e = (struct fake_event *)(void *)ev;
-    const char *v = getenv("FAKE_CUDA_EVENT_QUERIES");
-    int needed = v && atoi(v) > 0 ? atoi(v) : 3;
+    env_read();
+    int needed = env.event_queries;
     pthread_mutex_lock(&lock);
     counts.cuEventQuery++;
     int done = e->seq <= delivered || ++e->queries >= needed;
@@ -245,8 +270,8 @@ FAKE_EXPORT CUresult cuCtxSynchronize(void)
 FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status)
 {
     (void)stream;
-    const char *v = getenv("FAKE_CUDA_CAPTURING");
-    *status = v && *v == '1' ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    env_read();
+    *status = env.capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
     return CUDA_SUCCESS;
 }
 
