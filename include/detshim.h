@@ -78,7 +78,8 @@ typedef struct {
     detshim_operand *operands;
     detshim_frame *frames;
     detshim_note *notes;
-    uint8_t digest[32]; /* SHA-256 of the record payload (identity) */
+    uint8_t digest[16]; /* its record hash: XXH3-128 of the record payload,
+                         * low64 then high64 little-endian (identity) */
     uint64_t file_offset;
 } detshim_record;
 

@@ -182,7 +182,7 @@ __attribute__((format(printf, 2, 3))) static void mark(detshim_process *p, const
 /* One RECORD frame of thread t at `off`: parsed (kept, or only checked),
  * chained. Returns 0, 1 if it is malformed, or DETSHIM_ERR_NOMEM. */
 static int scan_record(struct scan *s, struct scan_thread *t, const unsigned char *payload,
-                       uint32_t flen, uint64_t off)
+                       uint32_t flen, const uint8_t hash[16], uint64_t off)
 {
     detshim_record r;
     struct arena *a = s->keep ? &s->pp->arena : &s->scratch;
@@ -193,14 +193,15 @@ static int scan_record(struct scan *s, struct scan_thread *t, const unsigned cha
     if (!t->t.nrecords)
         t->e.first = off;
     t->e.end = off + TRACE_FRAME_HEADER_LEN + flen;
-    int rc = reader_window_record(&s->pp->pub, &t->t, &t->w, payload, flen); /* hook */
+    int rc = reader_window_record(&s->pp->pub, &t->t, &t->w, hash); /* hook */
     if (rc)
         return rc;
     if (!s->keep) {
         t->t.nrecords++;
         return 0;
     }
-    if (reader_finish_record(&r, payload, flen, off) != 0 || add_record(&t->t, &r) != 0)
+    reader_finish_record(&r, hash, off);
+    if (add_record(&t->t, &r) != 0)
         return DETSHIM_ERR_NOMEM;
     return 0;
 }
@@ -235,7 +236,9 @@ static int scan_frames(struct scan *s, struct reader_src *src, uint64_t off, int
             break;
         }
         payload += TRACE_FRAME_HEADER_LEN;
-        if (check != trace_frame_check(payload, flen, type, thread)) {
+        uint8_t hash[16]; /* a RECORD's record hash too */
+        trace_frame_hash(payload, flen, hash);
+        if (check != trace_frame_check_of(hash, type, thread)) {
             mark(p, "damaged frame at byte %llu (check does not match)", (unsigned long long)off);
             break;
         }
@@ -251,7 +254,7 @@ static int scan_frames(struct scan *s, struct reader_src *src, uint64_t off, int
                 return DETSHIM_ERR_NOMEM;
         }
         if (type == TRACE_FRAME_RECORD) {
-            int rc = scan_record(s, t, payload, flen, off);
+            int rc = scan_record(s, t, payload, flen, hash, off);
             if (rc < 0)
                 return rc;
             if (rc) {
@@ -360,6 +363,7 @@ static void scan_free(struct scan *s)
     for (int i = 0; i < s->n; i++) {
         free(s->threads[i].t.records);
         free(s->threads[i].t.windows);
+        reader_window_free(&s->threads[i].w);
     }
     free(s->threads);
     free(s->slots);
