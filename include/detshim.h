@@ -78,8 +78,9 @@ typedef struct {
     detshim_operand *operands;
     detshim_frame *frames;
     detshim_note *notes;
-    uint8_t digest[16]; /* its record hash: XXH3-128 of the record payload,
-                         * low64 then high64 little-endian (identity) */
+    uint8_t digest[32]; /* its record hash (trace_format.h), its identity:
+                         * XXH3-128 of the payload (16 bytes, then 16
+                         * zero), SHA-256 in an identity stream */
     uint64_t file_offset;
 } detshim_record;
 

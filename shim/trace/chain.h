@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "detshim/trace_format.h"
 #include "trace/sha256.h"
 
 struct chain_field {
@@ -48,13 +49,27 @@ struct chain_window {
 int chain_window_begin(struct chain_window *w);
 /* Hands the batch to SHA-256; chain_window_add calls it when full. */
 void chain_window_flush(struct chain_window *w);
-/* Appends one record hash to the open window. */
-static inline void chain_window_add(struct chain_window *w, const uint8_t hash[16])
+/* Appends one record hash (len 16 or 32: chain_record_hash) to the open
+ * window. */
+static inline void chain_window_add(struct chain_window *w, const uint8_t *hash, uint32_t len)
 {
-    memcpy(w->batch + w->fill, hash, 16);
-    w->fill += 16;
-    if (w->fill == CHAIN_BATCH)
+    if (w->fill + len > CHAIN_BATCH)
         chain_window_flush(w);
+    memcpy(w->batch + w->fill, hash, len);
+    w->fill += len;
+}
+/* The record hash of a RECORD payload of frame thread index `thread`
+ * (trace_format.h), into out: its frame hash (16 bytes, the rest of out
+ * zeroed) in a calls or entropy stream; SHA-256 of the payload (32) in an
+ * identity stream. Returns its length, or 0 if OpenSSL failed. */
+static inline uint32_t chain_record_hash(uint32_t thread, const uint8_t *payload, uint32_t len,
+                                         const uint8_t frame_hash[16], uint8_t out[32])
+{
+    if (thread & TRACE_THREAD_IDENTITY)
+        return chain_sha256(payload, len, NULL, 0, out) == 0 ? 32 : 0;
+    memcpy(out, frame_hash, 16);
+    memset(out + 16, 0, 16);
+    return 16;
 }
 /* Writes the window's digest; begin again before the next add. Returns
  * 0, or -1 if OpenSSL failed somewhere in the window (digest unusable). */

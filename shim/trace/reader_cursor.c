@@ -111,7 +111,11 @@ int detshim_cursor_next(detshim_cursor *c, const detshim_record **r)
         arena_reset(&c->arena);
         if (reader_parse_record(payload, flen, &c->arena, &c->cur) != 0)
             return DETSHIM_ERR_FORMAT;
-        reader_finish_record(&c->cur, hash, off);
+        uint8_t rhash[32];
+        uint32_t rlen = chain_record_hash(thread, payload, flen, hash, rhash);
+        if (!rlen)
+            return DETSHIM_ERR_NOMEM;
+        reader_finish_record(&c->cur, rhash, rlen, off);
         c->next++;
         *r = &c->cur;
         return 1;
@@ -141,8 +145,12 @@ static int keep_at(struct proc_private *pp, uint32_t index, uint64_t off, const 
              type != TRACE_FRAME_RECORD || thread != index)
         rc = DETSHIM_ERR_IO;
     else if (r && reader_parse_record(payload, flen, &pp->arena, r) == 0) {
-        reader_finish_record(r, hash, off);
-        rc = 0;
+        uint8_t rhash[32];
+        uint32_t rlen = chain_record_hash(thread, payload, flen, hash, rhash);
+        if (rlen) {
+            reader_finish_record(r, rhash, rlen, off);
+            rc = 0;
+        }
     }
     reader_src_close(&src);
     *out = rc ? NULL : r;

@@ -46,9 +46,10 @@ uint64_t reader_le(const unsigned char *p, int n);
 int reader_parse_record(const unsigned char *payload, size_t len, struct arena *a,
                         detshim_record *r);
 
-/* Sets r->digest (its record hash, the frame hash the check was made
- * from: trace_frame_hash) and r->file_offset (of its frame). */
-void reader_finish_record(detshim_record *r, const uint8_t hash[16], uint64_t frame_offset);
+/* Sets r->digest (its record hash, rlen bytes: chain_record_hash) and
+ * r->file_offset (of its frame). */
+void reader_finish_record(detshim_record *r, const uint8_t *rhash, uint32_t rlen,
+                          uint64_t frame_offset);
 
 struct reader_site {
     detshim_frame frame;
@@ -93,13 +94,13 @@ struct reader_wstate {
 /* Sets p->window from its TRACE_FIELD_WINDOW field: 0, or -1 if absent or
  * not a number from 1 to 2^20. */
 int reader_window_size(detshim_process *p);
-/* A RECORD of thread t, at its position t->count, by its record hash:
- * added to the open window, closed when full. A WINDOW payload: one summarized
+/* A RECORD of thread t, at its position t->count, by its record hash
+ * (rlen bytes): added to the open window, closed when full. A WINDOW payload: one summarized
  * window at t->count. The end of t's stream (its THREAD_END, or the end
  * of a cut file): the open window closed. Each returns 0, 1 when the
  * frame does not fit the stream (malformed), or DETSHIM_ERR_NOMEM. */
 int reader_window_record(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
-                         const uint8_t hash[16]);
+                         const uint8_t *rhash, uint32_t rlen);
 int reader_window_frame(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
                         const unsigned char *payload, uint32_t len);
 int reader_window_end(detshim_thread *t, struct reader_wstate *w);

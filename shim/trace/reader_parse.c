@@ -262,8 +262,10 @@ int reader_parse_header(struct proc_private *pp, const unsigned char *d, size_t 
     return 0;
 }
 
-void reader_finish_record(detshim_record *r, const uint8_t hash[16], uint64_t frame_offset)
+void reader_finish_record(detshim_record *r, const uint8_t *rhash, uint32_t rlen,
+                          uint64_t frame_offset)
 {
     r->file_offset = frame_offset;
-    memcpy(r->digest, hash, sizeof r->digest);
+    memset(r->digest, 0, sizeof r->digest);
+    memcpy(r->digest, rhash, rlen);
 }

@@ -179,8 +179,8 @@ __attribute__((format(printf, 2, 3))) static void mark(detshim_process *p, const
     va_end(ap);
 }
 
-/* One RECORD frame of thread t at `off`: parsed (kept, or only checked),
- * chained. Returns 0, 1 if it is malformed, or DETSHIM_ERR_NOMEM. */
+/* One RECORD frame of thread t at `off`, of frame hash `hash`: parsed
+ * (kept, or only checked), its record hash added to its window. Returns 0, 1 if it is malformed, or DETSHIM_ERR_NOMEM. */
 static int scan_record(struct scan *s, struct scan_thread *t, const unsigned char *payload,
                        uint32_t flen, const uint8_t hash[16], uint64_t off)
 {
@@ -193,14 +193,18 @@ static int scan_record(struct scan *s, struct scan_thread *t, const unsigned cha
     if (!t->t.nrecords)
         t->e.first = off;
     t->e.end = off + TRACE_FRAME_HEADER_LEN + flen;
-    int rc = reader_window_record(&s->pp->pub, &t->t, &t->w, hash); /* hook */
+    uint8_t rhash[32];
+    uint32_t rlen = chain_record_hash(t->t.index, payload, flen, hash, rhash);
+    if (!rlen)
+        return DETSHIM_ERR_NOMEM; /* OpenSSL failed: it could not allocate */
+    int rc = reader_window_record(&s->pp->pub, &t->t, &t->w, rhash, rlen); /* hook */
     if (rc)
         return rc;
     if (!s->keep) {
         t->t.nrecords++;
         return 0;
     }
-    reader_finish_record(&r, hash, off);
+    reader_finish_record(&r, rhash, rlen, off);
     if (add_record(&t->t, &r) != 0)
         return DETSHIM_ERR_NOMEM;
     return 0;

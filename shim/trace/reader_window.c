@@ -64,13 +64,13 @@ static int close_window(detshim_thread *t, struct reader_wstate *w, uint32_t n)
 }
 
 int reader_window_record(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
-                         const uint8_t hash[16])
+                         const uint8_t *rhash, uint32_t rlen)
 {
     if (w->last)
         return 1;
     if (!w->in_window && chain_window_begin(&w->chain) != 0)
         return DETSHIM_ERR_NOMEM;
-    chain_window_add(&w->chain, hash);
+    chain_window_add(&w->chain, rhash, rlen);
     w->in_window++;
     t->count++;
     if (w->in_window < p->window)

@@ -143,10 +143,10 @@ static int close_window(struct thread_buf *tb, uint8_t frame[TRACE_WINDOW_FRAME_
     return written;
 }
 
-int window_after_record(struct thread_buf *tb, const uint8_t hash[16],
+int window_after_record(struct thread_buf *tb, const uint8_t *hash, uint32_t hlen,
                         uint8_t frame[TRACE_WINDOW_FRAME_LEN])
 {
-    chain_window_add(&tb->win.chain, hash);
+    chain_window_add(&tb->win.chain, hash, hlen);
     if (++tb->win.in_window < window_size)
         return 0;
     return close_window(tb, frame);

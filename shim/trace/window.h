@@ -46,10 +46,10 @@ void window_free(struct thread_buf *tb);
  * file, 0 if only its window's digest will be (a summary window). */
 int window_keeps_record(const struct thread_buf *tb);
 /* After record tb->seq - 1 (tb->seq already counts it), of record hash
- * `hash`: adds it to the open window and closes the window when it is
- * full. Returns 1 and fills frame (a WINDOW payload) when the window is
+ * `hash` (hlen bytes: chain_record_hash): adds it to the open window and
+ * closes the window when it is full. Returns 1 and fills frame (a WINDOW payload) when the window is
  * summarized and the frame must be written, else 0. */
-int window_after_record(struct thread_buf *tb, const uint8_t hash[16],
+int window_after_record(struct thread_buf *tb, const uint8_t *hash, uint32_t hlen,
                         uint8_t frame[TRACE_WINDOW_FRAME_LEN]);
 /* At the stream's end (tb->seq > 0): closes the open, partial window
  * (filling frame as window_after_record does) and leaves the stream head

@@ -391,22 +391,25 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
     assert(n > 0 && n <= TRACE_MAX_FRAME); /* bounded by TRACE_MAX_* and 255-byte strings */
     uint8_t *h = tb->buf + tb->len;
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
-    /* The payload is hashed once: its record hash is both the frame's
-     * check and what the window digest is over. Hook (window.c): a kept
+    /* The payload is hashed once in a calls or entropy stream: its frame
+     * hash is both the frame's check and its record hash, what the window
+     * digest is over (an identity stream's record hash is SHA-256: few
+     * records, and the files they name). Hook (window.c): a kept
      * record stays in the buffer; a record of a summarized window leaves
      * its bytes unused past the buffer's end. Either way its hash enters
      * the open window, and when the window closes window_after_record
      * folds it into the stream head and fills the WINDOW frame that
      * stands for a summarized one. */
-    uint8_t hash[16];
+    uint8_t hash[16], rhash[32];
     trace_frame_hash(payload, (uint32_t)n, hash);
+    uint32_t rlen = chain_record_hash(tb->index, payload, (uint32_t)n, hash, rhash);
     if (window_keeps_record(tb)) {
         frame_header_of(h, TRACE_FRAME_RECORD, tb->index, (uint32_t)n, hash);
         tb->len += TRACE_FRAME_HEADER_LEN + n;
     }
     tb->seq++;
     uint8_t wf[TRACE_WINDOW_FRAME_LEN];
-    if (window_after_record(tb, hash, wf))
+    if (window_after_record(tb, rhash, rlen, wf))
         append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
 }
 

@@ -36,6 +36,7 @@ FIELD_INFO = 0x1
 
 RECORD, SITE, THREAD_END, PROCESS_END = 1, 2, 3, 4
 WINDOW = 7
+THREAD_IDENTITY = 0x40000000  # frame thread bit of an identity stream
 INT, CHAR, F32, F64, C64, C128, STR = 1, 2, 3, 4, 5, 6, 7
 IN, OUT = 1, 2
 
@@ -81,6 +82,13 @@ def frame_hash(payload):
     a RECORD frame's is its record hash."""
     lo, hi = xxh3_128(payload)
     return struct.pack("<QQ", lo, hi)
+
+
+def record_hash(thread, payload):
+    """A record's hash: its frame hash, or SHA-256 in an identity stream."""
+    if thread & THREAD_IDENTITY:
+        return hashlib.sha256(payload).digest()
+    return frame_hash(payload)
 
 
 def frame_check(ftype, thread, payload):
@@ -213,7 +221,7 @@ class Trace:
             m = hashlib.sha256(WINDOW_SEED)
             part = recs[first:first + self.window]
             for i, rec in enumerate(part):
-                m.update(frame_hash(rec.payload(first + i)))
+                m.update(record_hash(thread, rec.payload(first + i)))
             out.append((first, len(part), m.digest()))
         return out
 

@@ -81,23 +81,33 @@ static void test_sha_ni_digest_is_the_same_however_the_input_is_split(void **sta
     }
 }
 
-/* SHA-256 of TRACE_CHAIN_SEED and n record hashes (16 bytes each, taken
- * from data), by OpenSSL in one call: what a window digest must be. */
+/* The length of the test's record hash i: 16 (an XXH3-128), and every
+ * third one 32 (a SHA-256, as an identity stream's are). */
+static uint32_t hash_len(size_t i)
+{
+    return i % 3 == 2 ? 32 : 16;
+}
+
+/* SHA-256 of TRACE_CHAIN_SEED and n record hashes (taken from data one
+ * after the other), by OpenSSL in one call: what a window digest must be. */
 static void window_digest_by_definition(size_t n, uint8_t out[32])
 {
     static uint8_t msg[sizeof TRACE_CHAIN_SEED + MAX_LEN];
-    size_t seed = strlen(TRACE_CHAIN_SEED);
+    size_t seed = strlen(TRACE_CHAIN_SEED), len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += hash_len(i);
     memcpy(msg, TRACE_CHAIN_SEED, seed);
-    memcpy(msg + seed, data, 16 * n);
-    openssl_sha256(msg, seed + 16 * n, out);
+    memcpy(msg + seed, data, len);
+    openssl_sha256(msg, seed + len, out);
 }
 
 static void test_window_digest_is_sha256_of_seed_and_hashes_on_sha_ni_and_on_openssl(void **state)
 {
     (void)state;
-    /* Counts around the batch (CHAIN_BATCH / 16 hashes) and a block. */
-    static const size_t counts[] = { 0, 1, 3, 4, 5, 31, 32, 33, 64, 65 };
-    _Static_assert(16 * 65 <= MAX_LEN, "the hashes come from data");
+    /* Counts around a block and the batch (CHAIN_BATCH bytes: 24 of the
+     * test's hashes), and a hash that does not fit the batch's end. */
+    static const size_t counts[] = { 0, 1, 3, 4, 5, 23, 24, 25, 31, 32, 33, 48, 49 };
+    _Static_assert(33 * 16 + 16 * 32 <= MAX_LEN, "49 hashes come from data");
     int had_fast = chain_set_fast(1);
     for (int on = 1; on >= 0; on--) {
         if (on && !had_fast)
@@ -108,8 +118,8 @@ static void test_window_digest_is_sha256_of_seed_and_hashes_on_sha_ni_and_on_ope
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
             uint8_t want[32], got[32];
             assert_int_equal(chain_window_begin(&w), 0); /* reused, as the writer does */
-            for (size_t i = 0; i < counts[c]; i++)
-                chain_window_add(&w, data + 16 * i);
+            for (size_t i = 0, off = 0; i < counts[c]; off += hash_len(i++))
+                chain_window_add(&w, data + off, hash_len(i));
             assert_int_equal(chain_window_end(&w, got), 0);
             window_digest_by_definition(counts[c], want);
             assert_memory_equal(got, want, 32);
