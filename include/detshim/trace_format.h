@@ -76,16 +76,21 @@
  *   str = u8 length, bytes (no terminator).
  *
  * Record hashes, chain and roots:
- *   record hash   h(i) = XXH3-128 of RECORD payload i, 16 bytes (low64,
- *                 high64): the algorithm of the operand digests the payload
- *                 holds, so a record is bound exactly as strongly as its
- *                 operands are (docs/security.md#what-the-root-binds).
+ *   record hash   in a calls or entropy stream, h(i) = the frame hash of
+ *                 RECORD payload i (XXH3-128, 16 bytes: low64, high64),
+ *                 the algorithm of the operand digests the payload holds,
+ *                 so such a record is bound as strongly as its operands;
+ *                 in an identity stream (TRACE_THREAD_IDENTITY), h(i) =
+ *                 SHA256(payload i), 32 bytes, so the files and code it
+ *                 names (by SHA-256 or build id) stay SHA-256 up to the
+ *                 root (docs/security.md#what-the-root-binds).
  *   windows       a stream's records are grouped by position into windows
  *                 of W records (TRACE_FIELD_WINDOW): window k holds records
  *                 kW .. kW+W-1, the last one what is left.
  *   window digest SHA256("detshim.window.v3" || h(first) || ... ||
- *                 h(last)), over the window's records only, in order;
- *                 one SHA-256 per window, 16 bytes of input per record
+ *                 h(last)), over the window's records only, in order (a
+ *                 stream's hashes all have one length); one SHA-256 per
+ *                 window, 16 bytes of input per call record
  *   stream head   s0 = SHA256("detshim.stream.v2");
  *                 s(k+1) = SHA256(s(k) || window digest k)
  *                 so a full trace and a summary trace of the same run have
