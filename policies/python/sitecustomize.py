@@ -137,25 +137,32 @@ def _keep_tunableop_off(torch):
     """The policy turns TunableOp off (PYTORCH_TUNABLEOP_ENABLED = 0: the
     GEMM kernels it times and keeps differ run to run); the program's own
     torch.cuda.tunable.enable(True) (PyTorch >= 2.3) would turn it back on
-    past the environment, so it leaves TunableOp off and says so once."""
-    tunable = getattr(getattr(torch, "cuda", None), "tunable", None)
-    enable = getattr(tunable, "enable", None)
-    if enable is None:
-        return  # this torch has no TunableOp
-
+    past the environment, so it leaves TunableOp off and says so once.
+    torch.cuda.tunable.enable calls torch._C._cuda_tunableop_enable, which
+    a program may also call itself: both are kept off."""
     said = []
 
-    def keep_off(val=True):
-        if val and not said:
-            said.append(1)
-            _complain("torch.cuda.tunable.enable(True) was ignored: the policy "
-                      "keeps TunableOp off (PYTORCH_TUNABLEOP_ENABLED = 0), "
-                      "since the kernels it times and picks differ run to run; "
-                      "remove the call, or use a policy without that line")
-        return enable(False)
+    def keep_off(real, name):
+        def wrapper(val=True):
+            if val and not said:
+                said.append(1)
+                _complain("%s(True) was ignored: the policy keeps TunableOp "
+                          "off (PYTORCH_TUNABLEOP_ENABLED = 0), since the "
+                          "kernels it times and picks differ run to run; "
+                          "remove the call, or use a policy without that "
+                          "line" % name)
+            return real(False)
+        wrapper.__doc__ = real.__doc__
+        return wrapper
 
-    keep_off.__doc__ = enable.__doc__
-    tunable.enable = keep_off
+    c = getattr(torch, "_C", None)
+    raw = getattr(c, "_cuda_tunableop_enable", None)
+    if raw is not None:
+        c._cuda_tunableop_enable = keep_off(raw, "torch._C._cuda_tunableop_enable")
+    tunable = getattr(getattr(torch, "cuda", None), "tunable", None)
+    enable = getattr(tunable, "enable", None)
+    if enable is not None:
+        tunable.enable = keep_off(enable, "torch.cuda.tunable.enable")
 
 
 def _complain(message):

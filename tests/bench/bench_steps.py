@@ -1,6 +1,8 @@
 """Costs of step and op records (docs/frameworks.md), in one process under
 the shim with a trace, on two seeded PyTorch models, each trained with
-SGD (momentum 0.9: one state tensor per parameter) and with Adam (three):
+SGD (momentum 0.9: one state tensor per parameter) and with Adam (three),
+and the MLP also with plain SGD (no state: the optimizer of the training
+benchmark, tests/programs/torch_prog.py, on which issue 16 sets its target):
 
   mlp          64 -> 1024 -> 1024 -> 10, batch 128: 1.1M parameters and
                the least compute per parameter a training has (each
@@ -93,8 +95,11 @@ for label, make in (("mlp", mlp), ("transformer", transformer)):
     params = sum(p.numel() for p in model.parameters())
     print("  %s: %.2fM parameters in %d tensors" % (label, params / 1e6,
                                                    len(list(model.parameters()))))
-    for name, opt in (("SGD", torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)),
-                      ("Adam", torch.optim.Adam(model.parameters(), lr=1e-4))):
+    opts = [("SGD", torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)),
+            ("Adam", torch.optim.Adam(model.parameters(), lr=1e-4))]
+    if label == "mlp":  # the training benchmark's own optimizer (torch_prog.py)
+        opts.insert(0, ("SGD0", torch.optim.SGD(model.parameters(), lr=0.05)))
+    for name, opt in opts:
         (step, step_best), (record, record_best) = per_step(opt, loss, n), per_record(opt, max(n, 20))
         tensors = [p for g in opt.param_groups for p in g["params"]]
         tensors += [v for p in list(tensors) for v in opt.state[p].values() if torch.is_tensor(v)]

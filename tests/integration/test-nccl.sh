@@ -73,6 +73,9 @@ for api in ncclReduce ncclBroadcast ncclBcast ncclReduceScatter ncclAllGather nc
     ncclGather ncclScatter ncclSend ncclRecv; do
     expect_grep "$api is traced" "^ +[0-9]+ $api rank=1 " "$WORK/pin1.show"
 done
+expect_grep "a one-sided put is recorded with its peer, window offset, signal and source digest" \
+    "ncclPutSignal rank=1 nranks=3 comm=w0 datatype=float32 count=$N peer=2 peer_win_offset=64 sig_idx=1 ctx=0 flags=0 status=0 \| send:in:${N}x4:[0-9a-f]+" \
+    "$WORK/pin1.show"
 expect_grep "a split is recorded with its new rank, size and identity, from parent and colour" \
     "ncclCommSplit rank=0 nranks=1 comm=w0/s0c1 color=1 key=1 status=0" "$WORK/pin1.show"
 expect_grep "the split's collectives carry its identity" \

@@ -96,6 +96,19 @@ expect_grep "TunableOp pinned off: says so, and what to do" \
     '^detshim: torch.cuda.tunable.enable\(True\) was ignored: the policy keeps TunableOp off .*remove the call' \
     "$WORK/tunable.err"
 expect_lines "TunableOp pinned off: one line, however many calls" 1 "$WORK/tunable.err"
+# The function torch.cuda.tunable.enable calls, called by the program itself.
+printf 'cstate = []\ndef _cuda_tunableop_enable(val):\n    cstate.append(val)\n' \
+    > "$WORK/fake/torch/_C.py"
+printf 'from . import _C\n' >> "$WORK/fake/torch/__init__.py"
+printf 'import torch\ntorch._C._cuda_tunableop_enable(True)\nprint(torch._C.cstate)\n' \
+    > "$WORK/tunable-c-probe.py"
+DETSHIM_TORCH_DETERMINISTIC=on PYTORCH_TUNABLEOP_ENABLED=0 PYTHONPATH=$HOOK:$WORK/fake \
+    $PY "$WORK/tunable-c-probe.py" > "$WORK/tunable-c.out" 2> "$WORK/tunable-c.err"
+expect_eq "TunableOp pinned off: torch._C._cuda_tunableop_enable(True) reaches torch as False" \
+    "[False]" "$(cat "$WORK/tunable-c.out")"
+expect_grep "TunableOp pinned off: the direct call is named" \
+    '^detshim: torch._C._cuda_tunableop_enable\(True\) was ignored: the policy keeps TunableOp off' \
+    "$WORK/tunable-c.err"
 DETSHIM_TORCH_DETERMINISTIC=on PYTHONPATH=$HOOK:$WORK/fake $PY "$WORK/tunable-probe.py" \
     > "$WORK/tunable-free.out" 2>&1
 expect_eq "TunableOp not pinned by the policy: the program's calls as they were" \

@@ -10,7 +10,8 @@
  * where the reference is the ascending-rank sum ((x0 + x1) + x2) + ...
  * computed here from every rank's values. With `all` it goes on through
  * ncclReduce, ncclBroadcast, ncclBcast, ncclReduceScatter, ncclAllGather,
- * ncclAlltoAll, ncclGather, ncclScatter, a ring of ncclSend/ncclRecv in a group, ncclCommSplit and an
+ * ncclAlltoAll, ncclGather, ncclScatter, a ring of ncclSend/ncclRecv in a group,
+ * an ncclPutSignal to the next rank, ncclCommSplit and an
  * all-reduce on the split, then (3 ranks or more) ncclCommShrink without the
  * last rank and an all-reduce on the rest, printing a hash of each result.
  *     nccl_ranks initall NRANKS COUNT
@@ -48,6 +49,7 @@ ncclAlltoAll_fn ncclAlltoAll;
 ncclGather_fn ncclGather;
 ncclScatter_fn ncclScatter;
 ncclSend_fn ncclSend;
+ncclPutSignal_fn ncclPutSignal;
 ncclRecv_fn ncclRecv;
 ncclResult_t ncclGroupStart(void);
 ncclResult_t ncclGroupEnd(void);
@@ -134,6 +136,10 @@ static void the_others(ncclComm_t comm, int rank, int n, size_t count, const flo
     CHECK(ncclRecv(a, count, ncclFloat32, (rank + n - 1) % n, comm, NULL));
     CHECK(ncclGroupEnd());
     print_hash(rank, "sendrecv", a, count * sizeof *a);
+    /* A put into the next rank's window (the fake moves no data). */
+    static char window;
+    CHECK(ncclPutSignal(x, count, ncclFloat32, (rank + 1) % n, (ncclWindow_t)(void *)&window,
+                        64, 1, 0, 0, comm, NULL));
     ncclComm_t half;
     CHECK(ncclCommSplit(comm, rank % 2, rank, &half, NULL));
     CHECK(ncclAllReduce(x, a, count, ncclFloat32, ncclAvg, half, NULL));

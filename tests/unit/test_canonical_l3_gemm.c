@@ -8,7 +8,7 @@
  * must be untouched. trmm, trsm, syr2k and her2k on the GEMM core give
  * the bits of their sequential kernels (canon_l3_use_gemm(0)), at shapes
  * of several blocks, every side, uplo, trans and diag, both layouts.
- * (test_canonical_blas.c and test_canonical_rank2k.c check the sequential
+ * (test_canonical_l3_ref.c and test_canonical_rank2k.c check the sequential
  * kernels against the contract's slow reference.)
  */
 #include <setjmp.h>

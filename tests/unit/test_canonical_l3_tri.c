@@ -9,7 +9,7 @@
  *     and the leaves really run on the pool's workers;
  *   - the results agree with OpenBLAS's (loaded with dlopen) within a
  *     rounding tolerance: the orders differ, the answers must not.
- * (test_canonical_blas.c checks small shapes and order 'R' against its
+ * (test_canonical_l3_ref.c checks small shapes and order 'R' against its
  * own reference; test_canonical_l3_gemm.c checks the core against the
  * sequential kernels.)
  */

@@ -713,6 +713,22 @@ FAKE_EXPORT ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t t, in
     return submit((struct op){ OP_RECV, "Recv", NULL, recv, count, t, 0, -1, 0, peer, comm });
 }
 
+/* NCCL 2.29's one-sided put: the fake has no registered windows and moves
+ * no data; it checks the arguments a real NCCL would and reads the source,
+ * so a test can see the shim record the call (test-nccl.sh). */
+FAKE_EXPORT ncclResult_t ncclPutSignal(const void *localbuff, size_t count, ncclDataType_t t,
+                                       int peer, ncclWindow_t peer_win, size_t peer_win_offset,
+                                       int sig_idx, int ctx, unsigned int flags, ncclComm_t comm,
+                                       cudaStream_t stream)
+{
+    (void)t; (void)peer_win_offset; (void)sig_idx; (void)ctx; (void)flags; (void)stream;
+    if (!comm || peer < 0 || peer >= comm->nranks || peer == comm->rank)
+        return fail("ncclPutSignal: bad peer");
+    if (!peer_win || (count && !localbuff))
+        return fail("ncclPutSignal: no window or no source");
+    return ncclSuccess;
+}
+
 FAKE_EXPORT ncclResult_t ncclGroupStart(void)
 {
     group_depth++;

@@ -1,0 +1,379 @@
+/* Unit tests of the canonical level-2 BLAS (gemv, ger, trmv, trsv;
+ * shim/blas/canonical_l2.c):
+ * every routine's result equals, bit for bit, a slow obvious reference
+ * written here, on canonical_ref.h's helpers, from the contract in
+ * shim/blas/canonical.h (logical elements, the documented formulas, one
+ * operation at a time), over a grid
+ * of shapes, both layouts, every trans/uplo/side/diag, strides (negative
+ * and zero where the BLAS allows them), padded leading dimensions and
+ * alpha/beta in {0, 1, -1, other}; on every ISA path this CPU has, so the
+ * paths also equal one another. Whole buffers are compared, padding
+ * included, so a write outside the logical elements fails too. NaN results
+ * compare equal to any NaN (the contract does not fix NaN payloads).
+ */
+#include "canonical_ref.h"
+
+/* ---- level 2 ---------------------------------------------------------------- */
+
+static const int64_t l2_sizes[] = {0, 1, 3, 8, 17, 37, 70};
+#define N_L2 (sizeof l2_sizes / sizeof l2_sizes[0])
+static const int64_t l2_incs[][2] = {{1, 1}, {-2, 3}, {2, -1}};
+#define N_L2INC (sizeof l2_incs / sizeof l2_incs[0])
+
+static int lib_gemv(int t, char order, char trans, int64_t m, int64_t n, cx alpha, const void *a,
+                    int64_t lda, const void *x, int64_t incx, cx beta, void *y, int64_t incy)
+{
+    const struct sc al = sc_of(alpha), be = sc_of(beta);
+    switch (t) {
+    case TS: return canon_sgemv(order, trans, m, n, al.f[0], a, lda, x, incx, be.f[0], y, incy);
+    case TD: return canon_dgemv(order, trans, m, n, al.d[0], a, lda, x, incx, be.d[0], y, incy);
+    case TC: return canon_cgemv(order, trans, m, n, al.f, a, lda, x, incx, be.f, y, incy);
+    default: return canon_zgemv(order, trans, m, n, al.d, a, lda, x, incx, be.d, y, incy);
+    }
+}
+
+
+static void ref_gemv(int t, char order, char trans, int64_t m, int64_t n, cx alpha, const void *a,
+                     int64_t lda, const void *x, int64_t incx, cx beta, void *y, int64_t incy)
+{
+    const int64_t leny = trans == 'N' ? m : n, lenx = trans == 'N' ? n : m;
+    if (m == 0 || n == 0 || (is_zero(alpha) && is_one(beta)))
+        return;
+    for (int64_t i = 0; i < leny; i++) {
+        const int64_t yi = vidx(leny, incy, i);
+        cx s = {0, 0};
+        if (is_zero(alpha)) {
+            st(t, y, yi, ab0(t, beta, ld(t, y, yi)));
+            continue;
+        }
+        if ((order == 'C') == (trans != 'N')) { /* along A's stored columns: LANES */
+            cx *lanes = ref_chunks(lenx);
+            for (int64_t j = 0; j < lenx; j++)
+                *ref_lane(lanes, j) = cmac(t, *ref_lane(lanes, j), op_at(t, order, trans, a, lda, i, j),
+                                           ld(t, x, vidx(lenx, incx, j)));
+            s = ref_finish(t, lanes, lenx);
+        } else {
+            for (int64_t j = 0; j < lenx; j++)
+                s = cmac(t, s, op_at(t, order, trans, a, lda, i, j), ld(t, x, vidx(lenx, incx, j)));
+        }
+        st(t, y, yi, ab(t, alpha, beta, s, ld(t, y, yi)));
+    }
+}
+
+/* One gemv call against the reference. */
+static void check_gemv(int t, char order, char trans, int64_t m, int64_t n, int64_t pad,
+                       int64_t incx, int64_t incy, cx alpha, cx beta)
+{
+    const int64_t lda = (order == 'C' ? m : n) + pad;
+    const int64_t leny = trans == 'N' ? m : n, lenx = trans == 'N' ? n : m;
+    void *a = rand_buf(t, mlen(order, m, n, lda > 0 ? lda : 1));
+    void *x = rand_buf(t, vlen(lenx, incx)), *y = rand_buf(t, vlen(leny, incy));
+    void *want = dup_buf(t, y, vlen(leny, incy));
+    describe("%cgemv %c%c m=%lld n=%lld lda=%lld incx=%lld incy=%lld alpha=%g%+gi "
+             "beta=%g%+gi",
+             tname[t], order, trans, (long long)m, (long long)n, (long long)lda, (long long)incx,
+             (long long)incy, alpha.re, alpha.im, beta.re, beta.im);
+    assert_int_equal(
+        lib_gemv(t, order, trans, m, n, alpha, a, lda > 0 ? lda : 1, x, incx, beta, y, incy), 0);
+    ref_gemv(t, order, trans, m, n, alpha, a, lda > 0 ? lda : 1, x, incx, beta, want, incy);
+    assert_same(t, y, want, vlen(leny, incy));
+    free(a);
+    free(x);
+    free(y);
+    free(want);
+}
+
+static void gemv_grid(void)
+{
+    for (int t = 0; t < NTYPES; t++)
+        for (int o = 0; o < 2; o++)
+            for (int tr = 0; tr < 3; tr++)
+                for (size_t im = 0; im < N_L2; im++)
+                    for (size_t in = 0; in < N_L2; in++)
+                        for (size_t inc = 0; inc < N_L2INC; inc++)
+                            for (size_t p = 0; p < N_AB; p++)
+                                check_gemv(t, orders[o], transes[tr], l2_sizes[im], l2_sizes[in],
+                                           (int64_t)(p % 2) * 3, l2_incs[inc][0], l2_incs[inc][1],
+                                           scalar(t, ab_pairs[p][0]), scalar(t, ab_pairs[p][1]));
+    /* A leading dimension of 1024 floats, whose columns share cache sets
+     * (the AVX2 column dots then run their two groups skewed), with more
+     * and with fewer rows than the skew. */
+    for (int t = 0; t < NTYPES; t++)
+        for (int tr = 1; tr < 3; tr++) {
+            check_gemv(t, 'C', transes[tr], 300, 40, 1024 - 300, 1, -1, scalar(t, 3), scalar(t, 4));
+            check_gemv(t, 'C', transes[tr], 100, 35, 1024 - 100, 2, 1, scalar(t, 1), scalar(t, 0));
+            check_gemv(t, 'R', 'N', 40, 300, 1024 - 300, 1, 1, scalar(t, 1), scalar(t, 1));
+        }
+    /* Longer than the block of sums (8 KiB) in either direction. */
+    for (int t = 0; t < NTYPES; t++)
+        for (int tr = 0; tr < 3; tr++) {
+            const int64_t big = 8192 / (int64_t)tsize[t] + 37;
+            check_gemv(t, 'C', transes[tr], big, 5, 1, 1, 1, scalar(t, 3), scalar(t, 4));
+            check_gemv(t, 'C', transes[tr], 6, big, 0, -1, 2, scalar(t, 3), scalar(t, 4));
+        }
+    /* Column dots around the chunk boundaries (32768 terms), 1 .. 9
+     * columns (groups of 4 and the rest), contiguous and strided x. */
+    static const int64_t long_m[] = {32767, 32768, 32769, 98305};
+    for (int t = 0; t < NTYPES; t++)
+        for (size_t i = 0; i < sizeof long_m / sizeof long_m[0]; i++)
+            for (int64_t cols = 1; cols <= 9; cols += 4) {
+                check_gemv(t, 'C', t % 2 ? 'C' : 'T', long_m[i], cols, 3, i % 2 ? -2 : 1, 1,
+                           scalar(t, 3), scalar(t, 4));
+                check_gemv(t, 'R', 'N', cols, long_m[i], 0, 1, -1, scalar(t, 1), scalar(t, 0));
+            }
+}
+
+static void test_gemv_equals_a_sequential_sum_or_lanes_per_output(void **state)
+{
+    (void)state;
+    on_every_isa(gemv_grid);
+}
+
+/* Shapes of at least 2^18 products, so a gemv splits its outputs among
+ * threads: uneven lengths (not multiples of the split unit), padded
+ * leading dimensions and negative or strided increments. */
+static const struct {
+    char order, trans;
+    int64_t m, n, pad, incx, incy;
+} split_shapes[] = {
+    {'C', 'N', 1037, 301, 3, 1, 1},   {'C', 'T', 263, 1013, 0, -2, 1},
+    {'C', 'C', 517, 611, 5, 1, -3},   {'R', 'N', 389, 811, 1, 3, -1},
+    {'R', 'T', 1201, 223, 0, -1, 2},  {'R', 'C', 700, 450, 2, 1, 1},
+    {'C', 'T', 40000, 41, 1, 1, 1},   {'C', 'C', 65600, 19, 0, 3, -1},
+    {'R', 'N', 20, 40000, 2, -1, 1},  {'C', 'T', 140001, 3, 1, -1, 1},
+    {'C', 'C', 131072, 9, 0, 1, -2},  {'R', 'N', 5, 200003, 3, 2, 1},
+};
+
+/* Every split shape under threads 1 .. 8 against one reference. */
+static void gemv_threads_grid(void)
+{
+    static const int counts[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (int t = 0; t < NTYPES; t++)
+        for (size_t i = 0; i < sizeof split_shapes / sizeof split_shapes[0]; i++) {
+            const char order = split_shapes[i].order, trans = split_shapes[i].trans;
+            const int64_t m = split_shapes[i].m, n = split_shapes[i].n;
+            const int64_t incx = split_shapes[i].incx, incy = split_shapes[i].incy;
+            const int64_t lda = (order == 'C' ? m : n) + split_shapes[i].pad;
+            const int64_t leny = trans == 'N' ? m : n, lenx = trans == 'N' ? n : m;
+            const cx alpha = scalar(t, 3), beta = scalar(t, 4);
+            void *a = rand_buf(t, mlen(order, m, n, lda));
+            void *x = rand_buf(t, vlen(lenx, incx)), *y0 = rand_buf(t, vlen(leny, incy));
+            void *want = dup_buf(t, y0, vlen(leny, incy));
+            ref_gemv(t, order, trans, m, n, alpha, a, lda, x, incx, beta, want, incy);
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                void *y = dup_buf(t, y0, vlen(leny, incy));
+                canon_set_threads(counts[c]);
+                assert_int_equal(canon_threads(), counts[c]);
+                describe("%cgemv %c%c m=%lld n=%lld lda=%lld incx=%lld incy=%lld threads=%d",
+                         tname[t], order, trans, (long long)m, (long long)n, (long long)lda,
+                         (long long)incx, (long long)incy, counts[c]);
+                assert_int_equal(
+                    lib_gemv(t, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy), 0);
+                assert_same(t, y, want, vlen(leny, incy));
+                free(y);
+            }
+            canon_set_threads(1);
+            free(a);
+            free(x);
+            free(y0);
+            free(want);
+        }
+}
+
+static void test_gemv_same_bits_any_thread_count(void **state)
+{
+    (void)state;
+    const uint64_t worker_parts = canon_pool_worker_parts();
+    on_every_isa(gemv_threads_grid);
+    /* the test proves something only if workers computed parts */
+    assert_true(canon_pool_worker_parts() > worker_parts);
+}
+
+static int lib_ger(int t, int conj, char order, int64_t m, int64_t n, cx alpha, const void *x,
+                   int64_t incx, const void *y, int64_t incy, void *a, int64_t lda)
+{
+    const struct sc al = sc_of(alpha);
+    switch (t) {
+    case TS: return canon_sger(order, m, n, al.f[0], x, incx, y, incy, a, lda);
+    case TD: return canon_dger(order, m, n, al.d[0], x, incx, y, incy, a, lda);
+    case TC:
+        return conj ? canon_cgerc(order, m, n, al.f, x, incx, y, incy, a, lda)
+                    : canon_cgeru(order, m, n, al.f, x, incx, y, incy, a, lda);
+    default:
+        return conj ? canon_zgerc(order, m, n, al.d, x, incx, y, incy, a, lda)
+                    : canon_zgeru(order, m, n, al.d, x, incx, y, incy, a, lda);
+    }
+}
+
+static void ref_ger(int t, int conj, char order, int64_t m, int64_t n, cx alpha, const void *x,
+                    int64_t incx, const void *y, int64_t incy, void *a, int64_t lda)
+{
+    if (m == 0 || n == 0 || is_zero(alpha))
+        return;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            const int64_t e = midx(order, i, j, lda);
+            const cx xi = ld(t, x, vidx(m, incx, i));
+            cx yj = ld(t, y, vidx(n, incy, j));
+            if (conj)
+                yj = conj_(yj);
+            if (order == 'C')
+                st(t, a, e, cmac(t, ld(t, a, e), xi, cmul(t, alpha, yj)));
+            else
+                st(t, a, e, cmac(t, ld(t, a, e), yj, cmul(t, alpha, xi)));
+        }
+}
+
+static void ger_grid(void)
+{
+    for (int t = 0; t < NTYPES; t++)
+        for (int conj = 0; conj <= cplx(t); conj++)
+            for (int o = 0; o < 2; o++)
+                for (size_t im = 0; im < N_L2; im++)
+                    for (size_t in = 0; in < N_L2; in++)
+                        for (size_t inc = 0; inc < N_L2INC; inc++)
+                            for (int w = 0; w < 5; w++) {
+                                const char order = orders[o];
+                                const int64_t m = l2_sizes[im], n = l2_sizes[in];
+                                const int64_t incx = l2_incs[inc][0], incy = l2_incs[inc][1];
+                                const int64_t lda = (order == 'C' ? m : n) + w % 2 + 1;
+                                const cx alpha = scalar(t, w);
+                                void *x = rand_buf(t, vlen(m, incx)),
+                                     *y = rand_buf(t, vlen(n, incy));
+                                void *a = rand_buf(t, mlen(order, m, n, lda));
+                                void *want = dup_buf(t, a, mlen(order, m, n, lda));
+                                describe("%cger%s %c m=%lld n=%lld lda=%lld incx=%lld incy=%lld "
+                                         "alpha=%g%+gi",
+                                         tname[t], conj ? "c" : "", order, (long long)m,
+                                         (long long)n, (long long)lda, (long long)incx,
+                                         (long long)incy, alpha.re, alpha.im);
+                                assert_int_equal(
+                                    lib_ger(t, conj, order, m, n, alpha, x, incx, y, incy, a, lda),
+                                    0);
+                                ref_ger(t, conj, order, m, n, alpha, x, incx, y, incy, want, lda);
+                                assert_same(t, a, want, mlen(order, m, n, lda));
+                                free(x);
+                                free(y);
+                                free(a);
+                                free(want);
+                            }
+}
+
+static void test_ger_equals_one_fma_per_element_after_alpha(void **state)
+{
+    (void)state;
+    on_every_isa(ger_grid);
+}
+
+
+static int lib_trv(int t, int solve, char order, char uplo, char trans, char diag, int64_t n,
+                   const void *a, int64_t lda, void *x, int64_t incx)
+{
+    switch (t) {
+    case TS:
+        return solve ? canon_strsv(order, uplo, trans, diag, n, a, lda, x, incx)
+                     : canon_strmv(order, uplo, trans, diag, n, a, lda, x, incx);
+    case TD:
+        return solve ? canon_dtrsv(order, uplo, trans, diag, n, a, lda, x, incx)
+                     : canon_dtrmv(order, uplo, trans, diag, n, a, lda, x, incx);
+    case TC:
+        return solve ? canon_ctrsv(order, uplo, trans, diag, n, a, lda, x, incx)
+                     : canon_ctrmv(order, uplo, trans, diag, n, a, lda, x, incx);
+    default:
+        return solve ? canon_ztrsv(order, uplo, trans, diag, n, a, lda, x, incx)
+                     : canon_ztrmv(order, uplo, trans, diag, n, a, lda, x, incx);
+    }
+}
+
+static void ref_trmv(int t, char order, char uplo, char trans, char diag, int64_t n, const void *a,
+                     int64_t lda, void *x, int64_t incx)
+{
+    void *old = dup_buf(t, x, vlen(n, incx));
+    for (int64_t i = 0; i < n; i++) {
+        cx s = {0, 0};
+        for (int64_t j = 0; j < n; j++) {
+            if (!in_tri(uplo, trans, i, j))
+                continue;
+            const cx xj = ld(t, old, vidx(n, incx, j));
+            if (i == j && diag == 'U')
+                s = cadd(t, s, xj);
+            else
+                s = cmac(t, s, op_at(t, order, trans, a, lda, i, j), xj);
+        }
+        st(t, x, vidx(n, incx, i), s);
+    }
+    free(old);
+}
+
+static void ref_trsv(int t, char order, char uplo, char trans, char diag, int64_t n, const void *a,
+                     int64_t lda, void *x, int64_t incx)
+{
+    const int upper = (uplo == 'U') == (trans == 'N');
+    for (int64_t step = 0; step < n; step++) {
+        const int64_t i = upper ? n - 1 - step : step;
+        cx s = ld(t, x, vidx(n, incx, i));
+        for (int64_t j = 0; j < n; j++)
+            if (j != i && in_tri(uplo, trans, i, j))
+                s = cmac(t, s, neg(op_at(t, order, trans, a, lda, i, j)),
+                         ld(t, x, vidx(n, incx, j)));
+        if (diag == 'N')
+            s = cdiv(t, s, op_at(t, order, trans, a, lda, i, i));
+        st(t, x, vidx(n, incx, i), s);
+    }
+}
+
+static void trv_grid(void)
+{
+    static const int64_t sizes[] = {0, 1, 2, 5, 16, 33};
+    static const int64_t incs[] = {1, -2, 3};
+    for (int t = 0; t < NTYPES; t++)
+        for (int solve = 0; solve < 2; solve++)
+            for (int o = 0; o < 2; o++)
+                for (int u = 0; u < 2; u++)
+                    for (int tr = 0; tr < 3; tr++)
+                        for (int d = 0; d < 2; d++)
+                            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                                for (size_t ix = 0; ix < 3; ix++) {
+                                    const char order = orders[o], uplo = "UL"[u],
+                                               trans = transes[tr], diag = "NU"[d];
+                                    const int64_t n = sizes[s], incx = incs[ix];
+                                    const int64_t lda = (n > 0 ? n : 1) + (int64_t)ix;
+                                    void *a = tri_buf(t, order, n, lda);
+                                    void *x = rand_buf(t, vlen(n, incx));
+                                    void *want = dup_buf(t, x, vlen(n, incx));
+                                    describe("%ctr%s %c uplo=%c trans=%c diag=%c n=%lld "
+                                             "lda=%lld incx=%lld",
+                                             tname[t], solve ? "sv" : "mv", order, uplo, trans,
+                                             diag, (long long)n, (long long)lda, (long long)incx);
+                                    assert_int_equal(lib_trv(t, solve, order, uplo, trans, diag, n,
+                                                             a, lda, x, incx),
+                                                     0);
+                                    if (solve)
+                                        ref_trsv(t, order, uplo, trans, diag, n, a, lda, want,
+                                                 incx);
+                                    else
+                                        ref_trmv(t, order, uplo, trans, diag, n, a, lda, want,
+                                                 incx);
+                                    assert_same(t, x, want, vlen(n, incx));
+                                    free(a);
+                                    free(x);
+                                    free(want);
+                                }
+}
+
+static void test_trmv_and_trsv_equal_the_documented_substitution(void **state)
+{
+    (void)state;
+    on_every_isa(trv_grid);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemv_equals_a_sequential_sum_or_lanes_per_output),
+        cmocka_unit_test(test_gemv_same_bits_any_thread_count),
+        cmocka_unit_test(test_ger_equals_one_fma_per_element_after_alpha),
+        cmocka_unit_test(test_trmv_and_trsv_equal_the_documented_substitution),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
