@@ -78,7 +78,9 @@ typedef struct {
     detshim_operand *operands;
     detshim_frame *frames;
     detshim_note *notes;
-    uint8_t digest[32]; /* SHA-256 of the record payload (identity) */
+    uint8_t digest[32]; /* its record hash (trace_format.h), its identity:
+                         * XXH3-128 of the payload (16 bytes, then 16
+                         * zero), SHA-256 in an identity stream */
     uint64_t file_offset;
 } detshim_record;
 

@@ -24,8 +24,11 @@
  *                 size and call site only. That stream is in no root and
  *                 never compared: real entropy may be read any number of
  *                 times without changing what a run commits to.
- *                 check = low 32 bits of XXH3_64bits_withSeed(payload,
- *                 length, ((u64)type << 32) | thread).  A reader stops at the
+ *                 frame hash H = XXH3_128bits(payload, length) as 16
+ *                 bytes (low64, high64); check = low 32 bits of
+ *                 XXH3_64bits_withSeed(H, 16, ((u64)type << 32) | thread).
+ *                 A RECORD frame's H is its record hash (below), so the
+ *                 payload is hashed once for both.  A reader stops at the
  *                 first frame that is incomplete or fails its check: that is
  *                 where a crash or a kill cut the file.
  *
@@ -72,13 +75,22 @@
  *                 file is then not the whole process, whatever follows.
  *   str = u8 length, bytes (no terminator).
  *
- * Chain and roots (SHA-256):
+ * Record hashes, chain and roots:
+ *   record hash   in a calls or entropy stream, h(i) = the frame hash of
+ *                 RECORD payload i (XXH3-128, 16 bytes: low64, high64),
+ *                 the algorithm of the operand digests the payload holds,
+ *                 so such a record is bound as strongly as its operands;
+ *                 in an identity stream (TRACE_THREAD_IDENTITY), h(i) =
+ *                 SHA256(payload i), 32 bytes, so the files and code it
+ *                 names (by SHA-256 or build id) stay SHA-256 up to the
+ *                 root (docs/security.md#what-the-root-binds).
  *   windows       a stream's records are grouped by position into windows
  *                 of W records (TRACE_FIELD_WINDOW): window k holds records
  *                 kW .. kW+W-1, the last one what is left.
- *   window digest d0 = SHA256("detshim.window.v2");
- *                 d(i+1) = SHA256(d(i) || RECORD payload i), over the
- *                 window's records only
+ *   window digest SHA256("detshim.window.v3" || h(first) || ... ||
+ *                 h(last)), over the window's records only, in order (a
+ *                 stream's hashes all have one length); one SHA-256 per
+ *                 window, 16 bytes of input per call record
  *   stream head   s0 = SHA256("detshim.stream.v2");
  *                 s(k+1) = SHA256(s(k) || window digest k)
  *                 so a full trace and a summary trace of the same run have
@@ -100,17 +112,19 @@
 
 #define TRACE_MAGIC "DETSHIMT"
 #define TRACE_MAGIC_LEN 8
-/* 2: roots over window digests, WINDOW frames (summary traces). A reader
- * refuses version 1 with one line: its roots mean something else. */
-#define TRACE_VERSION 2u
+/* 2: roots over window digests, WINDOW frames (summary traces).
+ * 3: window digests over record hashes (XXH3-128), frame checks from the
+ * frame hash. A reader refuses older versions with one line: their roots
+ * mean something else. */
+#define TRACE_VERSION 3u
 #define TRACE_FILE_SUFFIX ".dtrace"
 #define TRACE_FILE_HEADER_LEN 16u /* magic + version + field block length */
 #define TRACE_FRAME_HEADER_LEN 16u
 #define TRACE_MAX_FRAME 65536u    /* a payload larger than this is corrupt */
 #define TRACE_MAX_HEADER 65536u
 
-#define TRACE_DIGEST_ALGS "operands=xxh3-128;chain=sha256"
-#define TRACE_CHAIN_SEED "detshim.window.v2" /* a window's chain */
+#define TRACE_DIGEST_ALGS "operands=xxh3-128;records=xxh3-128;chain=sha256"
+#define TRACE_CHAIN_SEED "detshim.window.v3" /* a window's digest */
 #define TRACE_STREAM_SEED "detshim.stream.v2" /* a stream's head over windows */
 #define TRACE_WINDOW_DEFAULT 4096u /* [trace] window */
 #define TRACE_WINDOW_FRAME_LEN 44u /* WINDOW payload: u64, u32, 32 bytes */

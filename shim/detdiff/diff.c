@@ -58,7 +58,7 @@ static int digest_eq(detshim_digest a, detshim_digest b)
 
 static int has_digest(const detshim_record *r)
 {
-    static const uint8_t zero[32];
+    static const uint8_t zero[sizeof r->digest];
     return memcmp(r->digest, zero, sizeof zero) != 0;
 }
 

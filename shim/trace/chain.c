@@ -1,8 +1,9 @@
 /* SHA-256 chain and roots (definitions in trace_format.h). The same code
  * runs in the writer and in the reader, so a root printed by detdiff is the
- * root the shim committed to. The per-record hashes (chain_sha256,
- * chain_step) run on SHA-NI where the CPU has it (sha256.c), else through
- * OpenSSL; the roots, hashed once per file, always through OpenSSL.
+ * root the shim committed to. Window digests (a record hash each, in
+ * batches) and stream heads run on SHA-NI where the CPU has it
+ * (sha256.c), else through OpenSSL; the roots, hashed once per file,
+ * always through OpenSSL.
  */
 #include <openssl/evp.h>
 #include <pthread.h>
@@ -76,20 +77,52 @@ int chain_sha256(const void *a, size_t alen, const void *b, size_t blen, uint8_t
     return ok ? 0 : -1;
 }
 
-void chain_start(uint8_t head[32])
+int chain_window_begin(struct chain_window *w)
 {
-    chain_sha256(TRACE_CHAIN_SEED, strlen(TRACE_CHAIN_SEED), NULL, 0, head);
+    w->fill = 0;
+    w->failed = 0;
+    w->evp_on = !use_fast();
+    if (!w->evp_on) {
+        sha256_init(&w->fast);
+        sha256_update(&w->fast, TRACE_CHAIN_SEED, strlen(TRACE_CHAIN_SEED));
+        return 0;
+    }
+    if (!w->evp && !(w->evp = EVP_MD_CTX_new()))
+        return -1;
+    if (!EVP_DigestInit_ex(w->evp, sha256(), NULL) ||
+        !EVP_DigestUpdate(w->evp, TRACE_CHAIN_SEED, strlen(TRACE_CHAIN_SEED)))
+        w->failed = 1;
+    return 0;
 }
 
-int chain_step(void *ctx, uint8_t head[32], const void *payload, size_t len)
+void chain_window_flush(struct chain_window *w)
 {
-    if (!ctx || use_fast())
-        return chain_sha256(head, 32, payload, len, head);
-    EVP_MD_CTX *c = ctx;
+    if (!w->evp_on)
+        sha256_update(&w->fast, w->batch, w->fill);
+    else if (!w->evp || !EVP_DigestUpdate(w->evp, w->batch, w->fill))
+        w->failed = 1;
+    w->fill = 0;
+}
+
+int chain_window_end(struct chain_window *w, uint8_t digest[32])
+{
+    chain_window_flush(w);
+    if (!w->evp_on) {
+        sha256_final(&w->fast, digest);
+        return 0;
+    }
     unsigned int n = 0;
-    int ok = EVP_DigestInit_ex(c, sha256(), NULL) && EVP_DigestUpdate(c, head, 32) &&
-             EVP_DigestUpdate(c, payload, len) && EVP_DigestFinal_ex(c, head, &n) && n == 32;
-    return ok ? 0 : -1;
+    if (w->failed || !EVP_DigestFinal_ex(w->evp, digest, &n) || n != 32) {
+        memset(digest, 0, 32);
+        return -1;
+    }
+    return 0;
+}
+
+void chain_window_free(struct chain_window *w)
+{
+    EVP_MD_CTX_free(w->evp);
+    w->evp = NULL;
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -145,8 +178,7 @@ void chain_run_root(const char *const *names, const uint8_t (*roots)[32], int n,
     EVP_MD_CTX_free(ctx);
 }
 
-/* Windows (h15s): the stream head over window digests (trace_format.h).
- * chain_start above begins a window's digest. */
+/* Windows (h15s): the stream head over window digests (trace_format.h). */
 void chain_stream_start(uint8_t head[32])
 {
     chain_sha256(TRACE_STREAM_SEED, strlen(TRACE_STREAM_SEED), NULL, 0, head);

@@ -65,10 +65,10 @@ int detshim_cursor_open(const detshim_process *p, const detshim_thread *t, detsh
 }
 
 /* Reads and checks the frame at `off` of c's thread into (*payload,
- * *flen, *type), the payload valid until src moves. Returns 0, or -1 when
- * it cannot be read or fails its check. */
+ * *flen, *type, hash: its frame hash), the payload valid until src moves.
+ * Returns 0, or -1 when it cannot be read or fails its check. */
 static int frame_at(struct reader_src *src, uint64_t off, const unsigned char **payload,
-                    uint32_t *flen, uint16_t *type, uint32_t *thread)
+                    uint32_t *flen, uint16_t *type, uint32_t *thread, uint8_t hash[16])
 {
     const unsigned char *h = reader_src_at(src, off, TRACE_FRAME_HEADER_LEN);
     if (!h)
@@ -83,7 +83,8 @@ static int frame_at(struct reader_src *src, uint64_t off, const unsigned char **
     if (!h)
         return -1;
     *payload = h + TRACE_FRAME_HEADER_LEN;
-    return check == trace_frame_check(*payload, *flen, *type, *thread) ? 0 : -1;
+    trace_frame_hash(*payload, *flen, hash);
+    return check == trace_frame_check_of(hash, *type, *thread) ? 0 : -1;
 }
 
 int detshim_cursor_next(detshim_cursor *c, const detshim_record **r)
@@ -99,8 +100,9 @@ int detshim_cursor_next(detshim_cursor *c, const detshim_record **r)
         const unsigned char *payload;
         uint32_t flen, thread;
         uint16_t type;
+        uint8_t hash[16];
         /* The scan checked these frames; failing now, the file changed. */
-        if (frame_at(&c->src, c->off, &payload, &flen, &type, &thread) != 0)
+        if (frame_at(&c->src, c->off, &payload, &flen, &type, &thread, hash) != 0)
             return DETSHIM_ERR_IO;
         uint64_t off = c->off;
         c->off += TRACE_FRAME_HEADER_LEN + flen;
@@ -109,8 +111,11 @@ int detshim_cursor_next(detshim_cursor *c, const detshim_record **r)
         arena_reset(&c->arena);
         if (reader_parse_record(payload, flen, &c->arena, &c->cur) != 0)
             return DETSHIM_ERR_FORMAT;
-        if (reader_finish_record(&c->cur, payload, flen, off) != 0)
+        uint8_t rhash[32];
+        uint32_t rlen = chain_record_hash(thread, payload, flen, hash, rhash);
+        if (!rlen)
             return DETSHIM_ERR_NOMEM;
+        reader_finish_record(&c->cur, rhash, rlen, off);
         c->next++;
         *r = &c->cur;
         return 1;
@@ -131,16 +136,22 @@ static int keep_at(struct proc_private *pp, uint32_t index, uint64_t off, const 
     const unsigned char *payload;
     uint32_t flen, thread;
     uint16_t type;
+    uint8_t hash[16];
     detshim_record *r = arena_alloc(&pp->arena, sizeof *r);
     int rc = DETSHIM_ERR_NOMEM;
     if (src.fd < 0)
         rc = DETSHIM_ERR_IO;
-    else if (frame_at(&src, off, &payload, &flen, &type, &thread) != 0 ||
+    else if (frame_at(&src, off, &payload, &flen, &type, &thread, hash) != 0 ||
              type != TRACE_FRAME_RECORD || thread != index)
         rc = DETSHIM_ERR_IO;
-    else if (r && reader_parse_record(payload, flen, &pp->arena, r) == 0 &&
-             reader_finish_record(r, payload, flen, off) == 0)
-        rc = 0;
+    else if (r && reader_parse_record(payload, flen, &pp->arena, r) == 0) {
+        uint8_t rhash[32];
+        uint32_t rlen = chain_record_hash(thread, payload, flen, hash, rhash);
+        if (rlen) {
+            reader_finish_record(r, rhash, rlen, off);
+            rc = 0;
+        }
+    }
     reader_src_close(&src);
     *out = rc ? NULL : r;
     return rc;
@@ -179,7 +190,8 @@ int reader_read_sites(struct proc_private *pp)
         const unsigned char *payload;
         uint32_t flen, thread;
         uint16_t type;
-        if (frame_at(&src, off, &payload, &flen, &type, &thread) != 0) {
+        uint8_t hash[16];
+        if (frame_at(&src, off, &payload, &flen, &type, &thread, hash) != 0) {
             rc = DETSHIM_ERR_IO;
             break;
         }

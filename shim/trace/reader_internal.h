@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "detshim.h"
+#include "trace/chain.h"
 
 /* Bump allocator: everything allocated from it is freed at once. */
 struct arena_chunk {
@@ -45,10 +46,10 @@ uint64_t reader_le(const unsigned char *p, int n);
 int reader_parse_record(const unsigned char *payload, size_t len, struct arena *a,
                         detshim_record *r);
 
-/* Sets r->digest (SHA-256 of the payload) and r->file_offset (of its
- * frame). Returns 0, or -1 if OpenSSL fails. */
-int reader_finish_record(detshim_record *r, const unsigned char *payload, size_t len,
-                         uint64_t frame_offset);
+/* Sets r->digest (its record hash, rlen bytes: chain_record_hash) and
+ * r->file_offset (of its frame). */
+void reader_finish_record(detshim_record *r, const uint8_t *rhash, uint32_t rlen,
+                          uint64_t frame_offset);
 
 struct reader_site {
     detshim_frame frame;
@@ -85,7 +86,7 @@ void reader_src_close(struct reader_src *s);
 
 /* A stream's open window while scanning (reader_window.c). */
 struct reader_wstate {
-    uint8_t digest[32]; /* the open window's chain */
+    struct chain_window chain; /* the open window's digest, streamed */
     uint32_t in_window; /* its records so far */
     int last;           /* a short window was closed: nothing may follow */
     size_t cap;         /* of thread->windows */
@@ -93,16 +94,18 @@ struct reader_wstate {
 /* Sets p->window from its TRACE_FIELD_WINDOW field: 0, or -1 if absent or
  * not a number from 1 to 2^20. */
 int reader_window_size(detshim_process *p);
-/* A RECORD payload of thread t, at its position t->count: chained into
- * the open window, closed when full. A WINDOW payload: one summarized
+/* A RECORD of thread t, at its position t->count, by its record hash
+ * (rlen bytes): added to the open window, closed when full. A WINDOW payload: one summarized
  * window at t->count. The end of t's stream (its THREAD_END, or the end
  * of a cut file): the open window closed. Each returns 0, 1 when the
  * frame does not fit the stream (malformed), or DETSHIM_ERR_NOMEM. */
 int reader_window_record(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
-                         const unsigned char *payload, uint32_t len);
+                         const uint8_t *rhash, uint32_t rlen);
 int reader_window_frame(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
                         const unsigned char *payload, uint32_t len);
 int reader_window_end(detshim_thread *t, struct reader_wstate *w);
+/* Releases w's SHA-256 state. */
+void reader_window_free(struct reader_wstate *w);
 
 /* Per thread, what a cursor needs to find its frames again. */
 struct reader_extent {

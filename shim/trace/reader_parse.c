@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/chain.h"
 #include "detshim/trace_format.h"
 #include "reader_internal.h"
 
@@ -217,12 +216,13 @@ int reader_parse_header(struct proc_private *pp, const unsigned char *d, size_t 
     }
     uint32_t version = (uint32_t)reader_le(d + 8, 4), hlen = (uint32_t)reader_le(d + 12, 4);
     if (version != TRACE_VERSION) {
-        /* Version 1 chained whole streams; version 2 roots are over window
-         * digests, so an old root cannot be compared with a new one. */
+        /* Version 1 chained whole streams, version 2 windows over record
+         * payloads; version 3 windows are over record hashes, so an old
+         * root cannot be compared with a new one. */
         snprintf(err, errlen, "%s: trace format version %u, this detdiff reads version %u%s; "
                  "use the detdiff of the detshim that wrote it, or trace the run again", p->path,
                  version, TRACE_VERSION,
-                 version < TRACE_VERSION ? " only (its roots are over window digests, which "
+                 version < TRACE_VERSION ? " only (its roots are over record hashes, which "
                                            "an older trace's are not)" : "");
         return DETSHIM_ERR_VERSION;
     }
@@ -262,9 +262,10 @@ int reader_parse_header(struct proc_private *pp, const unsigned char *d, size_t 
     return 0;
 }
 
-int reader_finish_record(detshim_record *r, const unsigned char *payload, size_t len,
-                         uint64_t frame_offset)
+void reader_finish_record(detshim_record *r, const uint8_t *rhash, uint32_t rlen,
+                          uint64_t frame_offset)
 {
     r->file_offset = frame_offset;
-    return chain_sha256(payload, len, NULL, 0, r->digest);
+    memset(r->digest, 0, sizeof r->digest);
+    memcpy(r->digest, rhash, rlen);
 }

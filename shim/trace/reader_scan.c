@@ -179,10 +179,10 @@ __attribute__((format(printf, 2, 3))) static void mark(detshim_process *p, const
     va_end(ap);
 }
 
-/* One RECORD frame of thread t at `off`: parsed (kept, or only checked),
- * chained. Returns 0, 1 if it is malformed, or DETSHIM_ERR_NOMEM. */
+/* One RECORD frame of thread t at `off`, of frame hash `hash`: parsed
+ * (kept, or only checked), its record hash added to its window. Returns 0, 1 if it is malformed, or DETSHIM_ERR_NOMEM. */
 static int scan_record(struct scan *s, struct scan_thread *t, const unsigned char *payload,
-                       uint32_t flen, uint64_t off)
+                       uint32_t flen, const uint8_t hash[16], uint64_t off)
 {
     detshim_record r;
     struct arena *a = s->keep ? &s->pp->arena : &s->scratch;
@@ -193,14 +193,19 @@ static int scan_record(struct scan *s, struct scan_thread *t, const unsigned cha
     if (!t->t.nrecords)
         t->e.first = off;
     t->e.end = off + TRACE_FRAME_HEADER_LEN + flen;
-    int rc = reader_window_record(&s->pp->pub, &t->t, &t->w, payload, flen); /* hook */
+    uint8_t rhash[32];
+    uint32_t rlen = chain_record_hash(t->t.index, payload, flen, hash, rhash);
+    if (!rlen)
+        return DETSHIM_ERR_NOMEM; /* OpenSSL failed: it could not allocate */
+    int rc = reader_window_record(&s->pp->pub, &t->t, &t->w, rhash, rlen); /* hook */
     if (rc)
         return rc;
     if (!s->keep) {
         t->t.nrecords++;
         return 0;
     }
-    if (reader_finish_record(&r, payload, flen, off) != 0 || add_record(&t->t, &r) != 0)
+    reader_finish_record(&r, rhash, rlen, off);
+    if (add_record(&t->t, &r) != 0)
         return DETSHIM_ERR_NOMEM;
     return 0;
 }
@@ -235,7 +240,9 @@ static int scan_frames(struct scan *s, struct reader_src *src, uint64_t off, int
             break;
         }
         payload += TRACE_FRAME_HEADER_LEN;
-        if (check != trace_frame_check(payload, flen, type, thread)) {
+        uint8_t hash[16]; /* a RECORD's record hash too */
+        trace_frame_hash(payload, flen, hash);
+        if (check != trace_frame_check_of(hash, type, thread)) {
             mark(p, "damaged frame at byte %llu (check does not match)", (unsigned long long)off);
             break;
         }
@@ -251,7 +258,7 @@ static int scan_frames(struct scan *s, struct reader_src *src, uint64_t off, int
                 return DETSHIM_ERR_NOMEM;
         }
         if (type == TRACE_FRAME_RECORD) {
-            int rc = scan_record(s, t, payload, flen, off);
+            int rc = scan_record(s, t, payload, flen, hash, off);
             if (rc < 0)
                 return rc;
             if (rc) {
@@ -360,6 +367,7 @@ static void scan_free(struct scan *s)
     for (int i = 0; i < s->n; i++) {
         free(s->threads[i].t.records);
         free(s->threads[i].t.windows);
+        reader_window_free(&s->threads[i].w);
     }
     free(s->threads);
     free(s->slots);

@@ -1,6 +1,6 @@
 /* The reader's side of windows (trace_format.h): while reader_scan.c
- * reads a process file, each stream's records are chained window by
- * window, and a summary trace's WINDOW frames stand for the windows whose
+ * reads a process file, each stream's record hashes are streamed into
+ * their window's digest, and a summary trace's WINDOW frames stand for the windows whose
  * records it left out; either way every closed window's digest is kept
  * in thread->windows and folded into the stream head, so a full and a
  * summary trace of the same run have the same heads and roots, and detdiff
@@ -53,20 +53,29 @@ static int push_window(detshim_thread *t, struct reader_wstate *w, uint64_t firs
     return 0;
 }
 
+/* Closes w's open window of n records, ending at t->count. */
+static int close_window(detshim_thread *t, struct reader_wstate *w, uint32_t n)
+{
+    uint8_t digest[32];
+    w->in_window = 0;
+    if (chain_window_end(&w->chain, digest) != 0)
+        return DETSHIM_ERR_NOMEM; /* OpenSSL failed: it could not allocate */
+    return push_window(t, w, t->count - n, n, digest, 0);
+}
+
 int reader_window_record(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
-                         const unsigned char *payload, uint32_t len)
+                         const uint8_t *rhash, uint32_t rlen)
 {
     if (w->last)
         return 1;
-    if (!w->in_window)
-        chain_start(w->digest);
-    chain_step(NULL, w->digest, payload, len);
+    if (!w->in_window && chain_window_begin(&w->chain) != 0)
+        return DETSHIM_ERR_NOMEM;
+    chain_window_add(&w->chain, rhash, rlen);
     w->in_window++;
     t->count++;
     if (w->in_window < p->window)
         return 0;
-    w->in_window = 0;
-    return push_window(t, w, t->count - p->window, (uint32_t)p->window, w->digest, 0);
+    return close_window(t, w, (uint32_t)p->window);
 }
 
 int reader_window_frame(const detshim_process *p, detshim_thread *t, struct reader_wstate *w,
@@ -87,8 +96,11 @@ int reader_window_end(detshim_thread *t, struct reader_wstate *w)
 {
     if (!w->in_window)
         return 0;
-    uint32_t n = w->in_window;
-    w->in_window = 0;
     w->last = 1;
-    return push_window(t, w, t->count - n, n, w->digest, 0);
+    return close_window(t, w, w->in_window);
+}
+
+void reader_window_free(struct reader_wstate *w)
+{
+    chain_window_free(&w->chain);
 }

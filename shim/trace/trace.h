@@ -134,7 +134,13 @@ int trace_recorded_any(void);
  * is gone could only be written as not digested). */
 void trace_drain_pending(void);
 
-/* Frame helpers shared by the writer and the reader. */
+/* Frame helpers shared by the writer and the reader (trace_format.h).
+ * The frame hash: XXH3-128 of the payload, low64 then high64 little-endian;
+ * a RECORD frame's is its record hash. */
+void trace_frame_hash(const uint8_t *payload, uint32_t len, uint8_t hash[16]);
+/* The check of a frame whose payload has frame hash `hash`. */
+uint32_t trace_frame_check_of(const uint8_t hash[16], uint16_t type, uint32_t thread);
+/* The same from the payload. */
 uint32_t trace_frame_check(const uint8_t *payload, uint32_t len, uint16_t type,
                            uint32_t thread);
 /* Writes the 16-byte frame header for `payload` at h. */

@@ -50,14 +50,12 @@ struct site_entry {
 struct thread_buf {
     uint32_t index;
     uint64_t seq;
-    uint8_t head[32];          /* the open window's digest; at the end, the stream head */
-    struct trace_window win;   /* window.c: the head over closed windows */
-    void *md; /* EVP_MD_CTX */
+    uint8_t head[32];          /* at the end, the stream head */
+    struct trace_window win;   /* window.c: the open window, the head over closed ones */
     uint8_t *buf;
     size_t cap;       /* TRACE_BUF_CAP, or TRACE_BUF_MAX once grown */
     unsigned flushes; /* times buf was written out, until it grows */
     size_t len;
-    size_t chained; /* buf[0..chained) is in head already (writer.c) */
     atomic_flag busy; /* owner while appending; the exit flusher */
     int finished;     /* closed: records after this are late (under busy) */
     int gone;         /* its thread has exited (under busy) */

@@ -88,10 +88,16 @@ const char *window_level_text(void)
     return level_text[0] ? level_text : "full";
 }
 
-void window_start(struct thread_buf *tb)
+int window_start(struct thread_buf *tb)
 {
     chain_stream_start(tb->win.stream_head);
     tb->win.in_window = 0;
+    return chain_window_begin(&tb->win.chain);
+}
+
+void window_free(struct thread_buf *tb)
+{
+    chain_window_free(&tb->win.chain);
 }
 
 /* Whether window k of tb is written record by record. The identity and
@@ -115,31 +121,32 @@ static void put_le(uint8_t *p, uint64_t v, int n)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Folds the open window (in_window records, ending at tb->seq) into the
- * stream head and starts the next. Returns 1 with frame filled when it
- * was a summarized window. */
+/* Closes the open window (in_window records, ending at tb->seq), folds
+ * its digest into the stream head and starts the next. Returns 1 with
+ * frame filled when it was a summarized window. */
 static int close_window(struct thread_buf *tb, uint8_t frame[TRACE_WINDOW_FRAME_LEN])
 {
     uint64_t first = tb->seq - tb->win.in_window;
     int written = !window_full(tb, first / window_size);
+    uint8_t digest[32];
+    chain_window_end(&tb->win.chain, digest);
     if (written) {
         put_le(frame, first, 8);
         put_le(frame + 8, tb->win.in_window, 4);
-        memcpy(frame + 12, tb->head, 32);
+        memcpy(frame + 12, digest, 32);
     }
-    chain_stream_fold(tb->win.stream_head, tb->head);
-    chain_start(tb->head);
+    chain_stream_fold(tb->win.stream_head, digest);
+    /* Its OpenSSL state, where one is used, was made by window_start and
+     * is reused: begin fails only when it must allocate. */
+    chain_window_begin(&tb->win.chain);
     tb->win.in_window = 0;
     return written;
 }
 
-int window_closes_next(const struct thread_buf *tb)
+int window_after_record(struct thread_buf *tb, const uint8_t *hash, uint32_t hlen,
+                        uint8_t frame[TRACE_WINDOW_FRAME_LEN])
 {
-    return tb->win.in_window + 1 >= window_size;
-}
-
-int window_after_record(struct thread_buf *tb, uint8_t frame[TRACE_WINDOW_FRAME_LEN])
-{
+    chain_window_add(&tb->win.chain, hash, hlen);
     if (++tb->win.in_window < window_size)
         return 0;
     return close_window(tb, frame);

@@ -1,8 +1,8 @@
 /* Record encoding and per-thread buffers. An interceptor fills a struct
  * trace_rec; commit encodes it straight into the calling thread's buffer
- * and, when the buffer is full, extends the thread's SHA-256 chain over its
- * records and writes it to the process's file in one write(2). Threads never share a buffer,
- * so the hot path takes no global lock. A record with digests still being
+ * and adds its record hash to the thread's open window (window.c); when
+ * the buffer is full it is written to the process's file in one write(2).
+ * Threads never share a buffer, so the hot path takes no global lock. A record with digests still being
  * computed (device digests, collected asynchronously) waits in a bounded
  * per-thread FIFO, with every later record of its thread, and is encoded
  * when they complete: the bytes and the chain are those of an immediate
@@ -11,7 +11,6 @@
  * buffer for long, and a record it cannot take marks the trace incomplete.
  */
 #include <assert.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
@@ -68,16 +67,14 @@ static struct thread_buf *thread_get(int stream)
         return NULL;
     tb->buf = malloc(TRACE_BUF_CAP);
     tb->cap = TRACE_BUF_CAP;
-    tb->md = EVP_MD_CTX_new();
-    if (!tb->buf || !tb->md) {
+    /* hook (window.c): the window digests and the stream head over them */
+    if (!tb->buf || window_start(tb) != 0) {
         free(tb->buf);
-        EVP_MD_CTX_free(tb->md);
+        window_free(tb);
         free(tb);
         return NULL;
     }
     atomic_flag_clear(&tb->busy);
-    chain_start(tb->head);
-    window_start(tb); /* hook (window.c): the stream head over windows */
     pthread_once(&thread_key_once, make_key);
     /* After the exit flush took the list, a new stream would never be
      * written: refuse it, and say the trace lacks its records. */
@@ -86,7 +83,7 @@ static struct thread_buf *thread_get(int stream)
         if (locked)
             trace_proc_unlock();
         free(tb->buf);
-        EVP_MD_CTX_free(tb->md);
+        window_free(tb);
         free(tb);
         trace_late_record();
         return NULL;
@@ -144,45 +141,33 @@ static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t
 static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 
-void trace_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_t *payload,
-                        uint32_t len)
+/* The frame header of a payload whose frame hash is `hash`. */
+static void frame_header_of(uint8_t *h, uint16_t type, uint32_t thread, uint32_t len,
+                            const uint8_t hash[16])
 {
     put_u32(h, len);
     put_u16(h + 4, type);
     put_u16(h + 6, 0);
     put_u32(h + 8, thread);
-    put_u32(h + 12, trace_frame_check(payload, len, type, thread));
+    put_u32(h + 12, trace_frame_check_of(hash, type, thread));
 }
 
-/* Extends the thread's chain over the RECORD frames buffered since the
- * last call: the chain is fed a buffer at a time, in one tight loop, rather
- * than a record at a time between the interceptor's own work; the heads
- * are those of trace_format.h. Caller holds tb->busy. */
-static void chain_catch_up(struct thread_buf *tb)
+void trace_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_t *payload,
+                        uint32_t len)
 {
-    size_t off = tb->chained;
-    while (off + TRACE_FRAME_HEADER_LEN <= tb->len) {
-        const uint8_t *h = tb->buf + off;
-        uint32_t len;
-        uint16_t type;
-        memcpy(&len, h, 4);
-        memcpy(&type, h + 4, 2);
-        if (type == TRACE_FRAME_RECORD)
-            chain_step(tb->md, tb->head, h + TRACE_FRAME_HEADER_LEN, len);
-        off += TRACE_FRAME_HEADER_LEN + len;
-    }
-    tb->chained = off;
+    uint8_t hash[16];
+    trace_frame_hash(payload, len, hash);
+    frame_header_of(h, type, thread, len, hash);
 }
 
 /* Caller holds tb->busy. */
 void trace_buf_flush(struct thread_buf *tb)
 {
-    chain_catch_up(tb);
     if (tb->len) {
         trace_file_write(tb->buf, tb->len); /* a failure is reported there */
         tb->flushes++;
     }
-    tb->len = tb->chained = 0;
+    tb->len = 0;
 }
 
 static void ensure_room(struct thread_buf *tb, size_t need)
@@ -385,9 +370,9 @@ void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
     r->operands[r->noperands - 1].later = later;
 }
 
-/* Encodes and buffers one record as the thread's next (chained when the
- * buffer is written: chain_catch_up). Caller holds tb->busy; every
- * operand's digest is final. */
+/* Encodes and buffers one record as the thread's next, and adds its
+ * record hash to the open window. Caller holds tb->busy; every operand's
+ * digest is final. */
 static void write_record(struct thread_buf *tb, const struct trace_rec *r,
                          const detshim_frame *frames, int nframes)
 {
@@ -406,23 +391,25 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
     assert(n > 0 && n <= TRACE_MAX_FRAME); /* bounded by TRACE_MAX_* and 255-byte strings */
     uint8_t *h = tb->buf + tb->len;
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
-    trace_frame_header(h, TRACE_FRAME_RECORD, tb->index, payload, (uint32_t)n);
-    /* Hook (window.c): a kept record is chained with its buffer
-     * (chain_catch_up); a record of a summarized window is chained now and
-     * its bytes are left unused past the buffer's end. A window is all kept
-     * or all summarized, and the chain is caught up before a window
-     * closes, so the records enter tb->head in order either way; when the
-     * window closes, window_after_record folds it into the stream head and
-     * fills the WINDOW frame that stands for a summarized one. */
-    if (window_keeps_record(tb))
+    /* The payload is hashed once in a calls or entropy stream: its frame
+     * hash is both the frame's check and its record hash, what the window
+     * digest is over (an identity stream's record hash is SHA-256: few
+     * records, and the files they name). Hook (window.c): a kept
+     * record stays in the buffer; a record of a summarized window leaves
+     * its bytes unused past the buffer's end. Either way its hash enters
+     * the open window, and when the window closes window_after_record
+     * folds it into the stream head and fills the WINDOW frame that
+     * stands for a summarized one. */
+    uint8_t hash[16], rhash[32];
+    trace_frame_hash(payload, (uint32_t)n, hash);
+    uint32_t rlen = chain_record_hash(tb->index, payload, (uint32_t)n, hash, rhash);
+    if (window_keeps_record(tb)) {
+        frame_header_of(h, TRACE_FRAME_RECORD, tb->index, (uint32_t)n, hash);
         tb->len += TRACE_FRAME_HEADER_LEN + n;
-    else
-        chain_step(tb->md, tb->head, payload, n);
+    }
     tb->seq++;
-    if (window_closes_next(tb))
-        chain_catch_up(tb);
     uint8_t wf[TRACE_WINDOW_FRAME_LEN];
-    if (window_after_record(tb, wf))
+    if (window_after_record(tb, rhash, rlen, wf))
         append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
 }
 
@@ -686,7 +673,6 @@ static void finish_locked(struct thread_buf *tb)
      * left out, here and in the process root. */
     if (tb->seq) {
         uint8_t wf[TRACE_WINDOW_FRAME_LEN]; /* hook (window.c): the last window, */
-        chain_catch_up(tb);                 /* chained whole, */
         if (window_finish(tb, wf))          /* and tb->head becomes the stream head */
             append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
         uint8_t payload[40];
@@ -723,8 +709,7 @@ void trace_thread_close(struct thread_buf *tb)
     pending_free(tb);
     free(tb->buf);
     tb->buf = NULL;
-    EVP_MD_CTX_free(tb->md);
-    tb->md = NULL;
+    window_free(tb);
     buf_unlock(tb);
 }
 
@@ -740,7 +725,7 @@ void trace_threads_reset_after_fork(void)
             pending_discard(tb);
             pending_free(tb);
             free(tb->buf);
-            EVP_MD_CTX_free(tb->md);
+            window_free(tb);
             free(tb);
         }
         tb = next;
@@ -756,13 +741,12 @@ void trace_threads_reset_after_fork(void)
             continue;
         mine->index = stream_bit(s);
         mine->seq = 0;
-        mine->len = mine->chained = 0;
+        mine->len = 0;
         pending_discard(mine);
         memset(mine->sites, 0, sizeof mine->sites);
         memset(mine->pysites, 0, sizeof mine->pysites); /* described anew in the child's file */
         atomic_flag_clear(&mine->busy);
-        chain_start(mine->head);
-        window_start(mine); /* hook (window.c) */
+        window_start(mine); /* hook (window.c): its OpenSSL state, if any, is reused */
         mine->next = atomic_load(&trace_proc.threads);
         atomic_store(&trace_proc.threads, mine);
     }

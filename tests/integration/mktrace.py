@@ -13,7 +13,8 @@ cut-short files and hostile ones.
                            OUTDIR/bad/ (files detdiff must refuse or flag)
                            and OUTDIR/fuzz/ (N damaged copies of each kind)
 
-Frame checks, module ids and operand digests use XXH3 from libxxhash
+Frame hashes and checks, record hashes, module ids and operand digests use
+XXH3 from libxxhash
 (Debian: libxxhash0) through ctypes; chains and roots use hashlib.
 """
 import ctypes
@@ -26,7 +27,7 @@ import sys
 # ---- the format, from trace_format.h -------------------------------------
 
 MAGIC = b"DETSHIMT"
-VERSION = 2
+VERSION = 3
 
 F_DIGEST_ALGS, F_PROGRAM, F_PROCESS, F_POLICY_NAME, F_POLICY_DIGEST = 1, 2, 3, 4, 5
 F_SHIM_VERSION, F_ARGS, F_PID, F_HOST, F_START_TIME = 6, 7, 8, 9, 10
@@ -35,10 +36,11 @@ FIELD_INFO = 0x1
 
 RECORD, SITE, THREAD_END, PROCESS_END = 1, 2, 3, 4
 WINDOW = 7
+THREAD_IDENTITY = 0x40000000  # frame thread bit of an identity stream
 INT, CHAR, F32, F64, C64, C128, STR = 1, 2, 3, 4, 5, 6, 7
 IN, OUT = 1, 2
 
-WINDOW_SEED = b"detshim.window.v2"
+WINDOW_SEED = b"detshim.window.v3"
 STREAM_SEED = b"detshim.stream.v2"
 PROCESS_SEED = b"detshim.process.v1"
 RUN_SEED = b"detshim.run.v1"
@@ -75,6 +77,24 @@ def xxh3_128(data):
     return d.low64, d.high64
 
 
+def frame_hash(payload):
+    """The frame hash: XXH3-128 as 16 bytes (low64, high64 little-endian);
+    a RECORD frame's is its record hash."""
+    lo, hi = xxh3_128(payload)
+    return struct.pack("<QQ", lo, hi)
+
+
+def record_hash(thread, payload):
+    """A record's hash: its frame hash, or SHA-256 in an identity stream."""
+    if thread & THREAD_IDENTITY:
+        return hashlib.sha256(payload).digest()
+    return frame_hash(payload)
+
+
+def frame_check(ftype, thread, payload):
+    return xxh3_64(frame_hash(payload), (ftype << 32) | thread) & 0xFFFFFFFF
+
+
 def u8(v):
     return struct.pack("<B", v)
 
@@ -100,7 +120,7 @@ def sstr(s):
 def frame(ftype, thread, payload, check=None, length=None):
     """One frame; `check` and `length` may be forced to craft damage."""
     if check is None:
-        check = xxh3_64(payload, (ftype << 32) | thread) & 0xFFFFFFFF
+        check = frame_check(ftype, thread, payload)
     if length is None:
         length = len(payload)
     return u32(length) + u16(ftype) + u16(0) + u32(thread) + u32(check) + payload
@@ -168,7 +188,7 @@ class Trace:
         self.window = window
         self.summary = summary  # WINDOW frames in place of every window's records
         self.fields = [
-            (F_DIGEST_ALGS, 0, b"operands=xxh3-128;chain=sha256"),
+            (F_DIGEST_ALGS, 0, b"operands=xxh3-128;records=xxh3-128;chain=sha256"),
             (F_PROGRAM, 0, program.encode()),
             (F_PROCESS, 0, process.encode()),
             (F_POLICY_NAME, 0, policy.encode()),
@@ -198,11 +218,11 @@ class Trace:
         """(first record, count, digest) of each window of a stream."""
         recs, out = self.threads[thread], []
         for first in range(0, len(recs), self.window):
-            d = hashlib.sha256(WINDOW_SEED).digest()
+            m = hashlib.sha256(WINDOW_SEED)
             part = recs[first:first + self.window]
             for i, rec in enumerate(part):
-                d = hashlib.sha256(d + rec.payload(first + i)).digest()
-            out.append((first, len(part), d))
+                m.update(record_hash(thread, rec.payload(first + i)))
+            out.append((first, len(part), m.digest()))
         return out
 
     def chain(self, thread):
@@ -568,8 +588,8 @@ def make_all(out):
     good = base()[0]
     write_bytes(os.path.join(d, "notrace.dtrace"), b"#!/bin/sh\necho this is not a trace\n")
     write_bytes(os.path.join(d, "empty.dtrace"), b"")
-    write_bytes(os.path.join(d, "version1.dtrace"), good.to_bytes(version=1))
-    write_bytes(os.path.join(d, "version3.dtrace"), good.to_bytes(version=3))
+    for v in (1, 2, VERSION + 1):
+        write_bytes(os.path.join(d, "version%d.dtrace" % v), good.to_bytes(version=v))
     write_bytes(os.path.join(d, "magic_only.dtrace"), MAGIC + u32(VERSION))
     write_bytes(os.path.join(d, "header_huge.dtrace"), MAGIC + u32(VERSION) + u32(0xFFFFFFF0) + b"abc")
     write_bytes(os.path.join(d, "header_only.dtrace"), good.header())
@@ -596,7 +616,7 @@ def reseal(data):
         if length > len(out) - off - 16:
             break
         payload = bytes(out[off + 16: off + 16 + length])
-        struct.pack_into("<I", out, off + 12, xxh3_64(payload, (ftype << 32) | thread) & 0xFFFFFFFF)
+        struct.pack_into("<I", out, off + 12, frame_check(ftype, thread, payload))
         off += 16 + length
     return bytes(out)
 

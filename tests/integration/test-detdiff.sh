@@ -369,13 +369,16 @@ expect_error "$B/notrace.dtrace: not a detshim trace"
 run_dd "$B/empty.dtrace" "$B/good.dtrace"
 expect_rc 2
 expect_error "$B/empty.dtrace"
-# Version 1 roots were over whole streams, not windows: refused, saying so.
-run_dd "$B/good.dtrace" "$B/version1.dtrace"
+# Version 1 roots were over whole streams, version 2 windows over record
+# payloads, not record hashes: refused, saying so.
+for v in 1 2; do
+    run_dd "$B/good.dtrace" "$B/version$v.dtrace"
+    expect_rc 2
+    expect_error "$B/version$v.dtrace: trace format version $v, this detdiff reads version 3 only (its roots are over record hashes"
+done
+run_dd "$B/good.dtrace" "$B/version4.dtrace"
 expect_rc 2
-expect_error "$B/version1.dtrace: trace format version 1, this detdiff reads version 2 only (its roots are over window digests"
-run_dd "$B/good.dtrace" "$B/version3.dtrace"
-expect_rc 2
-expect_error "$B/version3.dtrace: trace format version 3, this detdiff reads version 2;"
+expect_error "$B/version4.dtrace: trace format version 4, this detdiff reads version 3;"
 for f in magic_only header_huge header_field_overrun; do
     run_dd "$B/good.dtrace" "$B/$f.dtrace"
     expect_rc 2

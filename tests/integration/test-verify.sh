@@ -344,7 +344,7 @@ test_usage() {
     expect_eq "help: exit status" 0 "$rc"
     expect_grep "help: verify usage" "detverify \[--json\] \[--pubkey PUB.pem\] PUBLISHED -- CMD" "$OUT"
     dv --version
-    expect_grep "version" "^detverify [0-9.]+ \(trace format 2, attestation schema detshim-attestation/1\)$" "$OUT"
+    expect_grep "version" "^detverify [0-9.]+ \(trace format 3, attestation schema detshim-attestation/1\)$" "$OUT"
 }
 
 # A real lab: blas_prog under detrun, attested, published as lab/trace,
