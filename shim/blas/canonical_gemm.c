@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "blas/canonical.h"
@@ -178,6 +179,30 @@ static void tile_io(const struct canon_kernel *K, int64_t rows, int64_t cols, un
     }
 }
 
+/* Exchanges two groups of `bytes` bytes, 8 at a time where the size
+ * allows (every kernel's r x packed is a multiple of 8): a loop the
+ * compiler turns into vector moves. memcpy through a buffer, 3 calls per
+ * pair of groups of 24 to 192 bytes, took 13% of a backward strsm
+ * (side 'L' upper, n = 512) against 3% forward. */
+static void swap_groups(char *x, char *y, size_t bytes)
+{
+    if (bytes % 8 != 0) {
+        for (size_t i = 0; i < bytes; i++) {
+            const char t = x[i];
+            x[i] = y[i];
+            y[i] = t;
+        }
+        return;
+    }
+    for (size_t i = 0; i < bytes; i += 8) {
+        uint64_t u, v;
+        memcpy(&u, x + i, 8);
+        memcpy(&v, y + i, 8);
+        memcpy(x + i, &v, 8);
+        memcpy(y + i, &u, 8);
+    }
+}
+
 /* Packs through fn, as the packers' contract says, also when cs, the
  * stride of p, is negative (the operand's k runs backward in memory): the
  * same elements are packed from the other end and the kb groups of each
@@ -192,15 +217,11 @@ static void pack(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_
     }
     fn(r, rows, kb, x + (kb - 1) * cs * (int64_t)es, rs, -cs, flags, dst);
     const size_t group = (size_t)r * ps;
-    _Alignas(64) unsigned char tmp[MAX_TILE_BYTES];
-    assert(group <= sizeof tmp);
+    assert(group <= MAX_TILE_BYTES);
     for (int64_t s = 0; s < (rows + r - 1) / r; s++) {
         char *strip = dst + (size_t)(s * kb) * group;
-        for (int64_t lo = 0, hi = kb - 1; lo < hi; lo++, hi--) {
-            memcpy(tmp, strip + (size_t)lo * group, group);
-            memcpy(strip + (size_t)lo * group, strip + (size_t)hi * group, group);
-            memcpy(strip + (size_t)hi * group, tmp, group);
-        }
+        for (int64_t lo = 0, hi = kb - 1; lo < hi; lo++, hi--)
+            swap_groups(strip + (size_t)lo * group, strip + (size_t)hi * group, group);
     }
 }
 

@@ -693,15 +693,23 @@ AVX2 static void z_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
  * 32 KiB L1, the mc x kc block of packed A in the 1 MiB L2; nc = 512 keeps
  * the partial-sum tiles and a thread's packed B small enough that two
  * threads share the L3 well. Measured on this machine (AMD EPYC, Zen 4
- * without AVX-512): other choices near these were within noise. */
+ * without AVX-512): other choices near these were within noise.
+ * The complex tiles read twice the bytes per p (packed {P1, P2} and
+ * {Q1, Q2}): at kc = 256 a 6-row strip of A and a strip of B (24 + 32 KiB
+ * for c, 48 + 32 for z) overflowed the 48 KiB L1 of the Zen 5 this runs
+ * on now, and the loads of B stalled (perf: the B loads took most of the
+ * tile's samples). A shorter kc keeps both strips in L1 (kc = 128 for c:
+ * 12 + 16 KiB; 64 for z: 12 + 8) and a taller mc reuses each B strip over
+ * 40 strips of A: single-thread CPU time at n = 1024 went from 100 to
+ * 110 GFLOP/s (c) and from 48 to 56 (z), 2026-12-01, docs/benchmarks.md. */
 const struct canon_isa_kernels canon_avx2_kernels = {
     .name = "avx2",
     .k = {
         [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 512, 4, 4, s_pack, s_pack),
         [CANON_D] = KERNEL(d, D_MR, D_NR, 144, 256, 512, 8, 8, d_pack, d_pack),
-        [CANON_C] = KERNEL(c, C_MR, C_NR, 60, 256, 512, 8, 16, canon_pack_c64_a,
+        [CANON_C] = KERNEL(c, C_MR, C_NR, 240, 128, 512, 8, 16, canon_pack_c64_a,
                            canon_pack_c64_b),
-        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 60, 256, 512, 16, 32, canon_pack_c128_a,
+        [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 240, 64, 512, 16, 32, canon_pack_c128_a,
                            canon_pack_c128_b),
     },
 };
