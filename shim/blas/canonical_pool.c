@@ -7,6 +7,7 @@
  * its parts on its own thread instead of waiting.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -165,18 +166,28 @@ static int claim_next(uint_least64_t c)
     return (int)(c & 0xffffu);
 }
 
-/* Spins until pred(arg) holds or about SPIN_TICKS time-stamp ticks pass
- * (some 20 us here); returns whether it holds. */
+/* Spins until pred(arg) holds or about `ticks` time-stamp ticks pass;
+ * returns whether it holds. Past SPIN_TICKS (some 20 us here) it yields
+ * the CPU between looks, so a runnable thread of the program is not kept
+ * waiting by the spin. */
 #define SPIN_TICKS 50000u
+/* A worker looks for the next job for about 1 ms before it sleeps: waking
+ * a sleeping thread took longer than a 0.5 ms part here (a VM's idle CPU),
+ * and the caller then ran every part itself (trsm at n = 512 on 2 threads
+ * as fast as on 1). OpenBLAS's workers spin, yielding, for about 0.1 s. */
+#define WORKER_SPIN_TICKS 3000000u
 
-static int spin_until(int (*pred)(unsigned), unsigned arg)
+static int spin_until(int (*pred)(unsigned), unsigned arg, uint64_t ticks)
 {
     uint64_t t0 = __builtin_ia32_rdtsc();
     while (!pred(arg)) {
         for (int i = 0; i < 16; i++)
             __builtin_ia32_pause();
-        if (__builtin_ia32_rdtsc() - t0 > SPIN_TICKS)
+        uint64_t spent = __builtin_ia32_rdtsc() - t0;
+        if (spent > ticks)
             return pred(arg);
+        if (spent > SPIN_TICKS)
+            sched_yield();
     }
     return 1;
 }
@@ -232,7 +243,7 @@ static void *worker_main(void *v)
     free(v);
     unsigned seen = start.seen;
     for (;;) {
-        if (!spin_until(gen_moved, seen)) {
+        if (!spin_until(gen_moved, seen, WORKER_SPIN_TICKS)) {
             pthread_mutex_lock(&pool.m);
             atomic_fetch_add(&pool.sleepers, 1);
             while (!gen_moved(seen))
@@ -324,7 +335,7 @@ int canon_pool_run_on(part_fn fn, void *arg, int nparts, int threads, size_t ws_
         }
     }
     run_claimed(gen, 0, mine);
-    if (!spin_until(all_done, (unsigned)nparts)) {
+    if (!spin_until(all_done, (unsigned)nparts, SPIN_TICKS)) {
         pthread_mutex_lock(&pool.m);
         atomic_store(&pool.caller_asleep, 1);
         while (!all_done((unsigned)nparts))
