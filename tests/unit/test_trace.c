@@ -190,6 +190,27 @@ static void test_chain_head_is_sha256_over_the_record_hashes(void **state)
     detshim_run_free(run);
 }
 
+/* The trace was written on SHA-NI where the CPU has it; read on the
+ * OpenSSL path (chain_set_fast(0): a CPU without SHA-NI), its heads and
+ * root must come out the same and match what the writer committed. */
+static void test_openssl_path_reads_the_same_heads_and_root(void **state)
+{
+    (void)state;
+    detshim_run *fast_run, *evp_run;
+    char err[512];
+    assert_int_equal(detshim_run_load(path, &fast_run, err, sizeof err), 0);
+    int had = chain_set_fast(0);
+    int rc = detshim_run_load(path, &evp_run, err, sizeof err);
+    chain_set_fast(had);
+    assert_int_equal(rc, 0);
+    detshim_thread *a = &fast_run->processes[0].threads[0], *b = &evp_run->processes[0].threads[0];
+    assert_true(b->end_seen && b->end_matches);
+    assert_memory_equal(a->head, b->head, 32);
+    assert_memory_equal(fast_run->processes[0].root, evp_run->processes[0].root, 32);
+    detshim_run_free(fast_run);
+    detshim_run_free(evp_run);
+}
+
 static void test_cut_file_reads_to_last_whole_record_and_says_truncated(void **state)
 {
     (void)state;
@@ -421,6 +442,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reader_returns_what_the_writer_recorded),
         cmocka_unit_test(test_chain_head_is_sha256_over_the_record_hashes),
+        cmocka_unit_test(test_openssl_path_reads_the_same_heads_and_root),
         cmocka_unit_test(test_cut_file_reads_to_last_whole_record_and_says_truncated),
         cmocka_unit_test(test_flipped_byte_stops_reading_at_the_damaged_frame),
         cmocka_unit_test(test_not_a_trace_and_other_versions_are_refused),
