@@ -55,6 +55,13 @@ static void load_unwinder(void)
     *(void **)&unw.step = sym(h, "_ULx86_64_step");
     *(void **)&unw.get_reg = sym(h, "_ULx86_64_get_reg");
     *(void **)&unw.get_proc_name = sym(h, "_ULx86_64_get_proc_name");
+    /* One walk here, inside the once: libunwind sets its globals up on
+     * its first walk (tdep_init), and two threads making their first walk
+     * together raced there (a signal mask read while the other thread was
+     * filling it; ThreadSanitizer in test-tsan). Every walk waits for
+     * this once, so later ones find libunwind set up. */
+    void *warm[2];
+    (void)unwind_backtrace(warm, 2);
 }
 
 /* "symbol+0xoff" when addr lies inside a sized dynamic symbol (dladdr
