@@ -1,5 +1,5 @@
 /* The slow, obvious reference of the canonical BLAS contract that the
- * test_canonical_l1, _l2, _l3_ref and _semantics programs check the
+ * test_canonical_l1, _l2, _l3_ref, _l3_tri and _semantics programs check the
  * kernels against (shim/blas/canonical.h): values of any type held exactly
  * in doubles, the contract's operations rounded once each, buffers,
  * element indexing, the lanes-and-chunks order of the reductions, op(A)

@@ -13,123 +13,11 @@
  * own reference; test_canonical_l3_gemm.c checks the core against the
  * sequential kernels.)
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-/* cmocka needs the four above first */
-#include <cmocka.h>
-
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "blas/canonical.h"
-#include "blas/canonical_kernels.h"
-
-typedef struct {
-    double re, im;
-} cx;
-
-static int single(int t)
-{
-    return t == CANON_S || t == CANON_C;
-}
-
-static int cplx(int t)
-{
-    return t >= CANON_C;
-}
-
-/* The contract's scalar operations in the precision of type t. */
-static double fm(int t, double a, double b, double c)
-{
-    return single(t) ? (double)fmaf((float)a, (float)b, (float)c) : fma(a, b, c);
-}
-
-static double mul(int t, double a, double b)
-{
-    return single(t) ? (double)((float)a * (float)b) : a * b;
-}
-
-static double dv(int t, double a, double b)
-{
-    return single(t) ? (double)((float)a / (float)b) : a / b;
-}
-
-static double ad(int t, double a, double b)
-{
-    return single(t) ? (double)((float)a + (float)b) : a + b;
-}
-
-static cx cmac(int t, cx s, cx u, cx v)
-{
-    s.re = fm(t, u.re, v.re, s.re);
-    if (!cplx(t))
-        return s;
-    s.re = fm(t, -u.im, v.im, s.re);
-    s.im = fm(t, u.re, v.im, s.im);
-    s.im = fm(t, u.im, v.re, s.im);
-    return s;
-}
-
-static cx cmul(int t, cx u, cx v)
-{
-    cx r = {mul(t, u.re, v.re), 0};
-    if (!cplx(t))
-        return r;
-    r.re = fm(t, -u.im, v.im, r.re);
-    r.im = mul(t, u.re, v.im);
-    r.im = fm(t, u.im, v.re, r.im);
-    return r;
-}
-
-static cx cdiv(int t, cx s, cx d)
-{
-    if (!cplx(t))
-        return (cx){dv(t, s.re, d.re), 0};
-    double r, e;
-    cx q;
-    if (fabs(d.re) >= fabs(d.im)) {
-        r = dv(t, d.im, d.re), e = fm(t, d.im, r, d.re);
-        q.re = dv(t, fm(t, s.im, r, s.re), e), q.im = dv(t, fm(t, -s.re, r, s.im), e);
-    } else {
-        r = dv(t, d.re, d.im), e = fm(t, d.re, r, d.im);
-        q.re = dv(t, fm(t, s.re, r, s.im), e), q.im = dv(t, fm(t, s.im, r, -s.re), e);
-    }
-    return q;
-}
-
-static cx neg(cx u)
-{
-    return (cx){-u.re, -u.im};
-}
-
-static const size_t tsize[CANON_NTYPES] = {4, 8, 8, 16};
-
-static cx ld(int t, const void *x, int64_t i)
-{
-    switch (t) {
-    case CANON_S: return (cx){((const float *)x)[i], 0};
-    case CANON_D: return (cx){((const double *)x)[i], 0};
-    case CANON_C: return (cx){((const float *)x)[2 * i], ((const float *)x)[2 * i + 1]};
-    default: return (cx){((const double *)x)[2 * i], ((const double *)x)[2 * i + 1]};
-    }
-}
-
-static void st(int t, void *x, int64_t i, cx v)
-{
-    switch (t) {
-    case CANON_S: ((float *)x)[i] = (float)v.re; break;
-    case CANON_D: ((double *)x)[i] = v.re; break;
-    case CANON_C: ((float *)x)[2 * i] = (float)v.re, ((float *)x)[2 * i + 1] = (float)v.im; break;
-    default: ((double *)x)[2 * i] = v.re, ((double *)x)[2 * i + 1] = v.im; break;
-    }
-}
+#include "canonical_ref.h"
 
 /* One column-major call: ch = side, uplo, trans, diag. */
 struct call {
@@ -139,7 +27,7 @@ struct call {
     cx alpha;
 };
 
-static cx op_at(const struct call *c, const void *a, int64_t i, int64_t j)
+static cx call_op_at(const struct call *c, const void *a, int64_t i, int64_t j)
 {
     if (c->ch[2] == 'N')
         return ld(c->t, a, i + j * c->lda);
@@ -154,7 +42,7 @@ static int op_upper(const struct call *c)
     return (c->ch[1] == 'U') == (c->ch[2] == 'N');
 }
 
-static int in_tri(const struct call *c, int64_t i, int64_t j)
+static int call_in_tri(const struct call *c, int64_t i, int64_t j)
 {
     return op_upper(c) ? i <= j : i >= j;
 }
@@ -171,14 +59,14 @@ static void ref_trmm(const struct call *c, const void *a, void *b)
             cx s = {0, 0};
             for (int64_t p = 0; p < (left ? c->m : c->n); p++) {
                 const int64_t ai = left ? i : p, aj = left ? p : j;
-                if (!in_tri(c, ai, aj))
+                if (!call_in_tri(c, ai, aj))
                     continue;
                 const cx bv = ld(t, old, left ? p + j * c->ldb : i + p * c->ldb);
                 if (ai == aj && c->ch[3] == 'U') {
-                    s.re = ad(t, s.re, bv.re), s.im = ad(t, s.im, bv.im);
+                    s.re = radd(t, s.re, bv.re), s.im = radd(t, s.im, bv.im);
                     continue;
                 }
-                const cx av = op_at(c, a, ai, aj);
+                const cx av = call_op_at(c, a, ai, aj);
                 s = left ? cmac(t, s, av, bv) : cmac(t, s, bv, av);
             }
             st(t, b, i + j * c->ldb, cmul(t, c->alpha, s));
@@ -202,14 +90,14 @@ static void ref_trsm(const struct call *c, const void *a, void *b)
             for (int64_t ks = 0; ks < inner; ks++) {
                 const int64_t k = forward ? ks : inner - 1 - ks;
                 const int64_t ai = left ? i : k, aj = left ? k : j;
-                if (k == q || !in_tri(c, ai, aj))
+                if (k == q || !call_in_tri(c, ai, aj))
                     continue;
-                const cx av = op_at(c, a, ai, aj);
+                const cx av = call_op_at(c, a, ai, aj);
                 const cx xv = ld(t, b, left ? k + j * c->ldb : i + k * c->ldb);
                 s = left ? cmac(t, s, neg(av), xv) : cmac(t, s, neg(xv), av);
             }
             if (c->ch[3] == 'N')
-                s = cdiv(t, s, op_at(c, a, q, q));
+                s = cdiv(t, s, call_op_at(c, a, q, q));
             st(t, b, e, s);
         }
 }
@@ -428,7 +316,7 @@ static void test_trmm_trsm_agree_with_openblas(void **state)
                 const float af[2] = {(float)c.alpha.re, (float)c.alpha.im};
                 const double ad2[2] = {c.alpha.re, c.alpha.im};
                 const int m = (int)c.m, n = (int)c.n, lda = (int)c.lda, ldb = (int)c.ldb;
-                f(&ch[0], &ch[1], &ch[2], &ch[3], &m, &n, single(t) ? (const void *)af : ad2, a,
+                f(&ch[0], &ch[1], &ch[2], &ch[3], &m, &n, isf(t) ? (const void *)af : ad2, a,
                   &lda, v, &ldb);
                 double md = 0, mx = 0;
                 for (int64_t j = 0; j < c.n; j++)
@@ -437,7 +325,7 @@ static void test_trmm_trsm_agree_with_openblas(void **state)
                         md = fmax(md, fmax(fabs(x.re - y.re), fabs(x.im - y.im)));
                         mx = fmax(mx, fmax(fabs(y.re), fabs(y.im)));
                     }
-                const double tol = single(t) ? 2e-5 : 1e-13;
+                const double tol = isf(t) ? 2e-5 : 1e-13;
                 if (!(md <= tol * mx))
                     fail_msg("%c%s %.4s: |canonical - OpenBLAS| = %g of %g", "sdcz"[t],
                              solve ? "trsm" : "trmm", ch, md, mx);
