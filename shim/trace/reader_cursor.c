@@ -87,6 +87,19 @@ static int frame_at(struct reader_src *src, uint64_t off, const unsigned char **
     return check == trace_frame_check_of(hash, *type, *thread) ? 0 : -1;
 }
 
+/* Gives a parsed record of frame thread `thread` its record hash (from
+ * its frame hash) and offset. Returns 0, or -1 when OpenSSL failed. */
+static int finish_record(detshim_record *r, uint32_t thread, const unsigned char *payload,
+                         uint32_t flen, const uint8_t hash[16], uint64_t off)
+{
+    uint8_t rhash[32];
+    uint32_t rlen = chain_record_hash(thread, payload, flen, hash, rhash);
+    if (!rlen)
+        return -1;
+    reader_finish_record(r, rhash, rlen, off);
+    return 0;
+}
+
 int detshim_cursor_next(detshim_cursor *c, const detshim_record **r)
 {
     *r = NULL;
@@ -111,11 +124,8 @@ int detshim_cursor_next(detshim_cursor *c, const detshim_record **r)
         arena_reset(&c->arena);
         if (reader_parse_record(payload, flen, &c->arena, &c->cur) != 0)
             return DETSHIM_ERR_FORMAT;
-        uint8_t rhash[32];
-        uint32_t rlen = chain_record_hash(thread, payload, flen, hash, rhash);
-        if (!rlen)
+        if (finish_record(&c->cur, thread, payload, flen, hash, off) != 0)
             return DETSHIM_ERR_NOMEM;
-        reader_finish_record(&c->cur, rhash, rlen, off);
         c->next++;
         *r = &c->cur;
         return 1;
@@ -144,14 +154,9 @@ static int keep_at(struct proc_private *pp, uint32_t index, uint64_t off, const 
     else if (frame_at(&src, off, &payload, &flen, &type, &thread, hash) != 0 ||
              type != TRACE_FRAME_RECORD || thread != index)
         rc = DETSHIM_ERR_IO;
-    else if (r && reader_parse_record(payload, flen, &pp->arena, r) == 0) {
-        uint8_t rhash[32];
-        uint32_t rlen = chain_record_hash(thread, payload, flen, hash, rhash);
-        if (rlen) {
-            reader_finish_record(r, rhash, rlen, off);
-            rc = 0;
-        }
-    }
+    else if (r && reader_parse_record(payload, flen, &pp->arena, r) == 0 &&
+             finish_record(r, thread, payload, flen, hash, off) == 0)
+        rc = 0;
     reader_src_close(&src);
     *out = rc ? NULL : r;
     return rc;
