@@ -89,6 +89,9 @@ const char *core_list_next(const char **p, const char *seps, size_t *len);
 void core_machine_describe(char *out, size_t len);
 /* The CPUs this process may run on (its affinity mask), at least 1. */
 int core_cpus_allowed(void);
+/* 1 if the CPU has AVX-512 (F, DQ, VL, BW, with AVX2 and FMA) and the OS
+ * saves its state (XCR0), so code built for it may run (core/machine.c). */
+int core_cpu_has_avx512(void);
 /* Threads for the canonical kernels, which give the same bits at any
  * count: [blas] threads, or with auto every allowed CPU. */
 int core_canonical_threads(void);
