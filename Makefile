@@ -56,7 +56,8 @@ CTOR_OBJ := $(call obj,$(wildcard shim/life/*.c))
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 # The reader library: the reader and the format code it shares with the
 # writer (chain and roots, frame checks).
-READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c)
+READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c \
+    shim/trace/zstd_lib.c)
 READER_SONAME := libdetshim-reader.so.0
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 

@@ -24,6 +24,7 @@
 #include "artifact/artifact.h"
 #include "core/core.h"
 #include "trace/trace.h"
+#include "trace/zstd_lib.h"
 
 #define MAX_OBJECTS 2048
 
@@ -98,9 +99,11 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
     }
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
-    /* The vDSO is the kernel's, not the program's: it changes no bit. */
+    /* The vDSO is the kernel's, not the program's: it changes no bit. Nor
+     * does a libzstd only the shim loaded, to compress the trace: left out,
+     * a compressed trace has the root an uncompressed one has. */
     if (!base[0] || strncmp(base, "linux-vdso", 10) == 0 || strncmp(base, "linux-gate", 10) == 0 ||
-        w->n == MAX_OBJECTS)
+        w->n == MAX_OBJECTS || (zstd_loaded_by_us() && info->dlpi_addr == zstd_loaded_by_us()))
         return 0;
     struct object *o = &w->list[w->n];
     char hex[72];

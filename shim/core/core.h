@@ -43,6 +43,7 @@ struct core_config {
     unsigned long long trace_max_bytes; /* [trace] max_bytes per file; 0: unlimited */
     int trace_group_readable; /* [trace] readable_by = group */
     int trace_summary;       /* [trace] level = summary */
+    int trace_compress;      /* [trace] compress = zstd */
     unsigned trace_window;   /* [trace] window: records per window digest */
     char artifacts[2048];    /* [trace] artifacts: globs of written files recorded */
     char inputs[2048];       /* [trace] inputs: globs of read files recorded */
