@@ -573,12 +573,15 @@ static void start_once(void)
     if (!core_cfg.trace_on)
         return;
     char err[1024];
-    if (window_configure(err, sizeof err) != 0) /* hook (window.c) */
+    if (window_configure(err, sizeof err) != 0) { /* hook (window.c) */
         core_fail("the trace", "%s", err);
-    else if (compress_configure(err, sizeof err) != 0) /* hook (compress.c) */
-        core_fail("the trace", "%s", err);
-    else if (trace_process_start(err, sizeof err) != 0)
-        core_fail("the trace", "%s", err);
+    } else {
+        /* Hook (compress.c); in warn mode the trace goes on uncompressed. */
+        if (compress_configure(err, sizeof err) != 0)
+            core_fail("compression", "%s", err);
+        if (trace_process_start(err, sizeof err) != 0)
+            core_fail("the trace", "%s", err);
+    }
     pysite_configure();
 }
 

@@ -119,6 +119,14 @@ DETSHIM_TRACE_COMPRESS=lz4 shim "$WORK/bad" "$P" 10 5 0 > /dev/null 2> "$WORK/ba
 expect_eq "DETSHIM_TRACE_COMPRESS=lz4: exit 2" 2 $?
 expect_grep "... one line naming the value" "^detshim: .*DETSHIM_TRACE_COMPRESS=lz4: expected zstd or off" \
     "$WORK/bad.err"
+DETSHIM_ON_ERROR=warn DETSHIM_TRACE_COMPRESS=lz4 shim "$WORK/warn" "$P" 10 5 0 > /dev/null \
+    2> "$WORK/warn.err"
+expect_eq "DETSHIM_ON_ERROR=warn and a bad value: the program runs" 0 $?
+expect_grep "... saying it goes on without compression" "continuing without compression" \
+    "$WORK/warn.err"
+$DETDIFF --show "$WORK/warn" > "$WORK/warn.txt" 2>&1
+expect_grep "... and traced uncompressed" "^    9 cblas_ddot" "$WORK/warn.txt"
+expect_no_grep "... (no compression field)" "compression = " "$WORK/warn.txt"
 printf 'include = passthrough\n[trace]\ncompress = gzip\n' > "$WORK/bad.policy"
 DETSHIM_POLICY=$WORK/bad.policy shim "$WORK/badp" "$P" 10 5 0 > /dev/null 2> "$WORK/badp.err"
 expect_eq "[trace] compress = gzip: exit 2" 2 $?
