@@ -366,6 +366,7 @@ FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_BIN := $(B)/fuzz/fuzz_reader $(B)/fuzz/fuzz_detdiff $(B)/fuzz/fuzz_policy
 fuzz_obj = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(1))
 FUZZ_READER_OBJ := $(call fuzz_obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c \
+    shim/trace/zstd_lib.c \
     tests/fuzz/fuzz_common.c)
 FUZZ_DETDIFF_OBJ := $(call fuzz_obj,$(filter-out shim/detdiff/main.c,$(DETDIFF_SRC)))
 FUZZ_POLICY_OBJ := $(call fuzz_obj,shim/core/policy.c shim/core/policy_find.c shim/core/policy_env.c shim/trace/frame.c \

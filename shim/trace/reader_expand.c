@@ -8,13 +8,17 @@
  * frame that is cut short, fails its check or does not expand, and copies
  * the rest as it is: the scan then reports the damage there, as it would
  * in an uncompressed file. The temporary file has no name, so nothing is
- * left behind when the reader ends, however it ends.
+ * left behind when the reader ends, however it ends. A hostile file can
+ * claim 1 MiB of content for a few bytes of frame, so the expansion also
+ * stops, with one line, before it would leave less than 5% of TMPDIR's
+ * file system (and at least 256 MiB) free.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "detshim/trace_format.h"
@@ -28,10 +32,34 @@ struct out {
     size_t len;
     uint64_t total;
     int error; /* errno of a failed write */
+    int reserve; /* stopped to keep the file system's reserve free */
+    uint64_t checked; /* total when the free space was last looked at */
 };
+
+#define EXPAND_CHECK_EVERY ((uint64_t)64 << 20)
+#define EXPAND_RESERVE_MIN ((uint64_t)256 << 20)
+
+/* 1 if writing `more` bytes would leave the file system under o->fd with
+ * less than its reserve free. */
+static int past_reserve(const struct out *o, uint64_t more)
+{
+    struct statvfs sv;
+    if (fstatvfs(o->fd, &sv) != 0)
+        return 0; /* cannot tell: the write itself will say */
+    uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+    uint64_t reserve = (uint64_t)sv.f_blocks * sv.f_frsize / 20;
+    if (reserve < EXPAND_RESERVE_MIN)
+        reserve = EXPAND_RESERVE_MIN;
+    return avail < reserve + more;
+}
 
 static void out_flush(struct out *o)
 {
+    if (!o->error && o->total - o->checked >= EXPAND_CHECK_EVERY) {
+        o->checked = o->total;
+        if (past_reserve(o, EXPAND_CHECK_EVERY))
+            o->error = o->reserve = ENOSPC;
+    }
     size_t done = 0;
     while (!o->error && done < o->len) {
         ssize_t w = write(o->fd, o->buf + done, o->len - done);
@@ -148,7 +176,9 @@ int reader_expand(struct proc_private *pp, struct reader_src *src, char *err, si
     if (o.error) {
         snprintf(err, errlen, "%s: cannot expand its compressed records into %s: %s; point "
                  "TMPDIR at a directory with room for them (%llu bytes or more)", path, dir,
-                 strerror(o.error), (unsigned long long)o.total);
+                 o.reserve ? "that would leave less than 5% of its file system free"
+                           : strerror(o.error),
+                 (unsigned long long)o.total);
         close(o.fd);
         return DETSHIM_ERR_IO;
     }
