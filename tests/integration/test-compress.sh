@@ -35,6 +35,8 @@ $DETDIFF --show "$WORK/packed" > "$WORK/show.txt"
 expect_grep "the header says it is compressed (informational)" \
     "^  compression = zstd \(informational\)" "$WORK/show.txt"
 expect_grep "--show reads the records" "^    $K cblas_ddot" "$WORK/show.txt"
+expect_grep "--show gives both sizes" "^process main \(.*, $packed_size bytes compressed, [0-9]+ expanded\)" \
+    "$WORK/show.txt"
 expect_no_grep "--show: nothing damaged" "truncated|damaged" "$WORK/show.txt"
 expect_no_grep "libzstd, loaded by the shim only, is not a loaded object of the program" \
     "env.object name=libzstd" "$WORK/show.txt"
