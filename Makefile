@@ -56,7 +56,8 @@ CTOR_OBJ := $(call obj,$(wildcard shim/life/*.c))
 GEN_OBJ := $(B)/obj/gen/blas_wrappers.o
 # The reader library: the reader and the format code it shares with the
 # writer (chain and roots, frame checks).
-READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c)
+READER_OBJ := $(call obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c \
+    shim/trace/zstd_lib.c)
 READER_SONAME := libdetshim-reader.so.0
 SHIM_LIBS := -lcrypto -linih -ldl -lpthread -lm
 
@@ -75,9 +76,10 @@ $(B)/obj/%.o: %.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# The one file built for a wider instruction set; used only where the CPU
+# The files built for a wider instruction set; used only where the CPU
 # has it (shim/trace/digest.c checks).
 $(B)/obj/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
+$(B)/obj/shim/trace/xxh3_avx512.o: SHIM_CFLAGS += -mavx512f
 
 $(GEN_BLAS): scripts/gen-blas-wrappers.py
 	@mkdir -p $(dir $@)
@@ -177,6 +179,7 @@ $(B)/tsan/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CPPFLAGS) -O1 -g -fsanitize=thread $(SHIM_CFLAGS) -c -o $@ $<
 $(B)/tsan/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
+$(B)/tsan/shim/trace/xxh3_avx512.o: SHIM_CFLAGS += -mavx512f
 $(B)/tests/tsan_trace: tests/unit/tsan_trace.c $(TSAN_OBJ)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CPPFLAGS) -O1 -g -fsanitize=thread -std=c11 $(WARN) -o $@ $^ $(SHIM_LIBS)
@@ -363,6 +366,7 @@ FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_BIN := $(B)/fuzz/fuzz_reader $(B)/fuzz/fuzz_detdiff $(B)/fuzz/fuzz_policy
 fuzz_obj = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(1))
 FUZZ_READER_OBJ := $(call fuzz_obj,$(READER_SRC) shim/trace/chain.c shim/trace/sha256.c shim/trace/frame.c \
+    shim/trace/zstd_lib.c \
     tests/fuzz/fuzz_common.c)
 FUZZ_DETDIFF_OBJ := $(call fuzz_obj,$(filter-out shim/detdiff/main.c,$(DETDIFF_SRC)))
 FUZZ_POLICY_OBJ := $(call fuzz_obj,shim/core/policy.c shim/core/policy_find.c shim/core/policy_env.c shim/trace/frame.c \

@@ -290,12 +290,20 @@ env LD_PRELOAD="$SHIM" DETSHIM_TRACE="$WORK/tfull" "$PY" "$TORCH_PROG" $TORCH_AR
 # shellcheck disable=SC2086
 env LD_PRELOAD="$SHIM" DETSHIM_TRACE_LEVEL=summary DETSHIM_TRACE="$WORK/tsum" "$PY" "$TORCH_PROG" \
     $TORCH_ARGS > /dev/null
+# shellcheck disable=SC2086
+env LD_PRELOAD="$SHIM" DETSHIM_TRACE_COMPRESS=zstd DETSHIM_TRACE="$WORK/tzstd" "$PY" "$TORCH_PROG" \
+    $TORCH_ARGS > /dev/null
 calls=$(records "$WORK/tfull")
 [ "$("$DETDIFF" --root "$WORK/tfull")" = "$("$DETDIFF" --root "$WORK/tsum")" ] ||
     die "the training's summary trace has another root than its full trace"
+[ "$("$DETDIFF" --root "$WORK/tfull")" = "$("$DETDIFF" --root "$WORK/tzstd")" ] ||
+    die "the training's compressed trace has another root than its full trace"
 printf '  %-44s %12s %12s %14s\n' "" "calls" "bytes/call" "same root"
 printf '  %-44s %12s %12s %14s\n' "training ($TORCH_ARGS), full" "$calls" \
     "$(bytes_per_call "$WORK/tfull" "$calls")" "-"
+printf '  %-44s %12s %12s %14s\n' "training ($TORCH_ARGS), full, zstd" "$calls" \
+    "$(bytes_per_call "$WORK/tzstd" "$calls")" "yes"
+rm -rf "$WORK/tzstd"
 printf '  %-44s %12s %12s %14s\n' "training ($TORCH_ARGS), summary" "$calls" \
     "$(bytes_per_call "$WORK/tsum" "$calls")" "yes"
 wb=$(window_bytes "$WORK/tsum")
@@ -329,6 +337,17 @@ printf '  %-44s %12s %12s %14s\n' "loop of cblas_ddot n=1, summary ($sec s)" "$S
     "$(bytes_per_call "$WORK/loop" "$SUMMARY_CALLS")" "-"
 echo "  (goal: under 2 bytes per call; a full trace is ~250; window 4096 records)"
 rm -rf "$WORK/loop"
+# The same loop, full and compressed, with the shim's time per call of each.
+zcalls=200000 # 50 MB uncompressed, under the 64M bound
+for c in off zstd; do
+    sec=$(seconds_of env LD_PRELOAD="$SHIM" DETSHIM_POLICY="$WORK/loop.policy" \
+        DETSHIM_TRACE_COMPRESS=$c DETSHIM_TRACE="$WORK/loop-$c" "$TRACE_CALLS" "$zcalls")
+    printf '  %-44s %12s %12s %14s\n' "loop of cblas_ddot n=1, full, compress $c ($sec s)" \
+        "$zcalls" "$(bytes_per_call "$WORK/loop-$c" "$zcalls")" "-"
+done
+[ "$("$DETDIFF" --root "$WORK/loop-off")" = "$("$DETDIFF" --root "$WORK/loop-zstd")" ] ||
+    die "the loop's compressed trace has another root than its full trace"
+rm -rf "$WORK/loop-off" "$WORK/loop-zstd"
 echo
 echo "== Step and op records (docs/frameworks.md): tests/bench/bench_steps.py, in one traced process"
 echo "   per step of an MLP (hidden 1024, batch 128) and a transformer encoder, SGD and Adam, median and best of 5 runs"

@@ -21,7 +21,7 @@ CC=${CC:-cc}
 # detrun, which loads the unsanitized shim).
 [ $# -gt 0 ] || set -- ${SANITIZE_TESTS:-test-c-openblas test-errors test-fake-blas \
     test-gpu-fakes test-gpu-cublas64 test-gpu-conv-algo test-blas-args test-blas-fpenv \
-    test-full-disk test-trace-dir test-detdiff test-lineage}
+    test-full-disk test-trace-dir test-detdiff test-lineage test-compress}
 RT=$($CC -print-file-name=libasan.so)
 if [ ! -f "$RT" ]; then
     echo "run-sanitize: $CC has no ASan runtime (libasan.so); install libasan (gcc)" >&2

@@ -176,6 +176,8 @@ enum trace_field_key {
                                         * kernels' evaluation orders
                                         * (TRACE_CANONICAL_ORDERS), compared:
                                         * another version gives other bits */
+    TRACE_FIELD_COMPRESSION = 24,  /* informational, only when records are
+                                    * compressed: "zstd" (ZSTD frames) */
 };
 
 /* The canonical BLAS contract's order versions (docs/canonical-blas.md,
@@ -226,7 +228,15 @@ enum trace_frame_type {
     TRACE_FRAME_SPARE = 5,
     TRACE_FRAME_INCOMPLETE = 6,
     TRACE_FRAME_WINDOW = 7,
+    TRACE_FRAME_ZSTD = 8, /* one zstd frame whose content is whole frames of
+                           * the other types, as they would have been written
+                           * ([trace] compress = zstd); only in a file whose
+                           * header has TRACE_FIELD_COMPRESSION */
 };
+/* A ZSTD frame's content is at most this many bytes, and the frame
+ * itself (header and payload) is smaller than its content: it is written
+ * only then. */
+#define TRACE_MAX_ZSTD_CONTENT (1024u * 1024u)
 
 #define TRACE_SPARE_LEN 240u
 

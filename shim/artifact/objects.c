@@ -24,6 +24,7 @@
 #include "artifact/artifact.h"
 #include "core/core.h"
 #include "trace/trace.h"
+#include "trace/zstd_lib.h"
 
 #define MAX_OBJECTS 2048
 
@@ -35,7 +36,30 @@ struct object {
 struct walk {
     struct object *list;
     int n;
+    int zstd;        /* index of the libzstd only the shim loaded, or -1 */
+    int zstd_needed; /* another object lists libzstd.so.1 as DT_NEEDED */
 };
+
+/* 1 if the object lists `lib` among its DT_NEEDED libraries. glibc has
+ * relocated the dynamic section's addresses in place (x86-64); one that
+ * looks unrelocated is taken relative to the object's base. */
+static int needs(const struct dl_phdr_info *info, const char *lib)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+            continue;
+        const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+        uintptr_t strtab = 0;
+        for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++)
+            if (d->d_tag == DT_STRTAB)
+                strtab = d->d_un.d_ptr < info->dlpi_addr ? info->dlpi_addr + d->d_un.d_ptr
+                                                         : d->d_un.d_ptr;
+        for (const ElfW(Dyn) *d = dyn; strtab && d->d_tag != DT_NULL; d++)
+            if (d->d_tag == DT_NEEDED && strcmp((const char *)strtab + d->d_un.d_val, lib) == 0)
+                return 1;
+    }
+    return 0;
+}
 
 /* The build-id note of a loaded object, read from its PT_NOTE segments in
  * memory (the dynamic loader maps them). Returns 1 and fills hex. */
@@ -102,6 +126,15 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
     if (!base[0] || strncmp(base, "linux-vdso", 10) == 0 || strncmp(base, "linux-gate", 10) == 0 ||
         w->n == MAX_OBJECTS)
         return 0;
+    /* Nor does a libzstd the shim loaded to compress the trace, unless
+     * the program's own code needs it too: left out, a compressed trace
+     * has the root an uncompressed one has (docs/tracing.md). */
+    if (zstd_loaded_by_us()) {
+        if (info->dlpi_addr == zstd_loaded_by_us())
+            w->zstd = w->n;
+        else if (needs(info, "libzstd.so.1"))
+            w->zstd_needed = 1;
+    }
     struct object *o = &w->list[w->n];
     char hex[72];
     if (build_id(info, hex, sizeof hex))
@@ -127,9 +160,11 @@ void artifact_record_objects(void)
     if (!trace_active() || !trace_recorded_any())
         return;
     int owned = guard_enter();
-    struct walk w = { .list = malloc(MAX_OBJECTS * sizeof *w.list) };
+    struct walk w = { .list = malloc(MAX_OBJECTS * sizeof *w.list), .zstd = -1 };
     if (w.list) {
         dl_iterate_phdr(collect, &w);
+        if (w.zstd >= 0 && !w.zstd_needed)
+            w.list[w.zstd] = w.list[--w.n];
         qsort(w.list, (size_t)w.n, sizeof *w.list, by_name);
         for (int i = 0; i < w.n; i++) {
             if (i && by_name(&w.list[i], &w.list[i - 1]) == 0)

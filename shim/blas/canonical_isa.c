@@ -4,10 +4,8 @@
  * what a DETSHIM_ISA name means. Each family keeps its own table per path
  * and its own setter, so each can be tested alone.
  *
- * AVX-512 needs the instructions (AVX-512F, and DQ/VL/BW which the
- * kernels' compiler may use) and an OS that saves the zmm state: XCR0
- * must enable the SSE, AVX, opmask and both zmm halves (bits 1, 2, 5, 6
- * and 7). The automatic choice is per family, by measurement
+ * AVX-512 needs the instructions and an OS that saves the zmm state
+ * (core_cpu_has_avx512 checks both). The automatic choice is per family, by measurement
  * (docs/benchmarks.md): every path gives the same bits, so it is only a
  * matter of speed.
  */
@@ -15,6 +13,7 @@
 #include <string.h>
 
 #include "blas/canonical.h"
+#include "core/core.h"
 
 static int cpu_has_avx2(void)
 {
@@ -22,24 +21,9 @@ static int cpu_has_avx2(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-/* XCR0 through xgetbv, only where CPUID says the OS enabled XSAVE. */
-static uint64_t xcr0(void)
-{
-    uint32_t a, b, c, d;
-    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-    if (!(c & (1u << 27))) /* OSXSAVE */
-        return 0;
-    uint32_t lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (uint64_t)hi << 32 | lo;
-}
-
 int canon_cpu_has_avx512(void)
 {
-    const uint64_t state = (1u << 1) | (1u << 2) | (1u << 5) | (1u << 6) | (1u << 7);
-    return cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512bw") && (xcr0() & state) == state;
+    return core_cpu_has_avx512();
 }
 
 int canon_isa_best(void)

@@ -43,6 +43,7 @@ struct core_config {
     unsigned long long trace_max_bytes; /* [trace] max_bytes per file; 0: unlimited */
     int trace_group_readable; /* [trace] readable_by = group */
     int trace_summary;       /* [trace] level = summary */
+    int trace_compress;      /* [trace] compress = zstd */
     unsigned trace_window;   /* [trace] window: records per window digest */
     char artifacts[2048];    /* [trace] artifacts: globs of written files recorded */
     char inputs[2048];       /* [trace] inputs: globs of read files recorded */
@@ -89,6 +90,9 @@ const char *core_list_next(const char **p, const char *seps, size_t *len);
 void core_machine_describe(char *out, size_t len);
 /* The CPUs this process may run on (its affinity mask), at least 1. */
 int core_cpus_allowed(void);
+/* 1 if the CPU has AVX-512 (F, DQ, VL, BW, with AVX2 and FMA) and the OS
+ * saves its state (XCR0), so code built for it may run (core/machine.c). */
+int core_cpu_has_avx512(void);
 /* Threads for the canonical kernels, which give the same bits at any
  * count: [blas] threads, or with auto every allowed CPU. */
 int core_canonical_threads(void);

@@ -64,8 +64,7 @@ static int cpu_has(int isa)
     if (isa == ISA_AVX2)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (isa == ISA_AVX512)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+        return core_cpu_has_avx512();
     return 1;
 }
 

@@ -125,6 +125,7 @@ static void read_policy(void)
     core_cfg.trace_max_bytes = p.trace_max_bytes;
     core_cfg.trace_group_readable = p.trace_group_readable;
     core_cfg.trace_summary = p.trace_summary;
+    core_cfg.trace_compress = p.trace_compress;
     core_cfg.trace_window = p.trace_window;
     snprintf(core_cfg.artifacts, sizeof core_cfg.artifacts, "%s", p.artifacts);
     snprintf(core_cfg.inputs, sizeof core_cfg.inputs, "%s", p.inputs);
@@ -262,6 +263,8 @@ static void explain_and_exit(void)
     if (core_cfg.trace_summary || core_cfg.trace_window != POLICY_DEFAULT_WINDOW)
         printf("[trace] level   %s, window %u records\n",
                core_cfg.trace_summary ? "summary" : "full", core_cfg.trace_window);
+    if (core_cfg.trace_compress)
+        printf("[trace] compress zstd (DETSHIM_TRACE_COMPRESS overrides it for one run)\n");
     printf("[trace] artifacts %s\n", core_cfg.artifacts);
     printf("[trace] inputs  %s\n", core_cfg.inputs);
     printf("[rng] seed      %llu%s\n", core_cfg.seed, core_getenv("DETSHIM_SEED") ? " (DETSHIM_SEED)" : "");

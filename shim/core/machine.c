@@ -3,9 +3,11 @@
  * and detverify reports the CPU as a note, docs/verify.md): the CPU's
  * model name, the instruction-set features that choose kernels (as
  * /proc/cpuinfo spells them), and the CPUs this process may run on; and
- * the thread counts [blas] threads = auto resolves to.
+ * the thread counts [blas] threads = auto resolves to; and whether the CPU
+ * and the OS run AVX-512 code, for every module that picks a path by it.
  */
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,6 +50,32 @@ void core_machine_describe(char *out, size_t len)
     if (f)
         fclose(f);
     snprintf(out, len, "model=%s;isa=%s;cores=%d", model, isa, core_cpus_allowed());
+}
+
+/* XCR0 through xgetbv, only where CPUID says the OS enabled XSAVE. */
+static uint64_t xcr0(void)
+{
+    uint32_t a, b, c, d;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    if (!(c & (1u << 27))) /* OSXSAVE */
+        return 0;
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* AVX-512 needs the instructions (AVX-512F, and DQ/VL/BW which a
+ * compiler may use beside it, with AVX2 and FMA) and an OS that saves the
+ * zmm state: XCR0 must enable the SSE, AVX, opmask and both zmm halves
+ * (bits 1, 2, 5, 6 and 7). */
+int core_cpu_has_avx512(void)
+{
+    const uint64_t state = (1u << 1) | (1u << 2) | (1u << 5) | (1u << 6) | (1u << 7);
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+           (xcr0() & state) == state;
 }
 
 int core_cpus_allowed(void)

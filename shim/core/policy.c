@@ -223,6 +223,15 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
         st->p->trace_summary = l;
         return 1;
     }
+    if (strcmp(key, "compress") == 0) { /* records written in zstd frames */
+        static const char *const kinds[] = { "off", "zstd", NULL };
+        int c = pick(value, kinds);
+        if (c < 0)
+            return set_error(st, "bad value '%s' for [trace] compress (expected: %s)", value,
+                             "off or zstd");
+        st->p->trace_compress = c;
+        return 1;
+    }
     if (strcmp(key, "window") == 0) { /* records per window digest */
         if (parse_uint(value, POLICY_MAX_WINDOW, &v) != 0 || v == 0)
             return set_error(st, "bad value '%s' for [trace] window (%s)", value,
@@ -251,7 +260,7 @@ static int on_trace(struct parse_state *st, const char *key, const char *value)
     if (strcmp(key, "frames") != 0)
         return set_error(st, "unknown key '%s' in [trace] (known: %s)", key,
                          "frames, artifacts, inputs, max_bytes, readable_by, level, window, "
-                         "steps, ops");
+                         "compress, steps, ops");
     if (parse_uint(value, 16, &v) != 0)
         return set_error(st, "bad value '%s' for [trace] frames (%s)", value,
                          "expected a whole number from 0 to 16");

@@ -69,6 +69,7 @@ struct policy {
     unsigned long long trace_max_bytes; /* [trace] max_bytes per trace file; 0: unlimited */
     int trace_group_readable; /* [trace] readable_by = group: 0750/0640, else 0700/0600 */
     int trace_summary;         /* [trace] level = summary: window digests only */
+    int trace_compress;        /* [trace] compress = zstd: records in zstd frames */
     unsigned trace_window;     /* [trace] window: records per window */
     char artifacts[2048]; /* [trace] artifacts globs, comma-separated */
     char inputs[2048];    /* [trace] inputs globs */

@@ -671,6 +671,7 @@ const char *diff_field_name(uint16_t key)
     case TRACE_FIELD_LEVEL: return "level";
     case TRACE_FIELD_PYTHON_SITES: return "python_sites";
     case TRACE_FIELD_CANONICAL_ORDERS: return "canonical_orders";
+    case TRACE_FIELD_COMPRESSION: return "compression";
     }
     return NULL;
 }

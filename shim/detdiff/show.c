@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "detdiff.h"
 
@@ -53,7 +54,13 @@ static void show_process(FILE *f, const detshim_process *p)
     text_put(f, pname(p));
     fputs(" (", f);
     text_put(f, p->path);
-    fprintf(f, ", %" PRIu64 " bytes)\n", p->file_bytes);
+    struct stat sb;
+    if (detshim_field_get(p, TRACE_FIELD_COMPRESSION) && stat(p->path, &sb) == 0)
+        /* Offsets and sizes below are of the expanded stream. */
+        fprintf(f, ", %lld bytes compressed, %" PRIu64 " expanded)\n", (long long)sb.st_size,
+                p->file_bytes);
+    else
+        fprintf(f, ", %" PRIu64 " bytes)\n", p->file_bytes);
     for (int i = 0; i < p->nfields; i++) {
         const detshim_field *fd = &p->fields[i];
         fputs("  ", f);

@@ -16,8 +16,10 @@ detshim_digest xxh3_sse2_oneshot(const void *p, size_t len);
 void xxh3_sse2_update(void *state, const void *p, size_t len);
 detshim_digest xxh3_avx2_oneshot(const void *p, size_t len);
 void xxh3_avx2_update(void *state, const void *p, size_t len);
+detshim_digest xxh3_avx512_oneshot(const void *p, size_t len);
+void xxh3_avx512_update(void *state, const void *p, size_t len);
 
-/* "avx2" or "sse2"; the caller checks the CPU supports it. */
+/* "avx512", "avx2" or "sse2"; the caller checks the CPU supports it. */
 struct digest_kernel digest_kernel_for(const char *isa);
 
 #endif

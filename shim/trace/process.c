@@ -171,6 +171,9 @@ static void build_header(void)
      * the level, which never changes a root (informational). */
     add_field(TRACE_FIELD_WINDOW, 0, window_size_text());
     add_field(TRACE_FIELD_LEVEL, TRACE_FIELD_INFO, window_level_text());
+    const char *zstd = compress_header_text(); /* hook (compress.c) */
+    if (zstd)
+        add_field(TRACE_FIELD_COMPRESSION, TRACE_FIELD_INFO, zstd);
     const char *py = pysite_header(text, sizeof text);
     if (py)
         add_field(TRACE_FIELD_PYTHON_SITES, TRACE_FIELD_INFO, py);
@@ -570,10 +573,15 @@ static void start_once(void)
     if (!core_cfg.trace_on)
         return;
     char err[1024];
-    if (window_configure(err, sizeof err) != 0) /* hook (window.c) */
+    if (window_configure(err, sizeof err) != 0) { /* hook (window.c) */
         core_fail("the trace", "%s", err);
-    else if (trace_process_start(err, sizeof err) != 0)
-        core_fail("the trace", "%s", err);
+    } else {
+        /* Hook (compress.c); in warn mode the trace goes on uncompressed. */
+        if (compress_configure(err, sizeof err) != 0)
+            core_fail("compression", "%s", err);
+        if (trace_process_start(err, sizeof err) != 0)
+            core_fail("the trace", "%s", err);
+    }
     pysite_configure();
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "detshim.h"
 #include "trace/chain.h"
@@ -223,6 +224,8 @@ void reader_proc_free(struct proc_private *pp)
     free(pp->pub.path);
     free(pp->extents);
     free(pp->sites);
+    if (pp->expanded)
+        close(pp->expanded_fd);
     arena_free(&pp->arena);
     memset(pp, 0, sizeof *pp);
 }

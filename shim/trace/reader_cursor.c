@@ -54,7 +54,7 @@ int detshim_cursor_open(const detshim_process *p, const detshim_thread *t, detsh
         c->pp = p->internal;
         c->off = e->first;
         c->src.limit = e->end;
-        c->src.fd = open(p->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        c->src.fd = reader_file_open(c->pp);
         if (c->src.fd < 0) {
             free(c);
             return DETSHIM_ERR_IO;
@@ -141,7 +141,7 @@ void detshim_cursor_mark(detshim_cursor *c)
 /* A copy of the record whose frame is at `off`, owned by pp. */
 static int keep_at(struct proc_private *pp, uint32_t index, uint64_t off, const detshim_record **out)
 {
-    struct reader_src src = { .fd = open(pp->pub.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC),
+    struct reader_src src = { .fd = reader_file_open(pp),
                               .limit = pp->pub.valid_bytes };
     const unsigned char *payload;
     uint32_t flen, thread;
@@ -188,7 +188,7 @@ int reader_read_sites(struct proc_private *pp)
 {
     if (pp->sites_read)
         return 0;
-    struct reader_src src = { .fd = open(pp->pub.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC),
+    struct reader_src src = { .fd = reader_file_open(pp),
                               .limit = pp->pub.valid_bytes };
     int rc = src.fd < 0 ? DETSHIM_ERR_IO : 0;
     for (uint64_t off = pp->body; rc == 0 && off < src.limit;) {

@@ -10,6 +10,7 @@
  *   reader.c         runs: directories, unreadable files, the run root
  *   reader_window.c  windows: each stream's window digests and head, from
  *                    its records or its WINDOW frames (summary traces)
+ *   reader_expand.c  compressed traces, expanded before the scan
  */
 #ifndef DETSHIM_READER_INTERNAL_H
 #define DETSHIM_READER_INTERNAL_H
@@ -123,7 +124,17 @@ struct proc_private {
     struct reader_site *sites;
     size_t nsites, capsites;
     int sites_read;          /* the SITE frames have been read */
+    int expanded;            /* compressed: read from expanded_fd */
+    int expanded_fd;         /* the expanded file (reader_expand.c) */
 };
+
+/* reader_expand.c: expands the compressed file src reads (its header
+ * parsed, pp->body set) into an unnamed temporary file and points src at
+ * it. Returns 0, or a DETSHIM_ERR_* code with a one-line reason in err. */
+int reader_expand(struct proc_private *pp, struct reader_src *src, char *err, size_t errlen);
+/* A new descriptor for pp's bytes (the expanded file, or the file at its
+ * path), for a cursor; -1 and errno on failure. */
+int reader_file_open(const struct proc_private *pp);
 
 /* Reads the process file at `path` into pp in one pass; keep_records: also
  * every record (detshim_run_load), else only per-thread counts, heads and

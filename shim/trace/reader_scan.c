@@ -289,6 +289,13 @@ static int scan_frames(struct scan *s, struct reader_src *src, uint64_t off, int
         } else if (type == TRACE_FRAME_PROCESS_END && flen == 36) {
             *closed = 1;
             memcpy(stored_root, payload + 4, 32);
+        } else if (type == TRACE_FRAME_ZSTD) {
+            /* Left by reader_expand: it would not expand, or the header
+             * does not say the file is compressed. Its records are not
+             * readable, so nothing after it can be trusted either. */
+            mark(p, "compressed frame at byte %llu could not be expanded (damaged, or the "
+                    "file's header does not say it is compressed)", (unsigned long long)off);
+            break;
         }
         /* Unknown frame types are skipped: they carry no records. */
         off += TRACE_FRAME_HEADER_LEN + flen;
@@ -409,6 +416,10 @@ int reader_scan_process(const char *path, struct proc_private *pp, int keep_reco
     int rc = h ? reader_parse_header(pp, h, hlen, &pp->body, err, errlen) : DETSHIM_ERR_IO;
     if (!h)
         snprintf(err, errlen, "%s: short read", path);
+    if (rc == 0 && detshim_field_get(p, TRACE_FIELD_COMPRESSION)) {
+        rc = reader_expand(pp, &src, err, errlen);
+        p->file_bytes = src.limit; /* sizes and offsets of the expanded stream */
+    }
     struct scan s = { .pp = pp, .keep = keep_records };
     int closed = 0;
     uint8_t stored_root[32];

@@ -82,6 +82,14 @@ extern struct trace_process trace_proc;
 
 /* process.c */
 int trace_file_write(const void *data, size_t len); /* opens on first use */
+/* compress.c: reads [trace] compress and DETSHIM_TRACE_COMPRESS and loads
+ * libzstd (0, or -1 and one line in err); the header's
+ * TRACE_FIELD_COMPRESSION value (NULL: uncompressed); writes a buffer of
+ * whole frames, as one ZSTD frame where that is smaller (trace_file_write's
+ * result). */
+int compress_configure(char *err, size_t errlen);
+const char *compress_header_text(void);
+int compress_write(const uint8_t *frames, size_t len);
 /* trace_proc.lock, taken without waiting forever once closing: returns 0
  * holding it, or -1 (the holder is this very thread, interrupted by a
  * signal whose handler exits, or it did not let go in time). */

@@ -164,7 +164,7 @@ void trace_frame_header(uint8_t *h, uint16_t type, uint32_t thread, const uint8_
 void trace_buf_flush(struct thread_buf *tb)
 {
     if (tb->len) {
-        trace_file_write(tb->buf, tb->len); /* a failure is reported there */
+        compress_write(tb->buf, tb->len); /* a failure is reported there */
         tb->flushes++;
     }
     tb->len = 0;

@@ -45,6 +45,7 @@ traced() {
 }
 traced blas "$TOP/build/programs/blas_prog"
 traced blas-canonical env DETSHIM_POLICY=default "$TOP/build/programs/blas_prog"
+traced blas-zstd env DETSHIM_TRACE_COMPRESS=zstd "$TOP/build/programs/blas_prog"
 traced py-entropy /usr/bin/python3 -c 'import os, random; os.urandom(16); random.random()'
 if /usr/bin/python3 -c 'import numpy' 2> /dev/null; then
     traced py-numpy env DETSHIM_POLICY=numpy /usr/bin/python3 -c \

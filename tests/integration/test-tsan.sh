@@ -28,6 +28,10 @@ run() {
 run clean 1
 expect_grep "threads racing to open the file: every record, a whole trace" \
     '"records":24000,"complete":true' "$WORK/clean1.json"
+# The same with the records compressed (each thread its own zstd context).
+DETSHIM_TRACE_COMPRESS=zstd run clean z
+expect_grep "compressed: every record, a whole trace" '"records":24000,"complete":true' \
+    "$WORK/cleanz.json"
 for n in 1 2 3; do
     run late $n
     expect_grep "exit flush among recording threads (run $n): the trace says incomplete" \

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <openssl/evp.h>
@@ -22,6 +23,7 @@
 #include "core/lineage.h"
 #include "trace/trace.h"
 #include "trace/trace_internal.h"
+#include "trace/sha256.h"
 
 static char dir[] = "/tmp/detshim-test-trace-XXXXXX";
 static char path[600];
@@ -48,10 +50,20 @@ static void record_call(int i)
     trace_rec_commit(&r);
 }
 
+/* The whole program runs a second time (main) with TEST_TRACE_EVP set to
+ * the root the first run's trace has: that run writes and reads its trace
+ * on the OpenSSL path (a CPU without SHA-NI), and its root must be the
+ * same. */
+static const char *evp_root;
+static char first_root[65];
+
 /* Writes a three-record trace with the real writer, once per test run. */
 static int setup(void **state)
 {
     (void)state;
+    evp_root = getenv("TEST_TRACE_EVP");
+    if (evp_root)
+        chain_set_fast(0);
     if (!mkdtemp(dir))
         return -1;
     unsetenv("DETSHIM_LINEAGE");
@@ -109,6 +121,9 @@ static void test_reader_returns_what_the_writer_recorded(void **state)
     assert_int_equal(detshim_run_load(path, &run, err, sizeof err), 0);
     assert_int_equal(run->nprocesses, 1);
     detshim_process *p = &run->processes[0];
+    detshim_hex32(p->root, first_root);
+    if (evp_root) /* written on the OpenSSL path: the SHA-NI run's root */
+        assert_string_equal(first_root, evp_root);
     assert_string_equal(p->name, "main");
     assert_false(p->truncated);
     assert_string_equal(detshim_field_get(p, TRACE_FIELD_POLICY_NAME), "unit");
@@ -453,5 +468,26 @@ int main(void)
         cmocka_unit_test(test_a_whole_trace_is_complete_and_its_file_is_0600),
         cmocka_unit_test(test_incomplete_mark_is_read_back_with_its_reason_records_kept),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    if (getenv("TEST_TRACE_EVP"))
+        return rc;
+    if (!sha256_fast_available()) {
+        print_message("no SHA-NI here: the trace above was written on the OpenSSL path "
+                      "already, and is not compared with a SHA-NI one\n");
+        return rc;
+    }
+    /* Again, written on the OpenSSL path; its root must be first_root. */
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("TEST_TRACE_EVP", first_root, 1);
+        execl("/proc/self/exe", "test_trace", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+        print_message("the run on the OpenSSL path failed (status %d)\n", status);
+        return rc ? rc : 1;
+    }
+    return rc;
 }

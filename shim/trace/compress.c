@@ -1,0 +1,93 @@
+/* Compressed traces ([trace] compress = zstd, or DETSHIM_TRACE_COMPRESS=
+ * zstd|off for one run): each buffer of frames a stream writes out goes to
+ * the file as one ZSTD frame holding a zstd frame of those bytes, made by
+ * the writing thread at level 1. The records, their hashes and every root
+ * are those of the uncompressed trace: only the file's bytes change, and
+ * the reader expands ZSTD frames before it reads any record
+ * (reader_expand.c). A buffer that would not shrink, any write at exit
+ * (it may run inside a signal handler, where zstd's allocations could
+ * deadlock), and a stream whose thread cannot get memory for it are
+ * written as they are; files mix both kinds of frame freely.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "detshim/trace_format.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
+#include "trace/zstd_lib.h"
+
+static int compress_on;
+
+int compress_configure(char *err, size_t errlen)
+{
+    compress_on = core_cfg.trace_compress;
+    const char *v = core_getenv("DETSHIM_TRACE_COMPRESS");
+    if (v && *v) {
+        if (strcmp(v, "zstd") != 0 && strcmp(v, "off") != 0) {
+            snprintf(err, errlen, "DETSHIM_TRACE_COMPRESS=%.80s: expected zstd or off", v);
+            return -1;
+        }
+        compress_on = v[0] == 'z';
+    }
+    char why[200];
+    if (compress_on && zstd_load(why, sizeof why) != 0) {
+        compress_on = 0;
+        snprintf(err, errlen, "[trace] compress = zstd: %s; or trace uncompressed "
+                 "(DETSHIM_TRACE_COMPRESS=off)", why);
+        return -1;
+    }
+    return 0;
+}
+
+const char *compress_header_text(void)
+{
+    return compress_on ? "zstd" : NULL;
+}
+
+/* This thread's output buffer: a frame header and room for the largest
+ * compressed buffer; made on the first compressed write, freed with the
+ * thread. */
+static pthread_key_t out_key;
+static pthread_once_t out_once = PTHREAD_ONCE_INIT;
+static size_t out_cap;
+
+static void make_out_key(void)
+{
+    out_cap = TRACE_FRAME_HEADER_LEN + zstd_bound(TRACE_MAX_ZSTD_CONTENT);
+    if (pthread_key_create(&out_key, free) != 0)
+        out_cap = 0;
+}
+
+static uint8_t *out_buffer(void)
+{
+    pthread_once(&out_once, make_out_key);
+    if (!out_cap)
+        return NULL;
+    uint8_t *b = pthread_getspecific(out_key);
+    if (!b) {
+        b = malloc(out_cap);
+        if (b && pthread_setspecific(out_key, b) != 0) {
+            free(b);
+            b = NULL;
+        }
+    }
+    return b;
+}
+
+int compress_write(const uint8_t *frames, size_t len)
+{
+    uint8_t *out = NULL;
+    size_t n = 0;
+    if (compress_on && len <= TRACE_MAX_ZSTD_CONTENT && !atomic_load(&trace_proc.closing) &&
+        (out = out_buffer()) != NULL)
+        n = zstd_compress(out + TRACE_FRAME_HEADER_LEN, out_cap - TRACE_FRAME_HEADER_LEN,
+                          frames, len, 1);
+    if (!n || TRACE_FRAME_HEADER_LEN + n >= len)
+        return trace_file_write(frames, len);
+    trace_frame_header(out, TRACE_FRAME_ZSTD, 0, out + TRACE_FRAME_HEADER_LEN, (uint32_t)n);
+    return trace_file_write(out, TRACE_FRAME_HEADER_LEN + n);
+}
