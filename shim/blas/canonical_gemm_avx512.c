@@ -437,13 +437,16 @@ DEFINE_COMPLEX(z, m8, z_scalars)
 
 /* Blocking: a kc x nr strip of packed B (32 KiB for s and d) stays in the
  * 48 KiB L1 of this machine's cores, the mc x kc block of packed A in L2;
- * measured on AMD EPYC (Zen 5), docs/benchmarks.md. */
+ * measured on AMD EPYC (Zen 5), docs/benchmarks.md. z takes a short kc
+ * (a strip of A and one of B, 8 KiB each, where kc 128 overflowed L1 with
+ * 32 + 32 KiB) and mc 256, so that the packed B panel, far larger than
+ * L2, is streamed a quarter as often (zgemm n = 1024 +10 to +18%). */
 const struct canon_isa_kernels canon_avx512_kernels = {
     .name = "avx512",
     .k = {
         [CANON_S] = KERNEL(s, 32, 144, 256, 512, 4, 4, s_pack, s_pack),
         [CANON_D] = KERNEL(d, 16, 144, 256, 512, 8, 8, d_pack, d_pack),
         [CANON_C] = KERNEL(c, 16, 64, 128, 512, 8, 16, canon_pack_c64_a, canon_pack_c64_b),
-        [CANON_Z] = KERNEL(z, 8, 64, 128, 512, 16, 32, canon_pack_c128_a, canon_pack_c128_b),
+        [CANON_Z] = KERNEL(z, 8, 256, 32, 512, 16, 32, canon_pack_c128_a, canon_pack_c128_b),
     },
 };

@@ -17,6 +17,8 @@
  * the two results relative to the largest element (accuracy, not bits:
  * the orders differ).
  * Usage: bench_canonical_l3 [repetitions] [n ...]   (default 3; 512 1024 2048)
+ * BENCH_L3_ONLY="strsm RL,dsyrk L" runs only the cases named as the first
+ * two columns print them (for measuring one cell many times).
  */
 #include <math.h>
 #include <stdint.h>
@@ -172,6 +174,19 @@ static double rel_diff(const struct bcase *c)
     return mx > 0 ? md / mx : md;
 }
 
+/* Whether BENCH_L3_ONLY (unset: every case) names label ("strsm RL"). */
+static int wanted(const char *label)
+{
+    const char *only = getenv("BENCH_L3_ONLY");
+    if (!only || !*only)
+        return 1;
+    const size_t len = strlen(label);
+    for (const char *p = only; (p = strstr(p, label)) != NULL; p += len)
+        if ((p == only || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const int reps0 = argc > 1 ? atoi(argv[1]) : 3;
@@ -213,6 +228,15 @@ int main(int argc, char **argv)
         int last_t = -1;
         for (int ci = 0; ci < nc; ci++) {
             const struct bcase *c = &cases[ci];
+            char name[16], cs[8], label[24];
+            snprintf(name, sizeof name, "%c%s", c->routine >= 2 ? 'd' : tname[c->t],
+                     rname[c->routine]);
+            snprintf(cs, sizeof cs, "%c%c", c->side, c->uplo);
+            const char *shown = c->routine == 2 || c->routine == 4 ? c->uplo == 'L' ? "L" : "U"
+                                                                   : cs;
+            snprintf(label, sizeof label, "%s %s", name, shown);
+            if (!wanted(label))
+                continue;
             if (c->t != last_t)
                 fill(c->t, n);
             last_t = c->t;
@@ -239,15 +263,10 @@ int main(int argc, char **argv)
             const double cube = (double)n * (double)n * (double)n;
             const double flops = (c->routine < 2 ? cube : c->routine == 2 ? cube : 2 * cube) *
                                  (c->t == CANON_Z ? 4 : 1);
-            char name[16], cs[8];
-            snprintf(name, sizeof name, "%c%s", c->routine >= 2 ? 'd' : tname[c->t],
-                     rname[c->routine]);
-            snprintf(cs, sizeof cs, "%c%c", c->side, c->uplo);
             const double c1 = flops / bc[0] * 1e-9, c2 = flops / bc[1] * 1e-9;
             const double v1 = flops / bv[0] * 1e-9, v2 = flops / bv[1] * 1e-9;
             printf("%-7s %-4s %5lld %9.2f %9.2f %11.2f %11.2f %8.2f %8.2f %9.1e\n", name,
-                   c->routine == 2 || c->routine == 4 ? c->uplo == 'L' ? "L" : "U" : cs,
-                   (long long)n, c1, c2, v1, v2, c1 / v1, c2 / v2, rel_diff(c));
+                   shown, (long long)n, c1, c2, v1, v2, c1 / v1, c2 / v2, rel_diff(c));
             fflush(stdout);
         }
     }

@@ -430,7 +430,8 @@ static void test_gemm_canonical_equals_reference_order_small_blocks(void **state
 }
 
 /* Shapes beyond the default blocks (AVX2: mc 144 rows, kc 256, nc 512;
- * AVX2 complex: mc 240, kc 128 for c and 64 for z; scalar: mc 64). */
+ * AVX2 complex: mc 240, kc 128 for c and 64 for z; AVX-512 z: mc 256, kc
+ * 32; scalar: mc 64). */
 static void big_shapes(void *arg)
 {
     (void)arg;
@@ -443,6 +444,7 @@ static void big_shapes(void *arg)
         { CANON_Z, 'R', 'N', 'C', 66, 21, 270, 3, 1, 0 },
         { CANON_C, 'R', 'N', 'N', 250, 30, 300, 3, 3, 0 },
         { CANON_Z, 'C', 'T', 'N', 20, 245, 150, 2, 1, 0 },
+        { CANON_Z, 'R', 'C', 'N', 270, 20, 100, 3, 3, 0 },
         /* so long a K that B is packed slice by slice */
         { CANON_S, 'C', 'N', 'N', 3, 64, 70000, 3, 3, 0 },
         { CANON_D, 'R', 'N', 'N', 150, 9, 30000, 3, 3, 0 },
