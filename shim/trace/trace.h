@@ -104,7 +104,8 @@ void trace_rec_note(struct trace_rec *r, const char *key, const char *value);
  * digests are complete, in order, without blocking; a full FIFO waits for
  * its oldest; thread close (thread exit, exit, exec) waits for all. The
  * records, their order and the chain are those of an immediate commit:
- * the copy keeps every string, so r may go out of scope at once. */
+ * a queued record is encoded at the commit, so r may go out of scope at
+ * once. */
 void trace_rec_commit(struct trace_rec *r);
 
 /* Process lifecycle, called by shim/life/lifecycle.c and the exit and exec
