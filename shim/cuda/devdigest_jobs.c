@@ -65,7 +65,7 @@ struct job {
          * (digest_strided's digest_bytes), found when it starts so that
          * completing it, calls later, reads no shape; else 0. */
         size_t run;
-        struct digest_shape shape;
+        struct digest_shape shape; /* set for a copied part that is not one run */
     } *parts;
     detshim_digest *digests;
 };
@@ -476,14 +476,24 @@ static int part_kind(int kernels, const struct cuda_span *s, size_t total)
            : s->indirect                         ? PART_GATHER : PART_COPY;
 }
 
+/* pthread_once(once, fn), without a call into libc once `done` says it
+ * has returned: it runs for every operand digested. */
+static inline void once_fast(atomic_bool *done, pthread_once_t *once, void (*fn)(void))
+{
+    if (!atomic_load_explicit(done, memory_order_acquire)) {
+        pthread_once(once, fn);
+        atomic_store_explicit(done, 1, memory_order_release);
+    }
+}
 
 int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
                       struct trace_deferred *later)
 {
     static pthread_once_t drain_once = PTHREAD_ONCE_INIT;
+    static atomic_bool drv_opened, drain_registered;
     static atomic_flag log_mem = ATOMIC_FLAG_INIT, log_big = ATOMIC_FLAG_INIT,
                        log_array = ATOMIC_FLAG_INIT;
-    pthread_once(&cuda_drv_once, cuda_drv_open);
+    once_fast(&drv_opened, &cuda_drv_once, cuda_drv_open);
     if (!cuda_drv.async || n <= 0)
         return -1;
     struct thread_jobs *t = &my_jobs;
@@ -499,7 +509,6 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     struct job_part *parts = &j->parts[j->n];
     int need_kernels = 0;
     for (int64_t b = 0; b < n; b++) {
-        parts[b].shape = spans[b].shape;
         parts[b].total = span_bytes(&spans[b]);
         need_kernels |= spans[b].indirect || parts[b].total >= KERNEL_MIN_BYTES;
     }
@@ -513,6 +522,8 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
         }
         parts[b].kind = part_kind(kernels, &spans[b], parts[b].total);
         parts[b].run = parts[b].kind == PART_COPY ? contiguous_run(&spans[b]) : 0;
+        if (parts[b].kind == PART_COPY && !parts[b].run)
+            parts[b].shape = spans[b].shape; /* 144 bytes, only where they are read */
         parts[b].off = off;
         size_t room = part_room(&parts[b]);
         big |= parts[b].kind == PART_COPY && room > ASYNC_COPY_MAX;
@@ -549,6 +560,6 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     atomic_fetch_add(&j->live, 1);
     *later = (struct trace_deferred){ job_complete, job_discard, tk, "cuda.digest",
                                       CUDA_NO_DIGEST_NOTE };
-    pthread_once(&drain_once, register_drain);
+    once_fast(&drain_registered, &drain_once, register_drain);
     return 0;
 }

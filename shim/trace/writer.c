@@ -573,6 +573,25 @@ static void pending_discard(struct thread_buf *tb)
     tb->pending_head = 0;
 }
 
+/* Asks the CPU for what the thread's next commit reads of its FIFO, which
+ * was written some TRACE_PENDING_MAX calls ago and has left the caches: the
+ * oldest record, which that commit writes (its payload and its deferred
+ * digests' state), and the slot of the next one, whose digests it asks
+ * after. Caller holds tb->busy. */
+static void pending_prefetch(const struct thread_buf *tb)
+{
+    if (tb->npending > 1) {
+        const char *next = (const char *)tb->pending[(tb->pending_head + 1) % TRACE_PENDING_MAX];
+        __builtin_prefetch(next);
+        __builtin_prefetch(next + 64);
+    }
+    const struct pending_rec *p = tb->pending[tb->pending_head];
+    for (size_t off = 0; off < p->len; off += 64)
+        __builtin_prefetch(p->bytes + off);
+    for (int i = 0; i < p->ndeferred; i++)
+        __builtin_prefetch(p->deferred[i].later.arg);
+}
+
 /* Gives a busy stream its larger buffer (TRACE_BUF_MAX), keeping what it
  * holds; on the record path only, never at exit, which may be in a
  * signal handler. Without memory the stream keeps its buffer and asks
@@ -614,6 +633,7 @@ void trace_rec_commit(struct trace_rec *r)
     grow_if_busy(tb);
     pending_write(tb, 0);
     if ((tb->npending || rec_has_deferred(r)) && pending_push(tb, r, frames, nframes) == 0) {
+        pending_prefetch(tb);
         buf_unlock(tb);
         return;
     }
