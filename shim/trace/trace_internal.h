@@ -1,7 +1,6 @@
 /* Private state shared by the trace writer's files (writer.c: records and
- * buffers; record.c: filling a record; process.c: naming, the file, fork
- * and exit; dir.c: the trace directory; callsite.c: stacks; pysite.c:
- * Python frames).
+ * buffers; process.c: naming, the file, fork and exit; dir.c: the trace
+ * directory; callsite.c: stacks; pysite.c: Python frames).
  */
 #ifndef DETSHIM_TRACE_INTERNAL_H
 #define DETSHIM_TRACE_INTERNAL_H

@@ -1,5 +1,5 @@
 /* Record encoding and per-thread buffers. An interceptor fills a struct
- * trace_rec (record.c); commit encodes it straight into the calling
+ * trace_rec (the builders in trace.h); commit encodes it straight into the calling
  * thread's buffer and adds its record hash to the thread's open window
  * (window.c); when the buffer is full it is written to the process's file
  * in one write(2). Threads never share a buffer, so the hot path takes no
@@ -227,9 +227,10 @@ static inline void enc_u8(struct enc *e, uint8_t v)
 static inline void enc_u32(struct enc *e, uint32_t v) { enc_bytes(e, &v, 4); }
 static inline void enc_u64(struct enc *e, uint64_t v) { enc_bytes(e, &v, 8); }
 
-static inline void enc_str(struct enc *e, const char *s)
+/* A string of encoded length `len` (TRACE_LEN_UNKNOWN: measured here). */
+static inline void enc_str(struct enc *e, const char *s, uint16_t len)
 {
-    size_t n = s ? strnlen(s, 255) : 0;
+    size_t n = len != TRACE_LEN_UNKNOWN ? len : s ? strnlen(s, 255) : 0;
     enc_u8(e, (uint8_t)n);
     enc_bytes(e, s, n);
 }
@@ -249,10 +250,10 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
 {
     struct enc e = { out, 0, cap };
     enc_u64(&e, seq);
-    enc_str(&e, r->api);
+    enc_str(&e, r->api, r->api_len);
     enc_u8(&e, (uint8_t)r->nparams);
     for (int i = 0; i < r->nparams; i++) {
-        enc_str(&e, r->params[i].name);
+        enc_str(&e, r->params[i].name, r->params[i].name_len);
         enc_u8(&e, r->params[i].type);
         switch (r->params[i].type) {
         case TRACE_PARAM_CHAR: enc_u8(&e, (uint8_t)r->params[i].a); break;
@@ -262,13 +263,13 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
             enc_u32(&e, (uint32_t)r->params[i].b);
             break;
         case TRACE_PARAM_C128: enc_u64(&e, r->params[i].a); enc_u64(&e, r->params[i].b); break;
-        case TRACE_PARAM_STR: enc_str(&e, r->params[i].s); break;
+        case TRACE_PARAM_STR: enc_str(&e, r->params[i].s, r->params[i].s_len); break;
         default: enc_u64(&e, r->params[i].a); break; /* INT, F64 */
         }
     }
     enc_u8(&e, (uint8_t)r->noperands);
     for (int i = 0; i < r->noperands; i++) {
-        enc_str(&e, r->operands[i].name);
+        enc_str(&e, r->operands[i].name, r->operands[i].name_len);
         enc_u8(&e, r->operands[i].role);
         enc_u8(&e, r->operands[i].elem_size);
         if (marks)
@@ -283,8 +284,8 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
         marks->notes_at = (uint32_t)e.len;
     enc_u8(&e, (uint8_t)r->nnotes);
     for (int i = 0; i < r->nnotes; i++) {
-        enc_str(&e, r->notes[i].key);
-        enc_str(&e, r->notes[i].value);
+        enc_str(&e, r->notes[i].key, r->notes[i].key_len);
+        enc_str(&e, r->notes[i].value, r->notes[i].value_len);
     }
     return e.len;
 }
@@ -435,8 +436,8 @@ static void pending_note_failure(struct pending_rec *p, const struct trace_defer
     if (notes[0] >= TRACE_MAX_NOTES)
         return;
     struct enc e = { p->bytes, p->len, p->cap };
-    enc_str(&e, later->fail_key);
-    enc_str(&e, later->fail_value);
+    enc_str(&e, later->fail_key, TRACE_LEN_UNKNOWN);
+    enc_str(&e, later->fail_value, TRACE_LEN_UNKNOWN);
     assert(e.len <= e.cap);
     p->len = e.len;
     notes[0]++;
