@@ -358,11 +358,17 @@ static void job_discard(void *arg)
     ticket_release(tk);
 }
 
-/* The bytes of s's elements when they are one contiguous run, else 0. */
+/* The bytes of s's elements when they are one contiguous run, else 0. A
+ * packed matrix (a GEMM's usual operand) is told at once, as digest_runs
+ * would merge its two dims. */
 static size_t contiguous_run(const struct cuda_span *s)
 {
+    const struct digest_shape *sh = &s->shape;
+    if (sh->ndims == 2 && sh->strides[1] == 1 &&
+        (sh->dims[0] == 1 || sh->strides[0] == sh->dims[1]))
+        return (size_t)(sh->dims[0] * sh->dims[1]) * sh->elem;
     int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
-    return digest_runs(&s->shape, &run, count, stride) == 1 && count[0] == 1 ? (size_t)run : 0;
+    return digest_runs(sh, &run, count, stride) == 1 && count[0] == 1 ? (size_t)run : 0;
 }
 
 /* The pinned bytes a part's result takes: its kernel's digest, its
