@@ -60,8 +60,12 @@ struct job {
     struct job_part {
         size_t off;
         enum { PART_KERNEL, PART_COPY, PART_GATHER } kind;
-        struct digest_shape shape;
         size_t total;
+        /* A copied part whose elements are one contiguous run: its bytes
+         * (digest_strided's digest_bytes), found when it starts so that
+         * completing it, calls later, reads no shape; else 0. */
+        size_t run;
+        struct digest_shape shape; /* set for a copied part that is not one run */
     } *parts;
     detshim_digest *digests;
 };
@@ -279,6 +283,22 @@ static int job_reserve(struct job *j, int64_t n, size_t bytes)
     return 0;
 }
 
+/* The digest of part p of a job whose work has landed. */
+static detshim_digest part_digest(const struct job *j, const struct job_part *p)
+{
+    const unsigned char *at = j->pinned + p->off;
+    uint64_t out[2];
+    switch (p->kind) {
+    case PART_KERNEL:
+        memcpy(out, at, 16);
+        return (detshim_digest){ .lo = out[0], .hi = out[1] };
+    case PART_COPY:
+        return p->run ? digest_bytes(at, p->run) : digest_strided(at, &p->shape);
+    default: /* PART_GATHER */
+        return digest_bytes(at, p->total);
+    }
+}
+
 /* trace_deferred.complete of a ticket: 1 with its digest; 0 while the
  * job's event is not done (without wait); -1 after a driver error, or for
  * a job another thread has not sealed yet (never, as the records of
@@ -315,23 +335,14 @@ static int job_complete(void *arg, int wait, detshim_digest *d)
         ticket_release(tk); /* its copies may still land: the job is stuck */
         return -1;
     }
-    for (int64_t b = tk->first; b < tk->first + tk->n; b++) {
-        const struct job_part *p = &j->parts[b];
-        uint64_t out[2];
-        switch (p->kind) {
-        case PART_KERNEL:
-            memcpy(out, j->pinned + p->off, 16);
-            j->digests[b] = (detshim_digest){ .lo = out[0], .hi = out[1] };
-            break;
-        case PART_COPY:
-            j->digests[b] = digest_strided(j->pinned + p->off, &p->shape);
-            break;
-        case PART_GATHER:
-            j->digests[b] = digest_bytes(j->pinned + p->off, p->total);
-            break;
-        }
+    /* One part (an operand that is one matrix) is its own digest. */
+    if (tk->n == 1) {
+        *d = part_digest(j, &j->parts[tk->first]);
+    } else {
+        for (int64_t b = tk->first; b < tk->first + tk->n; b++)
+            j->digests[b] = part_digest(j, &j->parts[b]);
+        *d = cuda_digest_combine(j->digests + tk->first, tk->n);
     }
-    *d = cuda_digest_combine(j->digests + tk->first, tk->n);
     ticket_release(tk);
     return 1;
 }
@@ -347,6 +358,28 @@ static void job_discard(void *arg)
     ticket_release(tk);
 }
 
+/* The bytes of s's elements when they are one contiguous run, else 0. A
+ * packed matrix (a GEMM's usual operand) is told at once, as digest_runs
+ * would merge its two dims. */
+static size_t contiguous_run(const struct cuda_span *s)
+{
+    const struct digest_shape *sh = &s->shape;
+    if (sh->ndims == 2 && sh->strides[1] == 1 &&
+        (sh->dims[0] == 1 || sh->strides[0] == sh->dims[1]))
+        return (size_t)(sh->dims[0] * sh->dims[1]) * sh->elem;
+    int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
+    return digest_runs(sh, &run, count, stride) == 1 && count[0] == 1 ? (size_t)run : 0;
+}
+
+/* The pinned bytes a part's result takes: its kernel's digest, its
+ * packed elements, or its copied extent. */
+static size_t part_room(const struct job_part *p)
+{
+    return p->kind == PART_KERNEL ? 16 : p->kind == PART_GATHER ? p->total
+           : p->run                                           ? p->run
+                                                              : digest_extent(&p->shape);
+}
+
 /* Queues the kernels or copies of j's parts [first, first + n), spans[0]
  * the first's span, on j's stream. Returns 0, or -1 after a driver
  * error. */
@@ -359,8 +392,7 @@ static int job_enqueue(struct job *j, int64_t first, int64_t n, const struct cud
         void *dst = j->pinned + p->off;
         if (p->kind == PART_COPY) {
             rc = cuda_drv.memcpy_dtoh_async(dst, (CUdeviceptr)(uintptr_t)spans[b].p,
-                                       digest_extent(&p->shape), j->stream) == CUDA_SUCCESS
-                     ? 0 : -1;
+                                            part_room(p), j->stream) == CUDA_SUCCESS ? 0 : -1;
             continue;
         }
         if (!locked) {
@@ -443,26 +475,31 @@ static size_t span_bytes(const struct cuda_span *s)
 }
 
 /* How span s, of `total` logical bytes, is digested in a job whose stream
- * runs the digest kernels or not, and the pinned bytes its result takes. */
+ * runs the digest kernels or not. */
 static int part_kind(int kernels, const struct cuda_span *s, size_t total)
 {
     return kernels && total >= KERNEL_MIN_BYTES ? PART_KERNEL
            : s->indirect                         ? PART_GATHER : PART_COPY;
 }
 
-static size_t part_room(const struct job_part *p)
+/* pthread_once(once, fn), without a call into libc once `done` says it
+ * has returned: it runs for every operand digested. */
+static inline void once_fast(atomic_bool *done, pthread_once_t *once, void (*fn)(void))
 {
-    return p->kind == PART_KERNEL ? 16 : p->kind == PART_GATHER ? p->total
-                                                                : digest_extent(&p->shape);
+    if (!atomic_load_explicit(done, memory_order_acquire)) {
+        pthread_once(once, fn);
+        atomic_store_explicit(done, 1, memory_order_release);
+    }
 }
 
 int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
                       struct trace_deferred *later)
 {
     static pthread_once_t drain_once = PTHREAD_ONCE_INIT;
+    static atomic_bool drv_opened, drain_registered;
     static atomic_flag log_mem = ATOMIC_FLAG_INIT, log_big = ATOMIC_FLAG_INIT,
                        log_array = ATOMIC_FLAG_INIT;
-    pthread_once(&cuda_drv_once, cuda_drv_open);
+    once_fast(&drv_opened, &cuda_drv_once, cuda_drv_open);
     if (!cuda_drv.async || n <= 0)
         return -1;
     struct thread_jobs *t = &my_jobs;
@@ -478,7 +515,6 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     struct job_part *parts = &j->parts[j->n];
     int need_kernels = 0;
     for (int64_t b = 0; b < n; b++) {
-        parts[b].shape = spans[b].shape;
         parts[b].total = span_bytes(&spans[b]);
         need_kernels |= spans[b].indirect || parts[b].total >= KERNEL_MIN_BYTES;
     }
@@ -491,6 +527,9 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
             return -1;
         }
         parts[b].kind = part_kind(kernels, &spans[b], parts[b].total);
+        parts[b].run = parts[b].kind == PART_COPY ? contiguous_run(&spans[b]) : 0;
+        if (parts[b].kind == PART_COPY && !parts[b].run)
+            parts[b].shape = spans[b].shape; /* 144 bytes, only where they are read */
         parts[b].off = off;
         size_t room = part_room(&parts[b]);
         big |= parts[b].kind == PART_COPY && room > ASYNC_COPY_MAX;
@@ -527,6 +566,6 @@ int cuda_digest_start(CUstream stream, const struct cuda_span *spans, int64_t n,
     atomic_fetch_add(&j->live, 1);
     *later = (struct trace_deferred){ job_complete, job_discard, tk, "cuda.digest",
                                       CUDA_NO_DIGEST_NOTE };
-    pthread_once(&drain_once, register_drain);
+    once_fast(&drain_registered, &drain_once, register_drain);
     return 0;
 }

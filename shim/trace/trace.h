@@ -8,8 +8,10 @@
 #ifndef DETSHIM_TRACE_H
 #define DETSHIM_TRACE_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "detshim.h"
 #include "detshim/trace_format.h"
 
@@ -41,18 +43,26 @@ struct trace_deferred {
     const char *fail_key, *fail_value;
 };
 
+/* Each string's *_len is its encoded length (cut at 255) where the
+ * builders below could tell it at compile time (a string literal, which
+ * cannot change before the commit), else TRACE_LEN_UNKNOWN: the encoder
+ * measures the string then. */
+#define TRACE_LEN_UNKNOWN 0xffff
 struct trace_rec {
     const char *api;
+    uint16_t api_len;
     int stream; /* enum trace_stream; trace_rec_begin sets CALLS */
     int nparams, noperands, nnotes;
     struct {
         const char *name;
+        uint16_t name_len, s_len;
         uint8_t type;
         uint64_t a, b; /* value bits; b is the imaginary part */
         const char *s;
     } params[TRACE_MAX_PARAMS];
     struct {
         const char *name;
+        uint16_t name_len;
         uint8_t role, elem_size;
         uint64_t count;
         detshim_digest digest;
@@ -60,6 +70,7 @@ struct trace_rec {
     } operands[TRACE_MAX_OPERANDS];
     struct {
         const char *key, *value;
+        uint16_t key_len, value_len;
     } notes[TRACE_MAX_NOTES];
 };
 
@@ -77,25 +88,132 @@ int trace_active(void);
 #endif
 extern _Thread_local int trace_in_vfork_child __attribute__((tls_model("initial-exec")));
 
-void trace_rec_begin(struct trace_rec *r, const char *api);
-void trace_rec_int(struct trace_rec *r, const char *name, int64_t v);
-void trace_rec_char(struct trace_rec *r, const char *name, char v);
-void trace_rec_f32(struct trace_rec *r, const char *name, float v);
-void trace_rec_f64(struct trace_rec *r, const char *name, double v);
+/* The record's builders, inline so that a name given as a string literal
+ * has its length known where it is written: measuring every name at each
+ * encoding was a quarter of encoding a traced GEMM. None copies a string
+ * or allocates: the record points at its caller's values until the
+ * commit. */
+#define TRACE_INLINE static inline __attribute__((always_inline))
+
+/* s's encoded length if the compiler knows it (s a literal), else
+ * TRACE_LEN_UNKNOWN. */
+TRACE_INLINE uint16_t trace_lit_len(const char *s)
+{
+    if (__builtin_constant_p(s != NULL) && s == NULL)
+        return 0;
+    if (__builtin_constant_p(__builtin_strlen(s)))
+        return (uint16_t)(__builtin_strlen(s) < 255 ? __builtin_strlen(s) : 255);
+    return TRACE_LEN_UNKNOWN;
+}
+
+TRACE_INLINE void trace_rec_begin(struct trace_rec *r, const char *api)
+{
+    r->api = api;
+    r->api_len = trace_lit_len(api);
+    r->stream = TRACE_STREAM_CALLS;
+    r->nparams = r->noperands = r->nnotes = 0;
+}
+
+TRACE_INLINE void trace_rec_param_(struct trace_rec *r, const char *name, uint8_t type,
+                                   uint64_t a, uint64_t b, const char *s, uint16_t s_len)
+{
+    assert(r->nparams < TRACE_MAX_PARAMS);
+    r->params[r->nparams].name = name;
+    r->params[r->nparams].name_len = trace_lit_len(name);
+    r->params[r->nparams].type = type;
+    r->params[r->nparams].a = a;
+    r->params[r->nparams].b = b;
+    r->params[r->nparams].s = s;
+    r->params[r->nparams].s_len = s_len;
+    r->nparams++;
+}
+
+TRACE_INLINE void trace_rec_int(struct trace_rec *r, const char *name, int64_t v)
+{
+    trace_rec_param_(r, name, TRACE_PARAM_INT, (uint64_t)v, 0, NULL, 0);
+}
+
+TRACE_INLINE void trace_rec_char(struct trace_rec *r, const char *name, char v)
+{
+    trace_rec_param_(r, name, TRACE_PARAM_CHAR, (uint8_t)v, 0, NULL, 0);
+}
+
+TRACE_INLINE void trace_rec_f32(struct trace_rec *r, const char *name, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    trace_rec_param_(r, name, TRACE_PARAM_F32, bits, 0, NULL, 0);
+}
+
+TRACE_INLINE void trace_rec_f64(struct trace_rec *r, const char *name, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    trace_rec_param_(r, name, TRACE_PARAM_F64, bits, 0, NULL, 0);
+}
+
 /* Complex scalars, given as a pointer to {re, im}. */
-void trace_rec_c64(struct trace_rec *r, const char *name, const void *v);
-void trace_rec_c128(struct trace_rec *r, const char *name, const void *v);
-void trace_rec_str(struct trace_rec *r, const char *name, const char *v);
+TRACE_INLINE void trace_rec_c64(struct trace_rec *r, const char *name, const void *v)
+{
+    uint32_t bits[2];
+    memcpy(bits, v, 8);
+    trace_rec_param_(r, name, TRACE_PARAM_C64, bits[0], bits[1], NULL, 0);
+}
+
+TRACE_INLINE void trace_rec_c128(struct trace_rec *r, const char *name, const void *v)
+{
+    uint64_t bits[2];
+    memcpy(bits, v, 16);
+    trace_rec_param_(r, name, TRACE_PARAM_C128, bits[0], bits[1], NULL, 0);
+}
+
+TRACE_INLINE void trace_rec_str(struct trace_rec *r, const char *name, const char *v)
+{
+    trace_rec_param_(r, name, TRACE_PARAM_STR, 0, 0, v, trace_lit_len(v));
+}
+
 /* `count` logical elements of `elem_size` bytes digested as `d`. */
-void trace_rec_operand(struct trace_rec *r, const char *name, int role,
-                       detshim_digest d, uint64_t count, int elem_size);
+TRACE_INLINE void trace_rec_operand(struct trace_rec *r, const char *name, int role,
+                                    detshim_digest d, uint64_t count, int elem_size)
+{
+    assert(r->noperands < TRACE_MAX_OPERANDS);
+    r->operands[r->noperands].name = name;
+    r->operands[r->noperands].name_len = trace_lit_len(name);
+    r->operands[r->noperands].role = (uint8_t)role;
+    r->operands[r->noperands].elem_size = (uint8_t)elem_size;
+    r->operands[r->noperands].count = count;
+    r->operands[r->noperands].digest = d;
+    r->operands[r->noperands].later = (struct trace_deferred){ 0 };
+    r->noperands++;
+}
+
 /* An operand whose digest completes later (struct trace_deferred). */
-void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
-                                struct trace_deferred later, uint64_t count, int elem_size);
+TRACE_INLINE void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
+                                             struct trace_deferred later, uint64_t count,
+                                             int elem_size)
+{
+    /* The digest is set when it completes; what is here is never written. */
+    trace_rec_operand(r, name, role, (detshim_digest){ 0, 0 }, count, elem_size);
+    r->operands[r->noperands - 1].later = later;
+}
+
 /* Puts the record in the thread's entropy stream instead of its calls. */
-void trace_rec_stream(struct trace_rec *r, int stream);
+TRACE_INLINE void trace_rec_stream(struct trace_rec *r, int stream)
+{
+    r->stream = stream;
+}
+
 /* A decision or remark; key and value must outlive the commit. */
-void trace_rec_note(struct trace_rec *r, const char *key, const char *value);
+TRACE_INLINE void trace_rec_note(struct trace_rec *r, const char *key, const char *value)
+{
+    assert(r->nnotes < TRACE_MAX_NOTES);
+    r->notes[r->nnotes].key = key;
+    r->notes[r->nnotes].value = value;
+    r->notes[r->nnotes].key_len = trace_lit_len(key);
+    r->notes[r->nnotes].value_len = trace_lit_len(value);
+    r->nnotes++;
+}
+
 /* Captures the call site, encodes, chains and buffers the record. Excess
  * params/operands/notes beyond the TRACE_MAX_* limits are a programming
  * error (assert). A record with deferred operands, and any record of the
@@ -104,7 +222,8 @@ void trace_rec_note(struct trace_rec *r, const char *key, const char *value);
  * digests are complete, in order, without blocking; a full FIFO waits for
  * its oldest; thread close (thread exit, exit, exec) waits for all. The
  * records, their order and the chain are those of an immediate commit:
- * the copy keeps every string, so r may go out of scope at once. */
+ * a queued record is encoded at the commit, so r may go out of scope at
+ * once. */
 void trace_rec_commit(struct trace_rec *r);
 
 /* Process lifecycle, called by shim/life/lifecycle.c and the exit and exec

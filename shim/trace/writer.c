@@ -1,14 +1,16 @@
 /* Record encoding and per-thread buffers. An interceptor fills a struct
- * trace_rec; commit encodes it straight into the calling thread's buffer
- * and adds its record hash to the thread's open window (window.c); when
- * the buffer is full it is written to the process's file in one write(2).
- * Threads never share a buffer, so the hot path takes no global lock. A record with digests still being
- * computed (device digests, collected asynchronously) waits in a bounded
- * per-thread FIFO, with every later record of its thread, and is encoded
- * when they complete: the bytes and the chain are those of an immediate
- * commit. The exit flush may run in a signal handler on a thread that is
- * inside the shim, or while other threads still call: it never waits on a
- * buffer for long, and a record it cannot take marks the trace incomplete.
+ * trace_rec (the builders in trace.h); commit encodes it straight into the calling
+ * thread's buffer and adds its record hash to the thread's open window
+ * (window.c); when the buffer is full it is written to the process's file
+ * in one write(2). Threads never share a buffer, so the hot path takes no
+ * global lock. A record with digests still being computed (device
+ * digests, collected asynchronously) is encoded at once and waits in a
+ * bounded per-thread FIFO, with every later record of its thread, until
+ * they complete and are filled in: the bytes and the chain are those of
+ * an immediate commit. The exit flush may run in a signal handler on a
+ * thread that is inside the shim, or while other threads still call: it
+ * never waits on a buffer for long, and a record it cannot take marks the
+ * trace incomplete.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -225,24 +227,61 @@ static inline void enc_u8(struct enc *e, uint8_t v)
 static inline void enc_u32(struct enc *e, uint32_t v) { enc_bytes(e, &v, 4); }
 static inline void enc_u64(struct enc *e, uint64_t v) { enc_bytes(e, &v, 8); }
 
-static inline void enc_str(struct enc *e, const char *s)
+/* Copies the n bytes of s to d with moves of a fixed size where n is at
+ * most 16, as most names are, reading and writing only those n bytes: a
+ * memcpy call for each string was a third of encoding. */
+static inline void copy_short(uint8_t *d, const char *s, size_t n)
 {
-    size_t n = s ? strnlen(s, 255) : 0;
-    enc_u8(e, (uint8_t)n);
-    enc_bytes(e, s, n);
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n) {
+        d[0] = (uint8_t)s[0];
+        d[n / 2] = (uint8_t)s[n / 2];
+        d[n - 1] = (uint8_t)s[n - 1];
+    }
 }
 
-/* Encodes a RECORD payload (trace_format.h) into out; returns its length,
- * or 0 if it does not fit in cap. */
+/* A string of encoded length `len` (TRACE_LEN_UNKNOWN: measured here). */
+static inline void enc_str(struct enc *e, const char *s, uint16_t len)
+{
+    size_t n = len != TRACE_LEN_UNKNOWN ? len : s ? strnlen(s, 255) : 0;
+    enc_u8(e, (uint8_t)n);
+    if (__builtin_expect(e->len + n <= e->cap, 1))
+        copy_short(e->p + e->len, s, n);
+    e->len += n;
+}
+
+/* Where a payload's fields that a pending record fills in later are:
+ * each operand's count (its digest follows), and the note count. */
+struct rec_marks {
+    uint32_t count_at[TRACE_MAX_OPERANDS];
+    uint32_t notes_at;
+};
+
+/* Encodes a RECORD payload (trace_format.h) into out and returns its
+ * length; only one of at most cap bytes is written whole. marks, if not
+ * NULL, gets the offsets of the fields a pending record fills in later. */
 static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detshim_frame *frames,
-                            int nframes, uint8_t *out, size_t cap)
+                            int nframes, uint8_t *out, size_t cap, struct rec_marks *marks)
 {
     struct enc e = { out, 0, cap };
     enc_u64(&e, seq);
-    enc_str(&e, r->api);
+    enc_str(&e, r->api, r->api_len);
     enc_u8(&e, (uint8_t)r->nparams);
     for (int i = 0; i < r->nparams; i++) {
-        enc_str(&e, r->params[i].name);
+        enc_str(&e, r->params[i].name, r->params[i].name_len);
         enc_u8(&e, r->params[i].type);
         switch (r->params[i].type) {
         case TRACE_PARAM_CHAR: enc_u8(&e, (uint8_t)r->params[i].a); break;
@@ -252,156 +291,56 @@ static size_t encode_record(const struct trace_rec *r, uint64_t seq, const detsh
             enc_u32(&e, (uint32_t)r->params[i].b);
             break;
         case TRACE_PARAM_C128: enc_u64(&e, r->params[i].a); enc_u64(&e, r->params[i].b); break;
-        case TRACE_PARAM_STR: enc_str(&e, r->params[i].s); break;
+        case TRACE_PARAM_STR: enc_str(&e, r->params[i].s, r->params[i].s_len); break;
         default: enc_u64(&e, r->params[i].a); break; /* INT, F64 */
         }
     }
     enc_u8(&e, (uint8_t)r->noperands);
     for (int i = 0; i < r->noperands; i++) {
-        enc_str(&e, r->operands[i].name);
+        enc_str(&e, r->operands[i].name, r->operands[i].name_len);
         enc_u8(&e, r->operands[i].role);
         enc_u8(&e, r->operands[i].elem_size);
+        if (marks)
+            marks->count_at[i] = (uint32_t)e.len;
         enc_u64(&e, r->operands[i].count);
         enc_u64(&e, r->operands[i].digest.lo);
         enc_u64(&e, r->operands[i].digest.hi);
     }
     enc_u8(&e, (uint8_t)nframes);
     enc_bytes(&e, frames, (size_t)nframes * sizeof *frames); /* {u64 module, u64 offset} each */
+    if (marks)
+        marks->notes_at = (uint32_t)e.len;
     enc_u8(&e, (uint8_t)r->nnotes);
     for (int i = 0; i < r->nnotes; i++) {
-        enc_str(&e, r->notes[i].key);
-        enc_str(&e, r->notes[i].value);
+        enc_str(&e, r->notes[i].key, r->notes[i].key_len);
+        enc_str(&e, r->notes[i].value, r->notes[i].value_len);
     }
-    return e.len <= cap ? e.len : 0;
+    return e.len;
 }
 
-void trace_rec_begin(struct trace_rec *r, const char *api)
+/* Makes the RECORD payload of n bytes at tb->buf + tb->len +
+ * TRACE_FRAME_HEADER_LEN, whose sequence number is tb->seq, the thread's
+ * next record, and adds its record hash to the open window. Caller holds
+ * tb->busy. */
+static void buffer_record(struct thread_buf *tb, size_t n)
 {
-    r->api = api;
-    r->stream = TRACE_STREAM_CALLS;
-    r->nparams = r->noperands = r->nnotes = 0;
-}
-
-static void add_param(struct trace_rec *r, const char *name, uint8_t type, uint64_t a, uint64_t b,
-                      const char *s)
-{
-    assert(r->nparams < TRACE_MAX_PARAMS);
-    r->params[r->nparams].name = name;
-    r->params[r->nparams].type = type;
-    r->params[r->nparams].a = a;
-    r->params[r->nparams].b = b;
-    r->params[r->nparams].s = s;
-    r->nparams++;
-}
-
-void trace_rec_int(struct trace_rec *r, const char *name, int64_t v)
-{
-    add_param(r, name, TRACE_PARAM_INT, (uint64_t)v, 0, NULL);
-}
-
-void trace_rec_char(struct trace_rec *r, const char *name, char v)
-{
-    add_param(r, name, TRACE_PARAM_CHAR, (uint8_t)v, 0, NULL);
-}
-
-void trace_rec_f32(struct trace_rec *r, const char *name, float v)
-{
-    uint32_t bits;
-    memcpy(&bits, &v, 4);
-    add_param(r, name, TRACE_PARAM_F32, bits, 0, NULL);
-}
-
-void trace_rec_f64(struct trace_rec *r, const char *name, double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, 8);
-    add_param(r, name, TRACE_PARAM_F64, bits, 0, NULL);
-}
-
-void trace_rec_c64(struct trace_rec *r, const char *name, const void *v)
-{
-    uint32_t bits[2];
-    memcpy(bits, v, 8);
-    add_param(r, name, TRACE_PARAM_C64, bits[0], bits[1], NULL);
-}
-
-void trace_rec_c128(struct trace_rec *r, const char *name, const void *v)
-{
-    uint64_t bits[2];
-    memcpy(bits, v, 16);
-    add_param(r, name, TRACE_PARAM_C128, bits[0], bits[1], NULL);
-}
-
-void trace_rec_str(struct trace_rec *r, const char *name, const char *v)
-{
-    add_param(r, name, TRACE_PARAM_STR, 0, 0, v);
-}
-
-void trace_rec_operand(struct trace_rec *r, const char *name, int role, detshim_digest d,
-                       uint64_t count, int elem_size)
-{
-    assert(r->noperands < TRACE_MAX_OPERANDS);
-    r->operands[r->noperands].name = name;
-    r->operands[r->noperands].role = (uint8_t)role;
-    r->operands[r->noperands].elem_size = (uint8_t)elem_size;
-    r->operands[r->noperands].count = count;
-    r->operands[r->noperands].digest = d;
-    r->operands[r->noperands].later = (struct trace_deferred){ 0 };
-    r->noperands++;
-}
-
-void trace_rec_stream(struct trace_rec *r, int stream)
-{
-    r->stream = stream;
-}
-
-void trace_rec_note(struct trace_rec *r, const char *key, const char *value)
-{
-    assert(r->nnotes < TRACE_MAX_NOTES);
-    r->notes[r->nnotes].key = key;
-    r->notes[r->nnotes].value = value;
-    r->nnotes++;
-}
-
-void trace_rec_operand_deferred(struct trace_rec *r, const char *name, int role,
-                                struct trace_deferred later, uint64_t count, int elem_size)
-{
-    trace_rec_operand(r, name, role, digest_bytes(NULL, 0), count, elem_size);
-    r->operands[r->noperands - 1].later = later;
-}
-
-/* Encodes and buffers one record as the thread's next, and adds its
- * record hash to the open window. Caller holds tb->busy; every operand's
- * digest is final. */
-static void write_record(struct thread_buf *tb, const struct trace_rec *r,
-                         const detshim_frame *frames, int nframes)
-{
-    /* Encode into the room left; if the record does not fit, write the
-     * buffer out and encode again into the empty one. */
-    size_t n = 0;
-    for (int attempt = 0; attempt < 2 && !n; attempt++) {
-        if (attempt)
-            trace_buf_flush(tb);
-        size_t room = tb->cap - tb->len;
-        if (room > TRACE_FRAME_HEADER_LEN)
-            n = encode_record(r, tb->seq, frames, nframes,
-                                    tb->buf + tb->len + TRACE_FRAME_HEADER_LEN,
-                                    room - TRACE_FRAME_HEADER_LEN);
-    }
     assert(n > 0 && n <= TRACE_MAX_FRAME); /* bounded by TRACE_MAX_* and 255-byte strings */
     uint8_t *h = tb->buf + tb->len;
     uint8_t *payload = h + TRACE_FRAME_HEADER_LEN;
     /* The payload is hashed once in a calls or entropy stream: its frame
      * hash is both the frame's check and its record hash, what the window
      * digest is over (an identity stream's record hash is SHA-256: few
-     * records, and the files they name). Hook (window.c): a kept
-     * record stays in the buffer; a record of a summarized window leaves
-     * its bytes unused past the buffer's end. Either way its hash enters
-     * the open window, and when the window closes window_after_record
-     * folds it into the stream head and fills the WINDOW frame that
-     * stands for a summarized one. */
+     * records, and the files they name). It is XXH3-128 (trace_frame_hash)
+     * in the operand digests' kernel, the widest the CPU has. Hook
+     * (window.c): a kept record stays in the buffer; a record of a
+     * summarized window leaves its bytes unused past the buffer's end.
+     * Either way its hash enters the open window, and when the window
+     * closes window_after_record folds it into the stream head and fills
+     * the WINDOW frame that stands for a summarized one. */
     uint8_t hash[16], rhash[32];
-    trace_frame_hash(payload, (uint32_t)n, hash);
+    detshim_digest fh = digest_bytes(payload, n);
+    memcpy(hash, &fh.lo, 8);
+    memcpy(hash + 8, &fh.hi, 8);
     uint32_t rlen = chain_record_hash(tb->index, payload, (uint32_t)n, hash, rhash);
     if (window_keeps_record(tb)) {
         frame_header_of(h, TRACE_FRAME_RECORD, tb->index, (uint32_t)n, hash);
@@ -413,16 +352,48 @@ static void write_record(struct thread_buf *tb, const struct trace_rec *r,
         append_locked(tb, TRACE_FRAME_WINDOW, wf, sizeof wf);
 }
 
-/* A record waiting in its thread's FIFO: a copy of the trace_rec whose
- * strings live in `arena` (cut at 255 bytes, as encoding cuts them), and
- * the call site captured at call time. Kept and reused in its ring slot. */
+/* Encodes and buffers one record as the thread's next. Caller holds
+ * tb->busy; every operand's digest is final. */
+static void write_record(struct thread_buf *tb, const struct trace_rec *r,
+                         const detshim_frame *frames, int nframes)
+{
+    /* Encode into the room left; if the record does not fit, write the
+     * buffer out and encode again into the empty one. */
+    size_t n = 0, room = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (attempt)
+            trace_buf_flush(tb);
+        room = tb->cap - tb->len;
+        room = room > TRACE_FRAME_HEADER_LEN ? room - TRACE_FRAME_HEADER_LEN : 0;
+        n = encode_record(r, tb->seq, frames, nframes,
+                          tb->buf + tb->len + TRACE_FRAME_HEADER_LEN, room, NULL);
+        if (n <= room)
+            break;
+    }
+    assert(n <= room);
+    buffer_record(tb, n);
+}
+
+/* A record waiting in its thread's FIFO: its payload, encoded at call
+ * time from the trace_rec (so that every string is copied once, as
+ * encoding cuts it), but for its sequence number and its deferred
+ * operands' digests, filled in when it is written. Room is kept past its
+ * end for the notes a failed digest adds. Kept and reused in its ring
+ * slot. */
 struct pending_rec {
-    struct trace_rec r;
-    detshim_frame frames[TRACE_MAX_FRAMES];
-    int nframes;
-    char *arena;
-    size_t arena_cap, arena_len;
+    uint8_t *bytes;
+    size_t len, cap;
+    uint32_t notes_at; /* the offset of its note count */
+    int ndeferred;
+    struct {
+        uint32_t at; /* the offset of the operand's count, then digest */
+        struct trace_deferred later;
+    } deferred[TRACE_MAX_OPERANDS];
 };
+
+/* What a failed digest's note may add to a payload: its key and value,
+ * cut at 255 bytes, each after its length. */
+enum { FAIL_NOTE_MAX = 2 * (1 + 255) };
 
 static int rec_has_deferred(const struct trace_rec *r)
 {
@@ -432,68 +403,95 @@ static int rec_has_deferred(const struct trace_rec *r)
     return 0;
 }
 
-static size_t arena_need(const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    return (n > 255 ? 255 : n) + 1;
-}
-
-/* Copies s into p's arena (sized beforehand); NULL stays NULL. */
-static const char *arena_copy(struct pending_rec *p, const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t n = arena_need(s) - 1;
-    char *d = p->arena + p->arena_len;
-    memcpy(d, s, n);
-    d[n] = 0;
-    p->arena_len += n + 1;
-    return d;
-}
-
-/* Fills p with a copy of r that owns its strings. Returns 0, or -1 when
- * memory ran out (p unchanged but for its arena). */
+/* Fills p with r's payload. Returns 0, or -1 when memory ran out (p
+ * unchanged but for its bytes). */
 static int pending_fill(struct pending_rec *p, const struct trace_rec *r,
                         const detshim_frame *frames, int nframes)
 {
-    size_t need = arena_need(r->api);
-    for (int i = 0; i < r->nparams; i++)
-        need += arena_need(r->params[i].name) + arena_need(r->params[i].s);
+    struct rec_marks m;
+    int ndeferred = 0;
     for (int i = 0; i < r->noperands; i++)
-        need += arena_need(r->operands[i].name);
-    for (int i = 0; i < r->nnotes; i++)
-        need += arena_need(r->notes[i].key) + arena_need(r->notes[i].value);
-    if (need > p->arena_cap) {
-        char *a = realloc(p->arena, need);
-        if (!a)
+        ndeferred += r->operands[i].later.complete != NULL;
+    size_t n = encode_record(r, 0, frames, nframes, p->bytes, p->cap, &m);
+    size_t need = n + (size_t)ndeferred * FAIL_NOTE_MAX;
+    if (need > p->cap) {
+        uint8_t *b = realloc(p->bytes, need);
+        if (!b)
             return -1;
-        p->arena = a;
-        p->arena_cap = need;
+        p->bytes = b;
+        p->cap = need;
+        n = encode_record(r, 0, frames, nframes, p->bytes, p->cap, &m);
     }
-    p->arena_len = 0;
-    /* The used entries only: the whole struct is some 3 KB of arrays. */
-    p->r.api = r->api;
-    p->r.stream = r->stream;
-    p->r.nparams = r->nparams;
-    p->r.noperands = r->noperands;
-    p->r.nnotes = r->nnotes;
-    memcpy(p->r.params, r->params, (size_t)r->nparams * sizeof r->params[0]);
-    memcpy(p->r.operands, r->operands, (size_t)r->noperands * sizeof r->operands[0]);
-    memcpy(p->r.notes, r->notes, (size_t)r->nnotes * sizeof r->notes[0]);
-    p->r.api = arena_copy(p, r->api);
-    for (int i = 0; i < r->nparams; i++) {
-        p->r.params[i].name = arena_copy(p, r->params[i].name);
-        p->r.params[i].s = arena_copy(p, r->params[i].s);
-    }
+    assert(n > 0 && n <= TRACE_MAX_FRAME);
+    p->len = n;
+    p->notes_at = m.notes_at;
+    p->ndeferred = 0;
     for (int i = 0; i < r->noperands; i++)
-        p->r.operands[i].name = arena_copy(p, r->operands[i].name);
-    for (int i = 0; i < r->nnotes; i++) {
-        p->r.notes[i].key = arena_copy(p, r->notes[i].key);
-        p->r.notes[i].value = arena_copy(p, r->notes[i].value);
-    }
-    memcpy(p->frames, frames, (size_t)nframes * sizeof *frames);
-    p->nframes = nframes;
+        if (r->operands[i].later.complete) {
+            p->deferred[p->ndeferred].at = m.count_at[i];
+            p->deferred[p->ndeferred++].later = r->operands[i].later;
+        }
     return 0;
+}
+
+/* Completes a deferred digest that is not final yet: 1 with *d its
+ * digest, 0 when not ready yet (only without wait), -1 when it failed,
+ * *d then the digest of no bytes. Final once it returns 1 or -1. */
+static int deferred_take(struct trace_deferred *later, int wait, detshim_digest *d)
+{
+    int rc = later->complete(later->arg, wait, d);
+    if (rc < 0)
+        *d = digest_bytes(NULL, 0);
+    if (rc != 0)
+        later->complete = NULL;
+    return rc;
+}
+
+/* Adds to p's payload the note a failed digest of `later` leaves, as
+ * rec_complete adds it to a trace_rec: unless a note of that key is there
+ * already or the notes are full. The room was kept by pending_fill. */
+static void pending_note_failure(struct pending_rec *p, const struct trace_deferred *later)
+{
+    uint8_t *notes = p->bytes + p->notes_at;
+    size_t key_len = strnlen(later->fail_key, 255), at = p->notes_at + 1;
+    for (int k = 0; k < notes[0]; k++) {
+        size_t len = p->bytes[at];
+        if (len == key_len && memcmp(p->bytes + at + 1, later->fail_key, len) == 0)
+            return;
+        at += 1 + len;
+        at += 1 + p->bytes[at];
+    }
+    if (notes[0] >= TRACE_MAX_NOTES)
+        return;
+    struct enc e = { p->bytes, p->len, p->cap };
+    enc_str(&e, later->fail_key, TRACE_LEN_UNKNOWN);
+    enc_str(&e, later->fail_value, TRACE_LEN_UNKNOWN);
+    assert(e.len <= e.cap);
+    p->len = e.len;
+    notes[0]++;
+}
+
+/* Completes p's deferred digests into its payload, waiting for them
+ * when `wait`. Returns 1 when all are final, 0 when one is not ready yet
+ * (only without wait). */
+static int pending_complete(struct pending_rec *p, int wait)
+{
+    for (int i = 0; i < p->ndeferred; i++) {
+        detshim_digest d;
+        if (!p->deferred[i].later.complete)
+            continue;
+        int rc = deferred_take(&p->deferred[i].later, wait, &d);
+        if (rc == 0)
+            return 0;
+        uint8_t *op = p->bytes + p->deferred[i].at;
+        if (rc < 0) {
+            memset(op, 0, 8); /* count 0 */
+            pending_note_failure(p, &p->deferred[i].later);
+        }
+        memcpy(op + 8, &d.lo, 8);
+        memcpy(op + 16, &d.hi, 8);
+    }
+    return 1;
 }
 
 /* Completes r's deferred digests, waiting for them when `wait`. Returns 1
@@ -505,11 +503,11 @@ static int rec_complete(struct trace_rec *r, int wait)
         if (!later->complete)
             continue;
         detshim_digest d;
-        int rc = later->complete(later->arg, wait, &d);
+        int rc = deferred_take(later, wait, &d);
         if (rc == 0)
             return 0;
+        r->operands[i].digest = d;
         if (rc < 0) {
-            d = digest_bytes(NULL, 0);
             r->operands[i].count = 0;
             int noted = 0;
             for (int k = 0; k < r->nnotes; k++)
@@ -517,8 +515,6 @@ static int rec_complete(struct trace_rec *r, int wait)
             if (!noted && r->nnotes < TRACE_MAX_NOTES)
                 trace_rec_note(r, later->fail_key, later->fail_value);
         }
-        r->operands[i].digest = d;
-        later->complete = NULL;
     }
     return 1;
 }
@@ -530,9 +526,13 @@ static void pending_write(struct thread_buf *tb, int wait)
 {
     while (tb->npending) {
         struct pending_rec *p = tb->pending[tb->pending_head];
-        if (!rec_complete(&p->r, wait))
+        if (!pending_complete(p, wait))
             return;
-        write_record(tb, &p->r, p->frames, p->nframes);
+        ensure_room(tb, TRACE_FRAME_HEADER_LEN + p->len);
+        uint8_t *payload = tb->buf + tb->len + TRACE_FRAME_HEADER_LEN;
+        memcpy(payload, p->bytes, p->len);
+        memcpy(payload, &tb->seq, 8);
+        buffer_record(tb, p->len);
         tb->pending_head = (tb->pending_head + 1) % TRACE_PENDING_MAX;
         tb->npending--;
     }
@@ -548,7 +548,7 @@ static int pending_push(struct thread_buf *tb, const struct trace_rec *r,
         return -1;
     while (tb->npending == TRACE_PENDING_MAX) {
         struct pending_rec *oldest = tb->pending[tb->pending_head];
-        rec_complete(&oldest->r, 1);
+        pending_complete(oldest, 1);
         pending_write(tb, 0);
     }
     unsigned slot = (tb->pending_head + tb->npending) % TRACE_PENDING_MAX;
@@ -567,7 +567,7 @@ static void pending_free(struct thread_buf *tb)
         return;
     for (unsigned i = 0; i < TRACE_PENDING_MAX; i++) {
         if (tb->pending[i])
-            free(tb->pending[i]->arena);
+            free(tb->pending[i]->bytes);
         free(tb->pending[i]);
     }
     free(tb->pending);
@@ -575,12 +575,18 @@ static void pending_free(struct thread_buf *tb)
     tb->pending_head = tb->npending = 0;
 }
 
+/* Releases a deferred digest uncompleted. */
+static void deferred_discard(struct trace_deferred *later)
+{
+    if (later->complete && later->discard)
+        later->discard(later->arg);
+}
+
 /* Releases r's deferred digests uncompleted. */
 static void rec_discard(struct trace_rec *r)
 {
     for (int i = 0; i < r->noperands; i++)
-        if (r->operands[i].later.complete && r->operands[i].later.discard)
-            r->operands[i].later.discard(r->operands[i].later.arg);
+        deferred_discard(&r->operands[i].later);
 }
 
 /* Drops the pending records without writing them, releasing their
@@ -588,10 +594,31 @@ static void rec_discard(struct trace_rec *r)
 static void pending_discard(struct thread_buf *tb)
 {
     for (; tb->npending; tb->npending--) {
-        rec_discard(&tb->pending[tb->pending_head]->r);
+        struct pending_rec *p = tb->pending[tb->pending_head];
+        for (int i = 0; i < p->ndeferred; i++)
+            deferred_discard(&p->deferred[i].later);
         tb->pending_head = (tb->pending_head + 1) % TRACE_PENDING_MAX;
     }
     tb->pending_head = 0;
+}
+
+/* Asks the CPU for what the thread's next commit reads of its FIFO, which
+ * was written some TRACE_PENDING_MAX calls ago and has left the caches: the
+ * oldest record, which that commit writes (its payload and its deferred
+ * digests' state), and the slot of the next one, whose digests it asks
+ * after. Caller holds tb->busy. */
+static void pending_prefetch(const struct thread_buf *tb)
+{
+    if (tb->npending > 1) {
+        const char *next = (const char *)tb->pending[(tb->pending_head + 1) % TRACE_PENDING_MAX];
+        __builtin_prefetch(next);
+        __builtin_prefetch(next + 64);
+    }
+    const struct pending_rec *p = tb->pending[tb->pending_head];
+    for (size_t off = 0; off < p->len; off += 64)
+        __builtin_prefetch(p->bytes + off);
+    for (int i = 0; i < p->ndeferred; i++)
+        __builtin_prefetch(p->deferred[i].later.arg);
 }
 
 /* Gives a busy stream its larger buffer (TRACE_BUF_MAX), keeping what it
@@ -635,6 +662,7 @@ void trace_rec_commit(struct trace_rec *r)
     grow_if_busy(tb);
     pending_write(tb, 0);
     if ((tb->npending || rec_has_deferred(r)) && pending_push(tb, r, frames, nframes) == 0) {
+        pending_prefetch(tb);
         buf_unlock(tb);
         return;
     }

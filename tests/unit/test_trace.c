@@ -24,6 +24,7 @@
 #include "trace/trace.h"
 #include "trace/trace_internal.h"
 #include "trace/sha256.h"
+#include "unit_trace.h"
 
 static char dir[] = "/tmp/detshim-test-trace-XXXXXX";
 static char path[600];
@@ -64,18 +65,7 @@ static int setup(void **state)
     evp_root = getenv("TEST_TRACE_EVP");
     if (evp_root)
         chain_set_fast(0);
-    if (!mkdtemp(dir))
-        return -1;
-    unsetenv("DETSHIM_LINEAGE");
-    unsetenv("RANK");
-    snprintf(core_cfg.trace_dir, sizeof core_cfg.trace_dir, "%s", dir);
-    snprintf(core_cfg.policy_name, sizeof core_cfg.policy_name, "unit");
-    snprintf(core_cfg.policy_digest, sizeof core_cfg.policy_digest, "none");
-    core_cfg.trace_on = 1;
-    core_cfg.trace_frames = 4;
-    char err[512];
-    lineage_start();
-    if (trace_process_start(err, sizeof err) != 0)
+    if (unit_trace_start(dir, 4) != 0)
         return -1;
     for (int i = 0; i < 3; i++)
         record_call(i);
