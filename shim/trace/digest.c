@@ -7,6 +7,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include "core/core.h"
 #include "trace/digest_kernels.h"
@@ -26,9 +27,17 @@ static void pick_kernel(void)
                                                                 : "sse2");
 }
 
+/* Set once the choice is made: every later call skips pthread_once (six
+ * digests a traced call). */
+static _Atomic(const struct digest_kernel *) chosen;
+
 static const struct digest_kernel *pick(void)
 {
+    const struct digest_kernel *k = atomic_load_explicit(&chosen, memory_order_acquire);
+    if (__builtin_expect(k != NULL, 1))
+        return k;
     pthread_once(&kernel_once, pick_kernel);
+    atomic_store_explicit(&chosen, &kernel, memory_order_release);
     return &kernel;
 }
 
