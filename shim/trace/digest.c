@@ -13,32 +13,39 @@
 #include "trace/digest_kernels.h"
 
 /* The bulk hashing runs in the widest kernel the CPU has; XXH3 gives the
- * same bits on every path. On this project's AMD EPYC, 4.5 MB in cache:
- * AVX-512 96 GB/s, AVX2 69; 64 MiB from memory 24 and 21 (docs/benchmarks.md).
- * Reset and final steps are not vectorised and stay inline. */
-static struct digest_kernel kernel;
+ * same bits on every path, so the kernel may change from one call to the
+ * next, within one stream too. Measured on this project's AMD EPYC
+ * (docs/benchmarks.md): AVX-512 is faster while the bytes come from the
+ * caches (4.5 MB: 78 against 66 GB/s; 8 MiB: 59-73 against 50-57), and
+ * slower from memory, the more so where the buffer is not 64-byte aligned
+ * and every 64-byte load splits a cache line (32 MiB: 18-24 against
+ * 26-36; a malloc'ed 64 MiB buffer: 14-16 against 19-30). So a run longer
+ * than DIGEST_LONG bytes goes to the AVX2 kernel. Reset and final steps
+ * are not vectorised and stay inline. */
+#define DIGEST_LONG ((size_t)8 << 20)
+static struct digest_kernel kernel, kernel_long;
 static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
 
 static void pick_kernel(void)
 {
     __builtin_cpu_init();
-    kernel = digest_kernel_for(core_cpu_has_avx512()              ? "avx512"
-                               : __builtin_cpu_supports("avx2") ? "avx2"
-                                                                : "sse2");
+    int avx2 = __builtin_cpu_supports("avx2");
+    kernel = digest_kernel_for(core_cpu_has_avx512() ? "avx512" : avx2 ? "avx2" : "sse2");
+    kernel_long = digest_kernel_for(avx2 ? "avx2" : "sse2");
 }
 
 /* Set once the choice is made: every later call skips pthread_once (six
  * digests a traced call). */
-static _Atomic(const struct digest_kernel *) chosen;
+static _Atomic int chosen;
 
-static const struct digest_kernel *pick(void)
+/* The kernel for a run of len bytes. */
+static const struct digest_kernel *pick(size_t len)
 {
-    const struct digest_kernel *k = atomic_load_explicit(&chosen, memory_order_acquire);
-    if (__builtin_expect(k != NULL, 1))
-        return k;
-    pthread_once(&kernel_once, pick_kernel);
-    atomic_store_explicit(&chosen, &kernel, memory_order_release);
-    return &kernel;
+    if (__builtin_expect(!atomic_load_explicit(&chosen, memory_order_acquire), 0)) {
+        pthread_once(&kernel_once, pick_kernel);
+        atomic_store_explicit(&chosen, 1, memory_order_release);
+    }
+    return len > DIGEST_LONG ? &kernel_long : &kernel;
 }
 
 #include "trace/digest.h"
@@ -64,7 +71,7 @@ struct digest_kernel digest_kernel_for(const char *isa)
 
 detshim_digest digest_bytes(const void *p, size_t len)
 {
-    return pick()->oneshot(p, len);
+    return pick(len)->oneshot(p, len);
 }
 
 /* Copies n elements of a constant size, `step` bytes apart, from src
@@ -112,7 +119,7 @@ detshim_digest digest_vector(const void *x, int64_t n, int64_t inc, size_t elem)
     for (int64_t done = 0; done < n; done += per_block) {
         int64_t count = n - done < per_block ? n - done : per_block;
         gather(block, p + done * step, count, step, elem);
-        pick()->update(&st, block, (size_t)count * elem);
+        pick((size_t)count * elem)->update(&st, block, (size_t)count * elem);
     }
     return from_xxh(XXH3_128bits_digest(&st));
 }
@@ -127,7 +134,7 @@ detshim_digest digest_matrix(const void *a, int64_t len, int64_t lines, int64_t 
     XXH3_128bits_reset(&st);
     const unsigned char *p = a;
     for (int64_t j = 0; j < lines; j++)
-        pick()->update(&st, p + (size_t)(j * ld) * elem, (size_t)len * elem);
+        pick((size_t)len * elem)->update(&st, p + (size_t)(j * ld) * elem, (size_t)len * elem);
     return from_xxh(XXH3_128bits_digest(&st));
 }
 
@@ -196,13 +203,13 @@ detshim_digest digest_strided(const void *base, const struct digest_shape *s)
             memcpy(block + used, p, (size_t)run);
             used += (size_t)run;
         } else {
-            pick()->update(&st, block, used);
+            pick(used)->update(&st, block, used);
             used = 0;
             if (run < SHORT) {
                 memcpy(block, p, (size_t)run);
                 used = (size_t)run;
             } else {
-                pick()->update(&st, p, (size_t)run);
+                pick((size_t)run)->update(&st, p, (size_t)run);
             }
         }
         /* The next run: the odometer of the outer dims, the last fastest. */
@@ -214,7 +221,7 @@ detshim_digest digest_strided(const void *base, const struct digest_shape *s)
             idx[k] = 0;
         }
     }
-    pick()->update(&st, block, used);
+    pick(used)->update(&st, block, used);
     return from_xxh(XXH3_128bits_digest(&st));
 }
 
@@ -234,8 +241,9 @@ detshim_digest digest_triangle(const void *a, int64_t n, int64_t ld, size_t elem
             else
                 lo++;
         }
-        if (hi > lo)
-            pick()->update(&st, p + (size_t)(j * ld + lo) * elem, (size_t)(hi - lo) * elem);
+        size_t run = hi > lo ? (size_t)(hi - lo) * elem : 0;
+        if (run)
+            pick(run)->update(&st, p + (size_t)(j * ld + lo) * elem, run);
     }
     return from_xxh(XXH3_128bits_digest(&st));
 }
