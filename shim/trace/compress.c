@@ -48,46 +48,54 @@ const char *compress_header_text(void)
     return compress_on ? "zstd" : NULL;
 }
 
-/* This thread's output buffer: a frame header and room for the largest
- * compressed buffer; made on the first compressed write, freed with the
- * thread. */
+/* This thread's output buffer, as large as the largest buffer of frames it
+ * has compressed (64 KiB, or 1 MiB for a busy stream): only a frame
+ * smaller than the bytes it holds is written, so zstd is given no more
+ * room than that and fails (the bytes go out plain) past it. Made on the
+ * first compressed write, freed with the thread. */
+struct out {
+    size_t cap;
+    uint8_t bytes[];
+};
 static pthread_key_t out_key;
 static pthread_once_t out_once = PTHREAD_ONCE_INIT;
-static size_t out_cap;
+static int out_ok;
 
 static void make_out_key(void)
 {
-    out_cap = TRACE_FRAME_HEADER_LEN + zstd_bound(TRACE_MAX_ZSTD_CONTENT);
-    if (pthread_key_create(&out_key, free) != 0)
-        out_cap = 0;
+    out_ok = pthread_key_create(&out_key, free) == 0;
 }
 
-static uint8_t *out_buffer(void)
+static struct out *out_buffer(size_t len)
 {
     pthread_once(&out_once, make_out_key);
-    if (!out_cap)
+    if (!out_ok)
         return NULL;
-    uint8_t *b = pthread_getspecific(out_key);
-    if (!b) {
-        b = malloc(out_cap);
-        if (b && pthread_setspecific(out_key, b) != 0) {
-            free(b);
-            b = NULL;
-        }
+    struct out *o = pthread_getspecific(out_key);
+    if (o && o->cap >= len)
+        return o;
+    struct out *bigger = realloc(o, sizeof *o + len);
+    if (!bigger)
+        return o && o->cap >= len ? o : NULL; /* o stays this thread's */
+    bigger->cap = len;
+    if (pthread_setspecific(out_key, bigger) != 0) {
+        free(bigger);
+        return NULL;
     }
-    return b;
+    return bigger;
 }
 
 int compress_write(const uint8_t *frames, size_t len)
 {
-    uint8_t *out = NULL;
+    struct out *o = NULL;
     size_t n = 0;
-    if (compress_on && len <= TRACE_MAX_ZSTD_CONTENT && !atomic_load(&trace_proc.closing) &&
-        (out = out_buffer()) != NULL)
-        n = zstd_compress(out + TRACE_FRAME_HEADER_LEN, out_cap - TRACE_FRAME_HEADER_LEN,
+    if (compress_on && len > TRACE_FRAME_HEADER_LEN && len <= TRACE_MAX_ZSTD_CONTENT &&
+        !atomic_load(&trace_proc.closing) && (o = out_buffer(len)) != NULL)
+        n = zstd_compress(o->bytes + TRACE_FRAME_HEADER_LEN, len - TRACE_FRAME_HEADER_LEN - 1,
                           frames, len, 1);
     if (!n || TRACE_FRAME_HEADER_LEN + n >= len)
         return trace_file_write(frames, len);
-    trace_frame_header(out, TRACE_FRAME_ZSTD, 0, out + TRACE_FRAME_HEADER_LEN, (uint32_t)n);
-    return trace_file_write(out, TRACE_FRAME_HEADER_LEN + n);
+    trace_frame_header(o->bytes, TRACE_FRAME_ZSTD, 0, o->bytes + TRACE_FRAME_HEADER_LEN,
+                       (uint32_t)n);
+    return trace_file_write(o->bytes, TRACE_FRAME_HEADER_LEN + n);
 }

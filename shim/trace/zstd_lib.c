@@ -16,7 +16,6 @@ static struct {
     zstd_cctx *(*create_cctx)(void);
     size_t (*free_cctx)(zstd_cctx *);
     size_t (*compress_cctx)(zstd_cctx *, void *, size_t, const void *, size_t, int);
-    size_t (*bound)(size_t);
     unsigned (*is_error)(size_t);
     size_t (*decompress)(void *, size_t, const void *, size_t);
     unsigned long long (*content_size)(const void *, size_t);
@@ -47,7 +46,6 @@ static void load(void)
     *(void **)&z.create_cctx = fn(h, "ZSTD_createCCtx");
     *(void **)&z.free_cctx = fn(h, "ZSTD_freeCCtx");
     *(void **)&z.compress_cctx = fn(h, "ZSTD_compressCCtx");
-    *(void **)&z.bound = fn(h, "ZSTD_compressBound");
     *(void **)&z.is_error = fn(h, "ZSTD_isError");
     *(void **)&z.decompress = fn(h, "ZSTD_decompress");
     *(void **)&z.content_size = fn(h, "ZSTD_getFrameContentSize");
@@ -68,11 +66,6 @@ int zstd_load(char *why, size_t whylen)
 uintptr_t zstd_loaded_by_us(void)
 {
     return ours_at;
-}
-
-size_t zstd_bound(size_t n)
-{
-    return z.bound(n);
 }
 
 /* One context per thread, made on its first compressed frame and freed

@@ -13,10 +13,9 @@
 
 /* Loads libzstd.so.1 once. Returns 0, or -1 with the reason in why. */
 int zstd_load(char *why, size_t whylen);
-/* The most bytes compressing n bytes can give (loaded). */
-size_t zstd_bound(size_t n);
 /* Compresses src at level `level` with this thread's context into dst
- * (cap bytes). Returns the compressed size, or 0 when it failed. */
+ * (cap bytes). Returns the compressed size, or 0 when it failed or would
+ * not fit. */
 size_t zstd_compress(void *dst, size_t cap, const void *src, size_t n, int level);
 /* The content size a zstd frame says it has, or -1 when it says none or
  * is not a frame. */
