@@ -23,6 +23,14 @@ $DETRUN -t "$WORK/t" -- $P > "$WORK/run.out"
 expect_eq "detrun -t: exit" 0 $?
 expect_eq "detrun -t: a trace and its attestation were written" "attestation.json main.dtrace" \
     "$(cd "$WORK/t" && echo *)"
+# A process of the run that outlives the command (as a pool's workers do)
+# and records after it ended: detrun waits for it before it attests.
+$DETRUN -t "$WORK/late" -- sh -c "(sleep 1; exec $P > /dev/null) & exit 0" 2> "$WORK/late.err"
+expect_eq "detrun -t, a process outliving the command: exit" 0 $?
+expect_eq "... its trace is in the run, attested after it ended" "attestation.json main.s1.dtrace" \
+    "$(cd "$WORK/late" && echo *)"
+expect_grep "... the attestation covers it, complete" '"complete": true' "$WORK/late/attestation.json"
+expect_grep "... by name" '"name": "main.s1"' "$WORK/late/attestation.json"
 $DETRUN --frobnicate $P > /dev/null 2> "$WORK/opt.err"
 expect_eq "detrun with an unknown option: exit" 2 $?
 
