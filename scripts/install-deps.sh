@@ -8,10 +8,12 @@ set -eu
 
 # openssh-client: test-security shows ssh-keygen's keys stay real under the
 # shim (a JDK for its Java check is left to the machine: about 200 MB).
+# libzstd1: compressed traces ([trace] compress = zstd) load it with
+# dlopen; test-compress needs it (every Debian system has it: dpkg does).
 # python3-dev: test_pysite checks the CPython 3.11 frame layouts the shim
 # declares (shim/trace/pysite_layout.h) against CPython's own headers.
 PACKAGES="gcc libc6-dev make python3 python3-venv libssl-dev libxxhash-dev libunwind-dev
-libinih-dev libcmocka-dev libopenblas-dev python3-numpy python3-torch openssh-client python3-dev"
+libinih-dev libcmocka-dev libopenblas-dev python3-numpy python3-torch openssh-client python3-dev libzstd1"
 VENV=${DETSHIM_VENV:-build/venv}
 # What most users run, from PyPI: numpy 2.x, whose wheels bundle an
 # OpenBLAS with prefixed, ILP64-suffixed names; TensorFlow (CPU) with

@@ -5,11 +5,10 @@
  * and its own setter, so each can be tested alone.
  *
  * AVX-512 needs the instructions and an OS that saves the zmm state
- * (core_cpu_has_avx512 checks both). The automatic choice is per family, by measurement
- * (docs/benchmarks.md): every path gives the same bits, so it is only a
- * matter of speed.
+ * (core_cpu_has_avx512 checks both). The automatic choice is per family,
+ * by measurement (docs/benchmarks.md): every path gives the same bits, so
+ * it is only a matter of speed.
  */
-#include <stdint.h>
 #include <string.h>
 
 #include "blas/canonical.h"

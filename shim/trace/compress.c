@@ -74,14 +74,15 @@ static struct out *out_buffer(size_t len)
     struct out *o = pthread_getspecific(out_key);
     if (o && o->cap >= len)
         return o;
-    struct out *bigger = realloc(o, sizeof *o + len);
-    if (!bigger)
-        return o && o->cap >= len ? o : NULL; /* o stays this thread's */
-    bigger->cap = len;
-    if (pthread_setspecific(out_key, bigger) != 0) {
+    /* A new one (what the old one held is not needed); the old one stays
+     * this thread's until the new one is. */
+    struct out *bigger = malloc(sizeof *o + len);
+    if (!bigger || pthread_setspecific(out_key, bigger) != 0) {
         free(bigger);
         return NULL;
     }
+    free(o);
+    bigger->cap = len;
     return bigger;
 }
 

@@ -50,6 +50,12 @@ static const struct digest_kernel *pick(size_t len)
 
 #include "trace/digest.h"
 
+/* Feeds len bytes at p to st through the kernel for that length. */
+static void update(XXH3_state_t *st, const void *p, size_t len)
+{
+    pick(len)->update(st, p, len);
+}
+
 static detshim_digest from_xxh(XXH128_hash_t h)
 {
     detshim_digest d = { h.low64, h.high64 };
@@ -119,7 +125,7 @@ detshim_digest digest_vector(const void *x, int64_t n, int64_t inc, size_t elem)
     for (int64_t done = 0; done < n; done += per_block) {
         int64_t count = n - done < per_block ? n - done : per_block;
         gather(block, p + done * step, count, step, elem);
-        pick((size_t)count * elem)->update(&st, block, (size_t)count * elem);
+        update(&st, block, (size_t)count * elem);
     }
     return from_xxh(XXH3_128bits_digest(&st));
 }
@@ -134,7 +140,7 @@ detshim_digest digest_matrix(const void *a, int64_t len, int64_t lines, int64_t 
     XXH3_128bits_reset(&st);
     const unsigned char *p = a;
     for (int64_t j = 0; j < lines; j++)
-        pick((size_t)len * elem)->update(&st, p + (size_t)(j * ld) * elem, (size_t)len * elem);
+        update(&st, p + (size_t)(j * ld) * elem, (size_t)len * elem);
     return from_xxh(XXH3_128bits_digest(&st));
 }
 
@@ -203,13 +209,13 @@ detshim_digest digest_strided(const void *base, const struct digest_shape *s)
             memcpy(block + used, p, (size_t)run);
             used += (size_t)run;
         } else {
-            pick(used)->update(&st, block, used);
+            update(&st, block, used);
             used = 0;
             if (run < SHORT) {
                 memcpy(block, p, (size_t)run);
                 used = (size_t)run;
             } else {
-                pick((size_t)run)->update(&st, p, (size_t)run);
+                update(&st, p, (size_t)run);
             }
         }
         /* The next run: the odometer of the outer dims, the last fastest. */
@@ -221,7 +227,7 @@ detshim_digest digest_strided(const void *base, const struct digest_shape *s)
             idx[k] = 0;
         }
     }
-    pick(used)->update(&st, block, used);
+    update(&st, block, used);
     return from_xxh(XXH3_128bits_digest(&st));
 }
 
@@ -241,9 +247,8 @@ detshim_digest digest_triangle(const void *a, int64_t n, int64_t ld, size_t elem
             else
                 lo++;
         }
-        size_t run = hi > lo ? (size_t)(hi - lo) * elem : 0;
-        if (run)
-            pick(run)->update(&st, p + (size_t)(j * ld + lo) * elem, run);
+        if (hi > lo)
+            update(&st, p + (size_t)(j * ld + lo) * elem, (size_t)(hi - lo) * elem);
     }
     return from_xxh(XXH3_128bits_digest(&st));
 }

@@ -136,9 +136,8 @@ int reader_expand(struct proc_private *pp, struct reader_src *src, char *err, si
         free(content);
         return e == ENOMEM ? DETSHIM_ERR_NOMEM : DETSHIM_ERR_IO;
     }
-    uint64_t off = 0, end = src->limit;
-    copy_rest(src, 0, pp->body, &o); /* the file header */
-    off = pp->body;
+    uint64_t off = pp->body, end = src->limit;
+    copy_rest(src, 0, off, &o); /* the file header */
     while (off < end && !o.error) {
         const unsigned char *h = reader_src_at(src, off, TRACE_FRAME_HEADER_LEN);
         if (!h)
@@ -186,7 +185,7 @@ int reader_expand(struct proc_private *pp, struct reader_src *src, char *err, si
     pp->expanded = 1;
     /* From here the scan reads the expanded bytes. */
     reader_src_close(src);
-    src->fd = fcntl(o.fd, F_DUPFD_CLOEXEC, 0);
+    src->fd = reader_file_open(pp);
     src->limit = o.total;
     if (src->fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
