@@ -225,7 +225,10 @@ echo
 echo "== Digest throughput on a 64 MiB buffer (XXH3-128 is the shim's; SHA-256 for comparison)"
 digest_out=$(DETSHIM_POLICY=$POLICY_FILE "$DIGEST" 7)
 echo "$digest_out" | sed 's/^/  /'
-xxh_gbps=$(echo "$digest_out" | awk '/digest_bytes/ { print $(NF - 1) }')
+xxh_gbps=$(echo "$digest_out" | awk '/digest_bytes, contiguous/ { print $(NF - 1) }')
+read_gbps=$(echo "$digest_out" | awk '/memory read/ { print $(NF - 1) }')
+echo "  (digest_bytes from memory runs at $(ratio "$xxh_gbps" "$read_gbps") of a plain read of the same" \
+    "buffer; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 
 echo "== Training: tests/programs/torch_prog.py $TORCH_ARGS (seeded PyTorch CPU MLP)"
