@@ -65,7 +65,9 @@ static int list_dir(const char *dir, char ***names, int *n, char *err, size_t er
     }
     closedir(d);
     if (!*n) {
-        snprintf(err, errlen, "%s: no trace files (*%s) here; is this a DETSHIM_TRACE directory?",
+        snprintf(err, errlen,
+                 "%s: no trace files (*%s) here: not a DETSHIM_TRACE directory, or a run that "
+                 "made no call detshim intercepts (such a process writes no file)",
                  dir, TRACE_FILE_SUFFIX);
         return DETSHIM_ERR_EMPTY;
     }

@@ -398,7 +398,7 @@ for sub in mixed1 mixed2; do
 done
 run_dd "$B/emptydir" "$B/good.dtrace"
 expect_rc 2
-expect_error "$B/emptydir: no trace files"
+expect_error "$B/emptydir: no trace files (*.dtrace) here: not a DETSHIM_TRACE directory"
 run_dd "$B/no-such-dir" "$B/good.dtrace"
 expect_rc 2
 expect_error "$B/no-such-dir: cannot read"

@@ -31,6 +31,14 @@ expect_eq "... its trace is in the run, attested after it ended" "attestation.js
     "$(cd "$WORK/late" && echo *)"
 expect_grep "... the attestation covers it, complete" '"complete": true' "$WORK/late/attestation.json"
 expect_grep "... by name" '"name": "main.s1"' "$WORK/late/attestation.json"
+# A command that makes no intercepted call writes no trace file: detrun
+# says so instead of leaving an empty directory to be taken for a trace.
+$DETRUN -t "$WORK/none" -- true 2> "$WORK/none.err"
+expect_eq "detrun -t, a command that records nothing: its exit" 0 $?
+expect_eq "... the directory stays empty" "*" "$(cd "$WORK/none" && echo *)"
+expect_grep "... and detrun says why there is nothing to diff" \
+    "^detrun: true recorded nothing into .*/none, so there is no trace to diff or attest" \
+    "$WORK/none.err"
 $DETRUN --frobnicate $P > /dev/null 2> "$WORK/opt.err"
 expect_eq "detrun with an unknown option: exit" 2 $?
 
