@@ -690,10 +690,13 @@ AVX2 static void z_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
     }
 
 /* Blocking: a kc x nr strip of packed B (16 KiB for s and d) stays in the
- * 32 KiB L1, the mc x kc block of packed A in the 1 MiB L2; nc = 512 keeps
- * the partial-sum tiles and a thread's packed B small enough that two
- * threads share the L3 well. Measured on this machine (AMD EPYC, Zen 4
- * without AVX-512): other choices near these were within noise.
+ * 32 KiB L1, the mc x kc block of packed A in the L2. nc = 512 was chosen
+ * on a Zen 4 without AVX-512 (1 MiB L2), where choices near it were within
+ * noise; on a Zen 3 (EPYC Milan, 512 KiB L2, 32 MiB L3) nc = 1024, which
+ * packs A half as often, gave dgemm at n = 2048 0.91-0.99 of OpenBLAS
+ * against 0.90-0.92 on 1 thread and 0.94-0.98 against 0.92 on 2, and
+ * sgemm on 2 threads 0.98-1.01 against 0.89-0.93; at n = 1024 the two were
+ * within noise (2026-12-01). Blocking reorders no sum: same bits.
  * The complex tiles read twice the bytes per p (packed {P1, P2} and
  * {Q1, Q2}): at kc = 256 a 6-row strip of A and a strip of B (24 + 32 KiB
  * for c, 48 + 32 for z) overflowed the 48 KiB L1 of the Zen 5 this runs
@@ -705,8 +708,8 @@ AVX2 static void z_tile_c(int64_t kb, const void *apv, const void *bpv, const vo
 const struct canon_isa_kernels canon_avx2_kernels = {
     .name = "avx2",
     .k = {
-        [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 512, 4, 4, s_pack, s_pack),
-        [CANON_D] = KERNEL(d, D_MR, D_NR, 144, 256, 512, 8, 8, d_pack, d_pack),
+        [CANON_S] = KERNEL(s, S_MR, S_NR, 144, 256, 1024, 4, 4, s_pack, s_pack),
+        [CANON_D] = KERNEL(d, D_MR, D_NR, 144, 256, 1024, 8, 8, d_pack, d_pack),
         [CANON_C] = KERNEL(c, C_MR, C_NR, 240, 128, 512, 8, 16, canon_pack_c64_a,
                            canon_pack_c64_b),
         [CANON_Z] = KERNEL(z, Z_MR, Z_NR, 240, 64, 512, 16, 32, canon_pack_c128_a,
