@@ -78,6 +78,13 @@ void verify_files_free(struct verify_files *f);
 int verify_compare_outputs(const struct attest *pub, const struct attest *re,
                            const struct verify_files *files, struct verify_report *r);
 
+/* Settles an instruction-set difference once everything is compared: it
+ * fails the verdict, named first, when anything else fails too, and is a
+ * note when the re-run gave the published trace and outputs anyway (the
+ * workflow did produce them on this CPU). Sets r->nomem when out of
+ * memory. */
+void verify_settle_isa(struct verify_report *r);
+
 /* The trace: detdiff's comparison of the two runs, first divergence named;
  * without a published trace (pub_run NULL), the roots alone. `outside`:
  * a published output on disk differs from the published record, to be

@@ -338,6 +338,11 @@ int verify_run(const struct verify_opts *o, const char *published, int quiet,
         snprintf(out->trouble, sizeof out->trouble, "out of memory while comparing");
         goto done;
     }
+    verify_settle_isa(&out->report);
+    if (out->report.nomem) {
+        snprintf(out->trouble, sizeof out->trouble, "out of memory while comparing");
+        goto done;
+    }
     status = verify_first_failure(&out->report) ? VERIFY_NOT : VERIFY_OK;
 done:
     re.npolicy_files = 0; /* borrowed from pub */

@@ -737,7 +737,11 @@ def make_verify(out):
        verify_run(pid=500, settings=SETTINGS.replace(b"OMP_NUM_THREADS=1", b"OMP_NUM_THREADS=2")))
     vc(out, "entropy_differs", verify_run(),
        verify_run(pid=500, entropy_rule=b"a never-pin program"))
-    vc(out, "isa_differs", verify_run(), verify_run(pid=500, cpu=CPU.replace(b",avx2,fma", b"")))
+    vc(out, "isa_differs", verify_run(), verify_run(pid=500, cpu=CPU.replace(b",avx2,fma", b"")),
+       files=[("weights.pt", b"W1")])
+    # Another instruction set and another trace: the ISA is named first.
+    vc(out, "isa_and_trace_differ", verify_run(),
+       verify_run(pid=500, cpu=CPU.replace(b",avx2,fma", b""), nondet=True))
     # Facts that cannot change bits: another CPU model, core count, host.
     vc(out, "notes_only", verify_run(),
        verify_run(pid=500, cpu=b"model=Other CPU 2000;isa=fma,avx2,avx,sse4_2;cores=64"))

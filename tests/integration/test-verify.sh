@@ -110,9 +110,21 @@ test_each_bit_changing_environment_fact_fails() {
     expect_verdict "setting: verdict" '^not verified: setting OMP_NUM_THREADS differs: published "1" \(the policy\), re-run "2"'
     verify_case entropy_differs
     expect_verdict "entropy rule: verdict" "^not verified: process main's entropy rule differs"
+    verify_case isa_and_trace_differ
+    expect_verdict "isa and trace: verdict names the ISA first" \
+        "^not verified: the CPU's instruction sets differ"
+    expect_eq "isa and trace: exit status" 1 "$rc"
+}
+
+# A re-run on another instruction set that gives the published trace and
+# outputs bit for bit: the workflow did produce them, and the ISA is a note.
+test_another_isa_that_gives_the_same_run_verifies_with_a_note() {
     verify_case isa_differs
-    expect_verdict "isa: verdict" "^not verified: the CPU's instruction sets differ"
-    expect_eq "isa: exit status" 1 "$rc"
+    expect_eq "isa, same run: exit status" 0 "$rc"
+    expect_verdict "isa, same run: verdict" "^verified: "
+    expect_grep "isa, same run: the difference is a note that says why" \
+        "^  note: the CPU's instruction sets differ: .*, and on this CPU it gave the published trace and outputs bit for bit$" \
+        "$OUT"
 }
 
 test_facts_that_cannot_change_bits_are_notes() {
@@ -492,6 +504,7 @@ test_other_data_is_not_verified_naming_the_input
 test_environment_is_named_before_outputs
 test_each_bit_changing_environment_fact_fails
 test_facts_that_cannot_change_bits_are_notes
+test_another_isa_that_gives_the_same_run_verifies_with_a_note
 test_a_trace_divergence_is_named
 test_published_files_are_hashed_before_the_rerun_overwrites_them
 test_json_verdict_is_one_object
