@@ -98,8 +98,10 @@ struct blas_digest blas_digest_rotm_param(const void *param, int elem);
 /* One value of `size` bytes (a function result): count 1. */
 struct blas_digest blas_digest_value(const void *v, int size);
 
-/* Adds d to r as operand `name` with `role` (TRACE_ROLE_IN/OUT). */
-void blas_rec_operand(struct trace_rec *r, const char *name, int role, struct blas_digest d);
+/* Adds d to r as operand `name` (name_len: strlen(name)) with `role`
+ * (TRACE_ROLE_IN/OUT). */
+void blas_rec_operand(struct trace_rec *r, const char *name, uint8_t name_len, int role,
+                      struct blas_digest d);
 
 /* Pinned mode (pinned.c): applies the policy's thread count through every
  * vendor control found; again when libraries were loaded since. Called
@@ -130,7 +132,8 @@ void blas_note_run(struct trace_rec *r, int mode, int how);
 #define BLAS_WRAPPER(sym, routine, flags, size, decl, args, argv, result)                  \
     DETSHIM_EXPORT void sym decl                                                           \
     {                                                                                      \
-        static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
+        static struct blas_site site = { #sym, sizeof #sym - 1, &routine, flags, size,     \
+                                         NULL };                                           \
         struct blas_call call;                                                             \
         if (!blas_enter(&call, &site) || blas_start(&call, BLAS_ARGV argv, result))        \
             ((__typeof__(&sym))(uintptr_t)call.real) args;                                 \
@@ -139,7 +142,8 @@ void blas_note_run(struct trace_rec *r, int mode, int how);
 #define BLAS_FUNCTION(type, sym, routine, flags, size, decl, args, argv)                   \
     DETSHIM_EXPORT type sym decl                                                           \
     {                                                                                      \
-        static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
+        static struct blas_site site = { #sym, sizeof #sym - 1, &routine, flags, size,     \
+                                         NULL };                                           \
         struct blas_call call;                                                             \
         type ret = 0;                                                                      \
         if (!blas_enter(&call, &site) || blas_start(&call, BLAS_ARGV argv, &ret))          \
@@ -197,10 +201,12 @@ enum {
     BLAS_HERM = 32,     /* Hermitian: the diagonal's imaginary parts are not read */
     BLAS_REAL_ELEM = 64, /* real elements in a complex routine (crotg's c) */
 };
-/* An operand: parameter indexes (-1: none). */
+/* An operand: parameter indexes (-1: none). name_len is strlen(name),
+ * written by the generator so that the record's encoder need not measure
+ * it (as it cannot for a name that is not a literal where recorded). */
 struct blas_operand {
     const char *name;
-    uint8_t shape, flags;
+    uint8_t name_len, shape, flags;
     int8_t ptr, trans, uplo, diag, ld, kl, ku;
     struct blas_dim rows, cols;
 };
@@ -220,6 +226,7 @@ struct blas_form {
     int8_t alpha, beta, k, has_order;
     const uint8_t *kinds;            /* enum blas_kind, per parameter */
     const char *const *names;        /* per parameter */
+    const uint8_t *name_lens;        /* strlen of each of names (blas_operand's name_len) */
     const struct blas_operand *operands;
 };
 
@@ -243,9 +250,11 @@ struct blas_routine {
 };
 
 enum { BLAS_SITE_F77 = 1, BLAS_SITE_INT64 = 2 };
-/* One exported symbol; `real` caches the vendor's definition. */
+/* One exported symbol; `real` caches the vendor's definition;
+ * symbol_len is strlen(symbol). */
 struct blas_site {
     const char *symbol;
+    uint8_t symbol_len;
     const struct blas_routine *routine;
     uint8_t flags, result_size;
     void *real;

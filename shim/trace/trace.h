@@ -46,7 +46,9 @@ struct trace_deferred {
 /* Each string's *_len is its encoded length (cut at 255) where the
  * builders below could tell it at compile time (a string literal, which
  * cannot change before the commit), else TRACE_LEN_UNKNOWN: the encoder
- * measures the string then. */
+ * measures the string then. A caller whose string comes from a table that
+ * holds its length (the BLAS family's generated names) sets the field
+ * after the builder instead. */
 #define TRACE_LEN_UNKNOWN 0xffff
 struct trace_rec {
     const char *api;
