@@ -28,6 +28,8 @@
 typedef int (*backtrace_fn)(void **, int);
 static backtrace_fn unwind_backtrace;
 static pthread_once_t unwind_once = PTHREAD_ONCE_INIT;
+/* Set once load_unwinder has run: later walks skip pthread_once. */
+static _Atomic int unwind_ready;
 
 /* The cursor API, for naming functions that have no dynamic symbol
  * (static functions, executables): libunwind reads their ELF symtab. */
@@ -205,7 +207,9 @@ static struct site_entry *site_lookup(struct thread_buf *tb, uintptr_t addr, int
             return e;
         }
     }
-    /* Full: recycle the home slot; the site is described again, harmless. */
+    /* Full: recycle the home slot; the site is described again, harmless.
+     * The last walk may name the site recycled: it is not taken again. */
+    callsite_forget(tb);
     struct site_entry *e = &tb->sites[h];
     e->addr = addr;
     *is_new = 1;
@@ -307,11 +311,19 @@ static void resolve_site(struct site_entry *e, uintptr_t addr)
     }
 }
 
+void callsite_forget(struct thread_buf *tb)
+{
+    tb->last_walk.max = 0;
+}
+
 int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
 {
     if (max <= 0)
         return 0;
-    pthread_once(&unwind_once, load_unwinder);
+    if (!atomic_load_explicit(&unwind_ready, memory_order_acquire)) {
+        pthread_once(&unwind_once, load_unwinder);
+        atomic_store_explicit(&unwind_ready, 1, memory_order_release);
+    }
     /* Our own frames come first: usually 4 or 5 (this function, the
      * commit, the family's protocol, the wrapper). The first walk allows
      * for 5; when that cut the stack short of `max` frames of the
@@ -319,11 +331,21 @@ int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
      * same frames, with fewer unwinding steps (some 10 ns each) in the
      * common case. */
     void *stack[TRACE_MAX_FRAMES + 8];
+    int allow = CALLSITE_FIRST_ALLOW, depth = unwind_backtrace(stack, max + allow);
+    /* The same return addresses as the last walk give its frames: each
+     * site they name is still cached (a recycled one forgets the walk),
+     * and described. A loop of calls from one place skips the lookups. */
+    struct callsite_walk *last = &tb->last_walk;
+    if (max == last->max && depth == last->depth &&
+        memcmp(stack, last->stack, (size_t)depth * sizeof *stack) == 0) {
+        memcpy(frames, last->frames, (size_t)last->n * sizeof *frames);
+        return last->n;
+    }
     int n = 0, nnew = 0;
     uintptr_t new_addrs[TRACE_MAX_FRAMES];
     struct site_entry *new_sites[TRACE_MAX_FRAMES];
-    for (int allow = 5;; allow = 8) {
-        int depth = unwind_backtrace(stack, max + allow);
+    last->max = max; /* a site recycled by this walk's lookups clears it */
+    for (;; allow = 8, depth = unwind_backtrace(stack, max + allow)) {
         n = nnew = 0;
         for (int i = 0; i < depth && n < max; i++) {
             uintptr_t addr = (uintptr_t)stack[i];
@@ -352,6 +374,16 @@ int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
             callsite_describe(tb, new_sites[i], new_addrs[i], names[i]);
             new_sites[i]->undescribed = 0;
         }
+    }
+    /* Kept as the first walk left it, every site it names cached: a
+     * second walk read deeper. */
+    if (allow != CALLSITE_FIRST_ALLOW)
+        last->max = 0;
+    if (last->max) {
+        last->depth = depth;
+        last->n = n;
+        memcpy(last->stack, stack, (size_t)depth * sizeof *stack);
+        memcpy(last->frames, frames, (size_t)n * sizeof *frames);
     }
     return n;
 }

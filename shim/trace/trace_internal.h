@@ -45,6 +45,17 @@ struct site_entry {
     int undescribed; /* found by a first walk that was redone (callsite.c) */
 };
 
+/* The thread's last stack walk that needed no second one (callsite.c): its
+ * return addresses, and the frames they gave, taken again for the same
+ * walk while every site they name is still in the site cache. */
+#define CALLSITE_FIRST_ALLOW 5 /* our own frames the first walk allows for */
+struct callsite_walk {
+    int depth, max; /* max 0: none */
+    int n;
+    void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
+    detshim_frame frames[TRACE_MAX_FRAMES];
+};
+
 /* One per recording thread; lives until process exit (its head and count
  * are part of the process root even after the thread is gone). */
 struct thread_buf {
@@ -64,6 +75,7 @@ struct thread_buf {
     struct pending_rec **pending;
     unsigned pending_head, npending;
     struct site_entry sites[SITE_CACHE_SIZE];
+    struct callsite_walk last_walk;
     struct pysite_entry pysites[PYSITE_CACHE_SIZE];
     struct thread_buf *next;
 };
@@ -114,6 +126,8 @@ int trace_write_all(int fd, const void *data, size_t len);
 /* callsite.c: fills frames (innermost first, our own skipped) and emits
  * SITE frames for addresses this thread has not described yet. */
 int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max);
+/* Forgets the thread's last walk (its site cache was cleared). */
+void callsite_forget(struct thread_buf *tb);
 /* Writes a SITE frame describing (module, offset); strings cut at 255. */
 void callsite_emit(struct thread_buf *tb, uint64_t module, uint64_t offset, const char *name,
                    const char *symbol);

@@ -772,6 +772,7 @@ void trace_threads_reset_after_fork(void)
         mine->len = 0;
         pending_discard(mine);
         memset(mine->sites, 0, sizeof mine->sites);
+        callsite_forget(mine);
         memset(mine->pysites, 0, sizeof mine->pysites); /* described anew in the child's file */
         atomic_flag_clear(&mine->busy);
         window_start(mine); /* hook (window.c): its OpenSSL state, if any, is reused */
