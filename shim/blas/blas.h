@@ -99,9 +99,15 @@ struct blas_digest blas_digest_rotm_param(const void *param, int elem);
 struct blas_digest blas_digest_value(const void *v, int size);
 
 /* Adds d to r as operand `name` (name_len: strlen(name)) with `role`
- * (TRACE_ROLE_IN/OUT). */
-void blas_rec_operand(struct trace_rec *r, const char *name, uint8_t name_len, int role,
-                      struct blas_digest d);
+ * (TRACE_ROLE_IN/OUT). Inline: called out of line, d went through the
+ * stack twice, the first time read whole just after it was written in
+ * halves, which the CPU cannot forward. */
+static inline void blas_rec_operand(struct trace_rec *r, const char *name, uint8_t name_len,
+                                    int role, struct blas_digest d)
+{
+    trace_rec_operand(r, name, role, d.digest, d.count, d.elem_size);
+    r->operands[r->noperands - 1].name_len = name_len;
+}
 
 /* Pinned mode (pinned.c): applies the policy's thread count through every
  * vendor control found; again when libraries were loaded since. Called

@@ -118,13 +118,6 @@ struct blas_digest blas_digest_value(const void *v, int size)
     return d;
 }
 
-void blas_rec_operand(struct trace_rec *r, const char *name, uint8_t name_len, int role,
-                      struct blas_digest d)
-{
-    trace_rec_operand(r, name, role, d.digest, d.count, d.elem_size);
-    r->operands[r->noperands - 1].name_len = name_len;
-}
-
 /* ---- Shapes digested by gathering ------------------------------------------
  * Packed, band and Hermitian operands are runs of varying length (or with
  * a part of the diagonal left out), which the digest module has no layout
