@@ -318,14 +318,19 @@ struct blas_call {
  * untouched (re-entered from inside the shim or the vendor, or neither
  * traced nor changed by the policy), else 1, and blas_start follows.
  * Inline, and before the wrapper builds argv, so that a straight call
- * costs these tests only. Sets c->real, the vendor's function. */
+ * costs these tests only. Sets c->real, the vendor's function, and, when
+ * it returns 1, c->traced. */
 static inline int blas_enter(struct blas_call *c, struct blas_site *s)
 {
     c->real = resolve_real_cached(&s->real, s->symbol);
     c->active = 0;
     c->site = s;
-    /* trace_active() first: the first call starts the shim, policy included. */
-    return !guard_held() && (trace_active() || core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH);
+    if (guard_held())
+        return 0;
+    /* trace_active() first: the first call starts the shim, policy included.
+     * Kept for blas_start, which follows at once. */
+    c->traced = trace_active();
+    return c->traced || core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH;
 }
 
 /* The protocol for a call blas_enter engaged. argv holds the address of

@@ -304,7 +304,7 @@ static void commit_rejected(struct blas_call *c, int bad)
 int blas_start(struct blas_call *c, const void *const *argv, void *result)
 {
     struct blas_site *s = c->site;
-    int traced = trace_active(), mode = core_cfg.blas_mode;
+    int traced = c->traced, mode = core_cfg.blas_mode;
     if (!guard_enter())
         return 1;
     /* Held and cleared for our own work: a comparison of a subnormal
@@ -312,7 +312,6 @@ int blas_start(struct blas_call *c, const void *const *argv, void *result)
     if (traced)
         blas_fp_hold(&c->fp);
     c->active = 1;
-    c->traced = traced;
     c->mode = mode;
     c->result = result;
     c->done = 0;
