@@ -25,11 +25,10 @@
 #include "trace/trace.h"
 #include "trace/trace_internal.h"
 
-typedef int (*backtrace_fn)(void **, int);
-static backtrace_fn unwind_backtrace;
+callsite_backtrace_fn callsite_backtrace;
 static pthread_once_t unwind_once = PTHREAD_ONCE_INIT;
 /* Set once load_unwinder has run: later walks skip pthread_once. */
-static _Atomic int unwind_ready;
+_Atomic int callsite_ready;
 
 /* The cursor API, for naming functions that have no dynamic symbol
  * (static functions, executables): libunwind reads their ELF symtab. */
@@ -51,7 +50,7 @@ static void load_unwinder(void)
     void *h = dlopen("libunwind.so.8", RTLD_LAZY | RTLD_LOCAL);
     void *fn = sym(h, "unw_backtrace");
     /* glibc's backtrace() is the fallback when libunwind8 is absent. */
-    unwind_backtrace = fn ? (backtrace_fn)(uintptr_t)fn : backtrace;
+    callsite_backtrace = fn ? (callsite_backtrace_fn)(uintptr_t)fn : backtrace;
     *(void **)&unw.getcontext = sym(h, "_Ux86_64_getcontext");
     *(void **)&unw.init_local = sym(h, "_ULx86_64_init_local");
     *(void **)&unw.step = sym(h, "_ULx86_64_step");
@@ -63,7 +62,13 @@ static void load_unwinder(void)
      * filling it; ThreadSanitizer in test-tsan). Every walk waits for
      * this once, so later ones find libunwind set up. */
     void *warm[2];
-    (void)unwind_backtrace(warm, 2);
+    (void)callsite_backtrace(warm, 2);
+}
+
+void callsite_load(void)
+{
+    pthread_once(&unwind_once, load_unwinder);
+    atomic_store_explicit(&callsite_ready, 1, memory_order_release);
 }
 
 /* "symbol+0xoff" when addr lies inside a sized dynamic symbol (dladdr
@@ -316,22 +321,18 @@ void callsite_forget(struct thread_buf *tb)
     tb->last_walk.max = 0;
 }
 
-int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
+int callsite_capture(struct thread_buf *tb, void *const *first, int depth,
+                     detshim_frame *frames, int max)
 {
-    if (max <= 0)
-        return 0;
-    if (!atomic_load_explicit(&unwind_ready, memory_order_acquire)) {
-        pthread_once(&unwind_once, load_unwinder);
-        atomic_store_explicit(&unwind_ready, 1, memory_order_release);
-    }
-    /* Our own frames come first: usually 4 or 5 (this function, the
-     * commit, the family's protocol, the wrapper). The first walk allows
-     * for 5; when that cut the stack short of `max` frames of the
-     * program's, it is walked again allowing for 8, as it always was: the
-     * same frames, with fewer unwinding steps (some 10 ns each) in the
-     * common case. */
-    void *stack[TRACE_MAX_FRAMES + 8];
-    int allow = CALLSITE_FIRST_ALLOW, depth = unwind_backtrace(stack, max + allow);
+    /* Our own frames come first: usually 3 or 4 above the commit's (the
+     * family's protocol, the wrapper). The first walk allows for 4; when
+     * that cut the stack short of `max` frames of the program's, it is
+     * walked again from here allowing for 8, as it always was: the same
+     * frames, with fewer unwinding steps (some 10 ns each) in the common
+     * case. */
+    void *deeper[TRACE_MAX_FRAMES + 8];
+    void *const *stack = first;
+    int allow = CALLSITE_FIRST_ALLOW;
     /* The same return addresses as the last walk give its frames: each
      * site they name is still cached (a recycled one forgets the walk),
      * and described. A loop of calls from one place skips the lookups. */
@@ -345,7 +346,7 @@ int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
     uintptr_t new_addrs[TRACE_MAX_FRAMES];
     struct site_entry *new_sites[TRACE_MAX_FRAMES];
     last->max = max; /* a site recycled by this walk's lookups clears it */
-    for (;; allow = 8, depth = unwind_backtrace(stack, max + allow)) {
+    for (;; allow = 8, stack = deeper, depth = callsite_walk(deeper, max + allow)) {
         n = nnew = 0;
         for (int i = 0; i < depth && n < max; i++) {
             uintptr_t addr = (uintptr_t)stack[i];

@@ -645,7 +645,12 @@ void trace_rec_commit(struct trace_rec *r)
         return;
     }
     detshim_frame frames[TRACE_MAX_FRAMES];
-    int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
+    int nframes = 0;
+    if (core_cfg.trace_frames > 0) { /* walked from here (callsite_walk) */
+        void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
+        int depth = callsite_walk(stack, core_cfg.trace_frames + CALLSITE_FIRST_ALLOW);
+        nframes = callsite_capture(tb, stack, depth, frames, core_cfg.trace_frames);
+    }
     /* The Python frame that made the call, last (outermost) among them. */
     if (core_cfg.trace_frames > 0 && nframes < TRACE_MAX_FRAMES &&
         r->stream != TRACE_STREAM_IDENTITY && pysite_capture(tb, &frames[nframes]))

@@ -59,7 +59,7 @@ static int same_frame(const detshim_frame *a, const detshim_frame *b)
 static void test_calls_from_alternating_places_keep_their_own_frames(void **state)
 {
     (void)state;
-    /* One frame: the first walk reaches it, past the test's own four. */
+    /* One frame: the first walk reaches it, past the shim's and the test's own. */
     assert_int_equal(unit_trace_start(dir, 1), 0);
     void (*order[])(void) = { from_lfind, from_lfind, from_tfind, from_tfind, from_lfind,
                               from_tfind };
