@@ -21,6 +21,7 @@
 #include "blas/canonical.h"
 #include "core/core.h"
 #include "core/policy.h"
+#include "trace/digest.h"
 #include "trace/trace.h"
 
 /* CBLAS enum values (the reference cblas.h), passed to us as plain ints. */
@@ -65,8 +66,15 @@ int blas_c128_is_zero(const void *z);
 struct blas_digest blas_digest_general(char order, char trans, int64_t rows, int64_t cols,
                                        const void *a, int64_t ld, int elem);
 
-/* n elements inc apart (BLAS rule for inc < 0); empty when n <= 0. */
-struct blas_digest blas_digest_vec(const void *x, int64_t n, int64_t inc, int elem);
+/* n elements inc apart (BLAS rule for inc < 0); empty when n <= 0.
+ * Inline, as blas_digest_value: the two shapes of most level-1 operands,
+ * each digested through one call fewer. */
+static inline struct blas_digest blas_digest_vec(const void *x, int64_t n, int64_t inc, int elem)
+{
+    struct blas_digest d = { digest_vector(x, n, inc, (size_t)elem), n > 0 ? (uint64_t)n : 0,
+                             elem };
+    return d;
+}
 
 /* The triangle uplo ('U'/'L') of the n x n matrix a, diagonal left out when
  * diag is 'U'. Empty when n <= 0, a char is not valid, or ld < n. */
@@ -96,7 +104,11 @@ struct blas_digest blas_digest_band_tri(char order, char uplo, char diag, int64_
 struct blas_digest blas_digest_rotm_param(const void *param, int elem);
 
 /* One value of `size` bytes (a function result): count 1. */
-struct blas_digest blas_digest_value(const void *v, int size);
+static inline struct blas_digest blas_digest_value(const void *v, int size)
+{
+    struct blas_digest d = { digest_bytes(v, (size_t)size), 1, size };
+    return d;
+}
 
 /* Adds d to r as operand `name` (name_len: strlen(name)) with `role`
  * (TRACE_ROLE_IN/OUT). Inline: called out of line, d went through the
