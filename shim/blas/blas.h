@@ -323,6 +323,7 @@ struct blas_call {
     blas_fpstate fp;            /* held around the shim's own work */
     char why[48];               /* a rejected call's note */
     union blas_val v[BLAS_MAX_PARAMS];
+    struct trace_site where;    /* traced: walked by the wrapper (blas_enter) */
     struct trace_rec r;
 };
 
@@ -331,8 +332,9 @@ struct blas_call {
  * traced nor changed by the policy), else 1, and blas_start follows.
  * Inline, and before the wrapper builds argv, so that a straight call
  * costs these tests only. Sets c->real, the vendor's function, and, when
- * it returns 1, c->traced. */
-static inline int blas_enter(struct blas_call *c, struct blas_site *s)
+ * it returns 1, c->traced and, traced, c->where. */
+__attribute__((always_inline)) static inline int blas_enter(struct blas_call *c,
+                                                            struct blas_site *s)
 {
     c->real = resolve_real_cached(&s->real, s->symbol);
     c->active = 0;
@@ -342,6 +344,10 @@ static inline int blas_enter(struct blas_call *c, struct blas_site *s)
     /* trace_active() first: the first call starts the shim, policy included.
      * Kept for blas_start, which follows at once. */
     c->traced = trace_active();
+    /* The call site, from the wrapper's own frame: the record's commit,
+     * three calls down, would walk those too. */
+    if (c->traced)
+        trace_site_walk(&c->where);
     return c->traced || core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH;
 }
 

@@ -297,7 +297,7 @@ static void commit_rejected(struct blas_call *c, int bad)
     snprintf(c->why, sizeof c->why, "parameter %d (%s)", pos, f->names[bad - 1]);
     trace_rec_note(&c->r, "blas.rejected", c->why);
     blas_note_run(&c->r, c->mode, c->how);
-    trace_rec_commit(&c->r);
+    trace_rec_commit_at(&c->r, &c->where);
     c->done = 1;
 }
 
@@ -366,7 +366,7 @@ void blas_call_finish(struct blas_call *c)
             blas_rec_operand(&c->r, "result", sizeof "result" - 1, TRACE_ROLE_OUT,
                              blas_digest_value(c->result, c->site->result_size));
         blas_note_run(&c->r, c->mode, c->how);
-        trace_rec_commit(&c->r);
+        trace_rec_commit_at(&c->r, &c->where);
         blas_fp_set(&c->fp);
     }
     guard_leave();

@@ -321,23 +321,25 @@ void callsite_forget(struct thread_buf *tb)
     tb->last_walk.max = 0;
 }
 
-int callsite_capture(struct thread_buf *tb, void *const *first, int depth,
+int callsite_capture(struct thread_buf *tb, void *const *first, int depth, int first_allow,
                      detshim_frame *frames, int max)
 {
-    /* Our own frames come first: usually 3 or 4 above the commit's (the
-     * family's protocol, the wrapper). The first walk allows for 4; when
-     * that cut the stack short of `max` frames of the program's, it is
-     * walked again from here allowing for 8, as it always was: the same
-     * frames, with fewer unwinding steps (some 10 ns each) in the common
-     * case. */
+    /* Our own frames come first: from the commit, usually 3 or 4 above its
+     * own (the family's protocol, the wrapper), and the first walk allows
+     * for 4 (CALLSITE_FIRST_ALLOW); from a BLAS wrapper, its own and a
+     * spare (TRACE_SITE_ALLOW). Either reaches the same frames of the
+     * stack. When that cut it short of `max` frames of the program's, it
+     * is walked again from here allowing for 8, as it always was: the
+     * same frames, with fewer unwinding steps (some 10 ns each) in the
+     * common case. */
     void *deeper[TRACE_MAX_FRAMES + 8];
     void *const *stack = first;
-    int allow = CALLSITE_FIRST_ALLOW;
+    int allow = first_allow;
     /* The same return addresses as the last walk give its frames: each
      * site they name is still cached (a recycled one forgets the walk),
      * and described. A loop of calls from one place skips the lookups. */
     struct callsite_walk *last = &tb->last_walk;
-    if (max == last->max && depth == last->depth &&
+    if (max == last->max && allow == last->allow && depth == last->depth &&
         memcmp(stack, last->stack, (size_t)depth * sizeof *stack) == 0) {
         memcpy(frames, last->frames, (size_t)last->n * sizeof *frames);
         return last->n;
@@ -378,9 +380,10 @@ int callsite_capture(struct thread_buf *tb, void *const *first, int depth,
     }
     /* Kept as the first walk left it, every site it names cached: a
      * second walk read deeper. */
-    if (allow != CALLSITE_FIRST_ALLOW)
+    if (allow != first_allow)
         last->max = 0;
     if (last->max) {
+        last->allow = allow;
         last->depth = depth;
         last->n = n;
         memcpy(last->stack, stack, (size_t)depth * sizeof *stack);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "detshim.h"
+#include "trace/trace.h"
 #include "trace/window.h"
 
 /* A stream's buffer starts at TRACE_BUF_CAP; one written out
@@ -49,9 +50,10 @@ struct site_entry {
  * return addresses, and the frames they gave, taken again for the same
  * walk while every site they name is still in the site cache. */
 #define CALLSITE_FIRST_ALLOW 4 /* our own frames above the commit's it allows for */
+_Static_assert(CALLSITE_FIRST_ALLOW >= TRACE_SITE_ALLOW, "a kept walk holds either");
 struct callsite_walk {
     int depth, max; /* max 0: none */
-    int n;
+    int allow, n;
     void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
     detshim_frame frames[TRACE_MAX_FRAMES];
 };
@@ -123,25 +125,13 @@ int trace_dir_open(const char *path, char *err, size_t errlen);
 int trace_dir_create(const char *name, const void *head, size_t len);
 DIR *trace_dir_list(void);
 int trace_write_all(int fd, const void *data, size_t len);
-/* callsite.c: the return addresses of this thread's stack, at most n,
- * innermost first, the first its caller's. Inline, so that the commit
- * walks from its own frame: one of ours fewer to unwind each call. */
-typedef int (*callsite_backtrace_fn)(void **, int);
-extern callsite_backtrace_fn callsite_backtrace;
-extern _Atomic int callsite_ready; /* set once callsite_load has run */
-void callsite_load(void);
-__attribute__((always_inline)) static inline int callsite_walk(void **stack, int n)
-{
-    if (!atomic_load_explicit(&callsite_ready, memory_order_acquire))
-        callsite_load();
-    return callsite_backtrace(stack, n);
-}
-/* Fills frames (innermost first, our own skipped, at most max) from
- * stack, depth return addresses walked by the commit (callsite_walk,
- * allowing for max + CALLSITE_FIRST_ALLOW), walking again deeper when
- * that was short; emits SITE frames for addresses this thread has not
- * described yet. */
-int callsite_capture(struct thread_buf *tb, void *const *stack, int depth,
+/* callsite.c: fills frames (innermost first, our own skipped, at most
+ * max) from stack, depth return addresses walked (callsite_walk) by the
+ * commit or the interceptor, allowing for max + allow of them (allow: the
+ * frames of ours above where the walk began, and a spare), walking again
+ * deeper when that was short; emits SITE frames for addresses this thread
+ * has not described yet. */
+int callsite_capture(struct thread_buf *tb, void *const *stack, int depth, int allow,
                      detshim_frame *frames, int max);
 /* Forgets the thread's last walk (its site cache was cleared). */
 void callsite_forget(struct thread_buf *tb);

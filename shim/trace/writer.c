@@ -637,7 +637,9 @@ static void grow_if_busy(struct thread_buf *tb)
     tb->flushes = 0;
 }
 
-void trace_rec_commit(struct trace_rec *r)
+/* trace_rec_commit with the call site walked already: depth return
+ * addresses at stack, allowing for `allow` frames of ours (callsite.c). */
+static void commit_walked(struct trace_rec *r, void *const *stack, int depth, int allow)
 {
     struct thread_buf *tb = thread_get(r->stream);
     if (!tb) {
@@ -646,11 +648,8 @@ void trace_rec_commit(struct trace_rec *r)
     }
     detshim_frame frames[TRACE_MAX_FRAMES];
     int nframes = 0;
-    if (core_cfg.trace_frames > 0) { /* walked from here (callsite_walk) */
-        void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
-        int depth = callsite_walk(stack, core_cfg.trace_frames + CALLSITE_FIRST_ALLOW);
-        nframes = callsite_capture(tb, stack, depth, frames, core_cfg.trace_frames);
-    }
+    if (core_cfg.trace_frames > 0)
+        nframes = callsite_capture(tb, stack, depth, allow, frames, core_cfg.trace_frames);
     /* The Python frame that made the call, last (outermost) among them. */
     if (core_cfg.trace_frames > 0 && nframes < TRACE_MAX_FRAMES &&
         r->stream != TRACE_STREAM_IDENTITY && pysite_capture(tb, &frames[nframes]))
@@ -676,6 +675,22 @@ void trace_rec_commit(struct trace_rec *r)
     rec_complete(r, 1);
     write_record(tb, r, frames, nframes);
     buf_unlock(tb);
+}
+
+void trace_rec_commit(struct trace_rec *r)
+{
+    /* Walked from here (callsite_walk is inline): the frames under it
+     * are the family's and the interceptor's. */
+    void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
+    int depth = core_cfg.trace_frames > 0
+                    ? callsite_walk(stack, core_cfg.trace_frames + CALLSITE_FIRST_ALLOW)
+                    : 0;
+    commit_walked(r, stack, depth, CALLSITE_FIRST_ALLOW);
+}
+
+void trace_rec_commit_at(struct trace_rec *r, const struct trace_site *site)
+{
+    commit_walked(r, site->stack, site->depth, TRACE_SITE_ALLOW);
 }
 
 void trace_drain_pending(void)

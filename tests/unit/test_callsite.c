@@ -1,6 +1,7 @@
 /* Call sites (shim/trace/callsite.c) as a loop of calls meets them: the
  * thread's last walk is taken again for the same stack, and never for
- * another. Records are committed from comparison callbacks of libc's
+ * another; a site walked by the caller (trace_site_walk, as the BLAS
+ * wrappers do) gives the frames the commit's own walk gives. Records are committed from comparison callbacks of libc's
  * lfind and tfind, whose frames are not the test's (linked in, the test's
  * own frames count as the shim's and are skipped): two places as deep as
  * each other, with different innermost frames.
@@ -32,12 +33,31 @@ static int record_and_compare(const void *a, const void *b)
     return memcmp(a, b, 1);
 }
 
+/* The same record, its call site walked here (as a BLAS wrapper walks). */
+static int record_at_and_compare(const void *a, const void *b)
+{
+    struct trace_site site;
+    trace_site_walk(&site);
+    struct trace_rec r;
+    trace_rec_begin(&r, "site");
+    trace_rec_commit_at(&r, &site);
+    return memcmp(a, b, 1);
+}
+
 /* One record from inside lfind (one element: one comparison). */
 static void from_lfind(void)
 {
     char key = 1, v[1] = { 1 };
     size_t n = 1;
     assert_non_null(lfind(&key, v, &n, 1, record_and_compare));
+}
+
+/* The same, the call site walked by the callback itself. */
+static void from_lfind_walked_there(void)
+{
+    char key = 1, v[1] = { 1 };
+    size_t n = 1;
+    assert_non_null(lfind(&key, v, &n, 1, record_at_and_compare));
 }
 
 /* One record from inside tfind (a tree of one node: one comparison). */
@@ -62,7 +82,7 @@ static void test_calls_from_alternating_places_keep_their_own_frames(void **stat
     /* One frame: the first walk reaches it, past the shim's and the test's own. */
     assert_int_equal(unit_trace_start(dir, 1), 0);
     void (*order[])(void) = { from_lfind, from_lfind, from_tfind, from_tfind, from_lfind,
-                              from_tfind };
+                              from_tfind, from_lfind_walked_there, from_lfind_walked_there };
     enum { N = sizeof order / sizeof order[0] };
     for (int i = 0; i < N; i++)
         order[i]();
@@ -77,7 +97,7 @@ static void test_calls_from_alternating_places_keep_their_own_frames(void **stat
     assert_true(lf->nframes >= 1 && tf->nframes >= 1);
     assert_false(same_frame(&lf->frames[0], &tf->frames[0]));
     for (int i = 0; i < N; i++) {
-        const detshim_record *want = order[i] == from_lfind ? lf : tf;
+        const detshim_record *want = order[i] == from_tfind ? tf : lf;
         assert_int_equal(t->records[i].nframes, want->nframes);
         for (int f = 0; f < want->nframes; f++)
             assert_true(same_frame(&t->records[i].frames[f], &want->frames[f]));
