@@ -436,17 +436,20 @@ def emit_form(rt):
     out = [f'static const uint8_t {rt.ident}_kinds[] = {{ {", ".join(p.kind for p in params)} }};',
            f'static const char *const {rt.ident}_names[] = '
            f'{{ {", ".join(chr(34) + p.name + chr(34) for p in params)} }};',
+           f'static const uint8_t {rt.ident}_name_lens[] = '
+           f'{{ {", ".join(str(len(p.name)) for p in params)} }};',
            f'static const struct blas_operand {rt.ident}_operands[] = {{']
     for op in rt.operands:
         shape, ptr, trans, uplo, diag, ld, kl, ku, rows, cols = op.shape
-        out.append(f'    {{ "{op.name}", {shape}, {" | ".join(op.flags)}, {ix(ptr)}, {ix(trans)}, '
+        out.append(f'    {{ "{op.name}", {len(op.name)}, {shape}, {" | ".join(op.flags)}, {ix(ptr)}, {ix(trans)}, '
                    f'{ix(uplo)}, {ix(diag)}, {ix(ld)}, {ix(kl)}, {ix(ku)}, {dim(params, rows)}, '
                    f'{dim(params, cols)} }},')
     out.append('};')
     out.append(f'static const struct blas_form {rt.ident}_form = {{ {rt.level}, {len(params)}, '
                f'{len(rt.operands)}, {rt.quick}, {ix("alpha" if "alpha" in index else None)}, '
                f'{ix("beta" if "beta" in index else None)}, {ix("k" if "k" in index else None)}, '
-               f'{int("order" in index)}, {rt.ident}_kinds, {rt.ident}_names, {rt.ident}_operands }};')
+               f'{int("order" in index)}, {rt.ident}_kinds, {rt.ident}_names, {rt.ident}_name_lens, '
+               f'{rt.ident}_operands }};')
     return out
 
 

@@ -21,6 +21,7 @@
 #include "blas/canonical.h"
 #include "core/core.h"
 #include "core/policy.h"
+#include "trace/digest.h"
 #include "trace/trace.h"
 
 /* CBLAS enum values (the reference cblas.h), passed to us as plain ints. */
@@ -65,8 +66,15 @@ int blas_c128_is_zero(const void *z);
 struct blas_digest blas_digest_general(char order, char trans, int64_t rows, int64_t cols,
                                        const void *a, int64_t ld, int elem);
 
-/* n elements inc apart (BLAS rule for inc < 0); empty when n <= 0. */
-struct blas_digest blas_digest_vec(const void *x, int64_t n, int64_t inc, int elem);
+/* n elements inc apart (BLAS rule for inc < 0); empty when n <= 0.
+ * Inline, as blas_digest_value: the two shapes of most level-1 operands,
+ * each digested through one call fewer. */
+static inline struct blas_digest blas_digest_vec(const void *x, int64_t n, int64_t inc, int elem)
+{
+    struct blas_digest d = { digest_vector(x, n, inc, (size_t)elem), n > 0 ? (uint64_t)n : 0,
+                             elem };
+    return d;
+}
 
 /* The triangle uplo ('U'/'L') of the n x n matrix a, diagonal left out when
  * diag is 'U'. Empty when n <= 0, a char is not valid, or ld < n. */
@@ -96,10 +104,22 @@ struct blas_digest blas_digest_band_tri(char order, char uplo, char diag, int64_
 struct blas_digest blas_digest_rotm_param(const void *param, int elem);
 
 /* One value of `size` bytes (a function result): count 1. */
-struct blas_digest blas_digest_value(const void *v, int size);
+static inline struct blas_digest blas_digest_value(const void *v, int size)
+{
+    struct blas_digest d = { digest_bytes(v, (size_t)size), 1, size };
+    return d;
+}
 
-/* Adds d to r as operand `name` with `role` (TRACE_ROLE_IN/OUT). */
-void blas_rec_operand(struct trace_rec *r, const char *name, int role, struct blas_digest d);
+/* Adds d to r as operand `name` (name_len: strlen(name)) with `role`
+ * (TRACE_ROLE_IN/OUT). Inline: called out of line, d went through the
+ * stack twice, the first time read whole just after it was written in
+ * halves, which the CPU cannot forward. */
+static inline void blas_rec_operand(struct trace_rec *r, const char *name, uint8_t name_len,
+                                    int role, struct blas_digest d)
+{
+    trace_rec_operand(r, name, role, d.digest, d.count, d.elem_size);
+    r->operands[r->noperands - 1].name_len = name_len;
+}
 
 /* Pinned mode (pinned.c): applies the policy's thread count through every
  * vendor control found; again when libraries were loaded since. Called
@@ -130,7 +150,8 @@ void blas_note_run(struct trace_rec *r, int mode, int how);
 #define BLAS_WRAPPER(sym, routine, flags, size, decl, args, argv, result)                  \
     DETSHIM_EXPORT void sym decl                                                           \
     {                                                                                      \
-        static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
+        static struct blas_site site = { #sym, sizeof #sym - 1, &routine, flags, size,     \
+                                         NULL };                                           \
         struct blas_call call;                                                             \
         if (!blas_enter(&call, &site) || blas_start(&call, BLAS_ARGV argv, result))        \
             ((__typeof__(&sym))(uintptr_t)call.real) args;                                 \
@@ -139,7 +160,8 @@ void blas_note_run(struct trace_rec *r, int mode, int how);
 #define BLAS_FUNCTION(type, sym, routine, flags, size, decl, args, argv)                   \
     DETSHIM_EXPORT type sym decl                                                           \
     {                                                                                      \
-        static struct blas_site site = { #sym, &routine, flags, size, NULL };              \
+        static struct blas_site site = { #sym, sizeof #sym - 1, &routine, flags, size,     \
+                                         NULL };                                           \
         struct blas_call call;                                                             \
         type ret = 0;                                                                      \
         if (!blas_enter(&call, &site) || blas_start(&call, BLAS_ARGV argv, &ret))          \
@@ -197,10 +219,12 @@ enum {
     BLAS_HERM = 32,     /* Hermitian: the diagonal's imaginary parts are not read */
     BLAS_REAL_ELEM = 64, /* real elements in a complex routine (crotg's c) */
 };
-/* An operand: parameter indexes (-1: none). */
+/* An operand: parameter indexes (-1: none). name_len is strlen(name),
+ * written by the generator so that the record's encoder need not measure
+ * it (as it cannot for a name that is not a literal where recorded). */
 struct blas_operand {
     const char *name;
-    uint8_t shape, flags;
+    uint8_t name_len, shape, flags;
     int8_t ptr, trans, uplo, diag, ld, kl, ku;
     struct blas_dim rows, cols;
 };
@@ -220,6 +244,7 @@ struct blas_form {
     int8_t alpha, beta, k, has_order;
     const uint8_t *kinds;            /* enum blas_kind, per parameter */
     const char *const *names;        /* per parameter */
+    const uint8_t *name_lens;        /* strlen of each of names (blas_operand's name_len) */
     const struct blas_operand *operands;
 };
 
@@ -243,9 +268,11 @@ struct blas_routine {
 };
 
 enum { BLAS_SITE_F77 = 1, BLAS_SITE_INT64 = 2 };
-/* One exported symbol; `real` caches the vendor's definition. */
+/* One exported symbol; `real` caches the vendor's definition;
+ * symbol_len is strlen(symbol). */
 struct blas_site {
     const char *symbol;
+    uint8_t symbol_len;
     const struct blas_routine *routine;
     uint8_t flags, result_size;
     void *real;
@@ -296,6 +323,7 @@ struct blas_call {
     blas_fpstate fp;            /* held around the shim's own work */
     char why[48];               /* a rejected call's note */
     union blas_val v[BLAS_MAX_PARAMS];
+    struct trace_site where;    /* traced: walked by the wrapper (blas_enter) */
     struct trace_rec r;
 };
 
@@ -303,14 +331,24 @@ struct blas_call {
  * untouched (re-entered from inside the shim or the vendor, or neither
  * traced nor changed by the policy), else 1, and blas_start follows.
  * Inline, and before the wrapper builds argv, so that a straight call
- * costs these tests only. Sets c->real, the vendor's function. */
-static inline int blas_enter(struct blas_call *c, struct blas_site *s)
+ * costs these tests only. Sets c->real, the vendor's function, and, when
+ * it returns 1, c->traced and, traced, c->where. */
+__attribute__((always_inline)) static inline int blas_enter(struct blas_call *c,
+                                                            struct blas_site *s)
 {
     c->real = resolve_real_cached(&s->real, s->symbol);
     c->active = 0;
     c->site = s;
-    /* trace_active() first: the first call starts the shim, policy included. */
-    return !guard_held() && (trace_active() || core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH);
+    if (guard_held())
+        return 0;
+    /* trace_active() first: the first call starts the shim, policy included.
+     * Kept for blas_start, which follows at once. */
+    c->traced = trace_active();
+    /* The call site, from the wrapper's own frame: the record's commit,
+     * three calls down, would walk those too. */
+    if (c->traced)
+        trace_site_walk(&c->where);
+    return c->traced || core_cfg.blas_mode != BLAS_MODE_PASSTHROUGH;
 }
 
 /* The protocol for a call blas_enter engaged. argv holds the address of

@@ -249,7 +249,7 @@ static void digest_operands(struct blas_call *c, unsigned which, int role)
     const struct blas_form *f = c->site->routine->form;
     for (int j = 0; j < f->noperands; j++)
         if (which & (1u << j))
-            blas_rec_operand(&c->r, f->operands[j].name, role,
+            blas_rec_operand(&c->r, f->operands[j].name, f->operands[j].name_len, role,
                              digest_operand(c, &f->operands[j], role));
 }
 
@@ -263,7 +263,7 @@ static void record_params(struct blas_call *c)
     for (int i = start; i < f->nparams; i++) {
         const char *name = f->names[i];
         const void *p = c->v[i].p;
-        int kind = f->kinds[i];
+        int kind = f->kinds[i], recorded = c->r.nparams;
         if (is_enum(kind)) {
             trace_rec_char(&c->r, name, c->v[i].ch);
         } else if (kind == BLAS_K_DIM || kind == BLAS_K_LD || kind == BLAS_K_INC) {
@@ -282,6 +282,8 @@ static void record_params(struct blas_call *c)
             memcpy(&x, p, sizeof x);
             trace_rec_f64(&c->r, name, x);
         }
+        if (c->r.nparams > recorded) /* the generator's length: not measured again */
+            c->r.params[recorded].name_len = f->name_lens[i];
     }
 }
 
@@ -295,14 +297,14 @@ static void commit_rejected(struct blas_call *c, int bad)
     snprintf(c->why, sizeof c->why, "parameter %d (%s)", pos, f->names[bad - 1]);
     trace_rec_note(&c->r, "blas.rejected", c->why);
     blas_note_run(&c->r, c->mode, c->how);
-    trace_rec_commit(&c->r);
+    trace_rec_commit_at(&c->r, &c->where);
     c->done = 1;
 }
 
 int blas_start(struct blas_call *c, const void *const *argv, void *result)
 {
     struct blas_site *s = c->site;
-    int traced = trace_active(), mode = core_cfg.blas_mode;
+    int traced = c->traced, mode = core_cfg.blas_mode;
     if (!guard_enter())
         return 1;
     /* Held and cleared for our own work: a comparison of a subnormal
@@ -310,7 +312,6 @@ int blas_start(struct blas_call *c, const void *const *argv, void *result)
     if (traced)
         blas_fp_hold(&c->fp);
     c->active = 1;
-    c->traced = traced;
     c->mode = mode;
     c->result = result;
     c->done = 0;
@@ -323,6 +324,7 @@ int blas_start(struct blas_call *c, const void *const *argv, void *result)
                   ? blas_validate(r->form, is_complex(r->prec), c->v) : 0;
     if (traced) {
         trace_rec_begin(&c->r, s->symbol);
+        c->r.api_len = s->symbol_len;
         record_params(c);
     }
     int canonical = mode == BLAS_MODE_CANONICAL && !bad && r->canon;
@@ -361,10 +363,10 @@ void blas_call_finish(struct blas_call *c)
         blas_fp_hold(&c->fp);
         digest_operands(c, c->out, TRACE_ROLE_OUT);
         if (c->result && c->site->result_size)
-            blas_rec_operand(&c->r, "result", TRACE_ROLE_OUT,
+            blas_rec_operand(&c->r, "result", sizeof "result" - 1, TRACE_ROLE_OUT,
                              blas_digest_value(c->result, c->site->result_size));
         blas_note_run(&c->r, c->mode, c->how);
-        trace_rec_commit(&c->r);
+        trace_rec_commit_at(&c->r, &c->where);
         blas_fp_set(&c->fp);
     }
     guard_leave();

@@ -88,14 +88,6 @@ struct blas_digest blas_digest_general(char order, char trans, int64_t rows, int
     return d;
 }
 
-struct blas_digest blas_digest_vec(const void *x, int64_t n, int64_t inc, int elem)
-{
-    if (n <= 0)
-        return empty(elem);
-    struct blas_digest d = { digest_vector(x, n, inc, (size_t)elem), (uint64_t)n, elem };
-    return d;
-}
-
 struct blas_digest blas_digest_tri(char order, char uplo, char diag, int64_t n, const void *a,
                                    int64_t ld, int elem)
 {
@@ -110,17 +102,6 @@ struct blas_digest blas_digest_tri(char order, char uplo, char diag, int64_t n, 
     struct blas_digest d = { digest_triangle(a, n, ld, (size_t)elem, head, unit),
                              unit ? un * (un - 1) / 2 : un * (un + 1) / 2, elem };
     return d;
-}
-
-struct blas_digest blas_digest_value(const void *v, int size)
-{
-    struct blas_digest d = { digest_bytes(v, (size_t)size), 1, size };
-    return d;
-}
-
-void blas_rec_operand(struct trace_rec *r, const char *name, int role, struct blas_digest d)
-{
-    trace_rec_operand(r, name, role, d.digest, d.count, d.elem_size);
 }
 
 /* ---- Shapes digested by gathering ------------------------------------------

@@ -107,13 +107,17 @@ const char *blas_threads_note(void)
 
 void blas_note_run(struct trace_rec *r, int mode, int how)
 {
-    static const char *const ran[3][3] = {
-        [BLAS_MODE_PASSTHROUGH] = { "passthrough", "passthrough", "passthrough" },
-        [BLAS_MODE_PINNED] = { "pinned", "pinned", "pinned" },
-        [BLAS_MODE_CANONICAL] = { "canonical", "pinned (no canonical kernel)",
-                                  "pinned (canonical kernel declined the arguments)" },
+    /* With their lengths, which the note's builder cannot see in a table. */
+#define RAN(s) { s, sizeof s - 1 }
+    static const struct { const char *s; uint8_t len; } ran[3][3] = {
+        [BLAS_MODE_PASSTHROUGH] = { RAN("passthrough"), RAN("passthrough"), RAN("passthrough") },
+        [BLAS_MODE_PINNED] = { RAN("pinned"), RAN("pinned"), RAN("pinned") },
+        [BLAS_MODE_CANONICAL] = { RAN("canonical"), RAN("pinned (no canonical kernel)"),
+                                  RAN("pinned (canonical kernel declined the arguments)") },
     };
-    trace_rec_note(r, "blas.mode", ran[mode][how]);
+#undef RAN
+    trace_rec_note(r, "blas.mode", ran[mode][how].s);
+    r->notes[r->nnotes - 1].value_len = ran[mode][how].len;
     if (mode == BLAS_MODE_PINNED || (mode == BLAS_MODE_CANONICAL && how != BLAS_RAN_AS_MODE))
         trace_rec_note(r, "blas.threads", blas_threads_note());
 }

@@ -111,10 +111,24 @@ void core_fail(const char *what_is_disabled, const char *fmt, ...)
 /* Per-thread re-entry guard: while a thread is inside the shim (or inside
  * the real function an interceptor called), nested intercepted calls pass
  * straight through. guard_enter returns 1 if the caller now owns the guard,
- * 0 if it was already held. */
-int guard_enter(void);
-void guard_leave(void);
-int guard_held(void);
+ * 0 if it was already held. Inline: every intercepted call takes it, a
+ * traced BLAS call three times (shim/core/guard.c). */
+extern _Thread_local int guard_depth __attribute__((tls_model("initial-exec")));
+static inline int guard_enter(void)
+{
+    if (guard_depth)
+        return 0;
+    guard_depth = 1;
+    return 1;
+}
+static inline void guard_leave(void)
+{
+    guard_depth = 0;
+}
+static inline int guard_held(void)
+{
+    return guard_depth;
+}
 
 /* Real-symbol resolution. Returns the address of the next definition of
  * `name` after ours: RTLD_NEXT first, then every loaded object (libraries

@@ -25,9 +25,10 @@
 #include "trace/trace.h"
 #include "trace/trace_internal.h"
 
-typedef int (*backtrace_fn)(void **, int);
-static backtrace_fn unwind_backtrace;
+callsite_backtrace_fn callsite_backtrace;
 static pthread_once_t unwind_once = PTHREAD_ONCE_INIT;
+/* Set once load_unwinder has run: later walks skip pthread_once. */
+_Atomic int callsite_ready;
 
 /* The cursor API, for naming functions that have no dynamic symbol
  * (static functions, executables): libunwind reads their ELF symtab. */
@@ -49,7 +50,7 @@ static void load_unwinder(void)
     void *h = dlopen("libunwind.so.8", RTLD_LAZY | RTLD_LOCAL);
     void *fn = sym(h, "unw_backtrace");
     /* glibc's backtrace() is the fallback when libunwind8 is absent. */
-    unwind_backtrace = fn ? (backtrace_fn)(uintptr_t)fn : backtrace;
+    callsite_backtrace = fn ? (callsite_backtrace_fn)(uintptr_t)fn : backtrace;
     *(void **)&unw.getcontext = sym(h, "_Ux86_64_getcontext");
     *(void **)&unw.init_local = sym(h, "_ULx86_64_init_local");
     *(void **)&unw.step = sym(h, "_ULx86_64_step");
@@ -61,7 +62,13 @@ static void load_unwinder(void)
      * filling it; ThreadSanitizer in test-tsan). Every walk waits for
      * this once, so later ones find libunwind set up. */
     void *warm[2];
-    (void)unwind_backtrace(warm, 2);
+    (void)callsite_backtrace(warm, 2);
+}
+
+void callsite_load(void)
+{
+    pthread_once(&unwind_once, load_unwinder);
+    atomic_store_explicit(&callsite_ready, 1, memory_order_release);
 }
 
 /* "symbol+0xoff" when addr lies inside a sized dynamic symbol (dladdr
@@ -205,7 +212,9 @@ static struct site_entry *site_lookup(struct thread_buf *tb, uintptr_t addr, int
             return e;
         }
     }
-    /* Full: recycle the home slot; the site is described again, harmless. */
+    /* Full: recycle the home slot; the site is described again, harmless.
+     * The last walk may name the site recycled: it is not taken again. */
+    callsite_forget(tb);
     struct site_entry *e = &tb->sites[h];
     e->addr = addr;
     *is_new = 1;
@@ -307,23 +316,39 @@ static void resolve_site(struct site_entry *e, uintptr_t addr)
     }
 }
 
-int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
+void callsite_forget(struct thread_buf *tb)
 {
-    if (max <= 0)
-        return 0;
-    pthread_once(&unwind_once, load_unwinder);
-    /* Our own frames come first: usually 4 or 5 (this function, the
-     * commit, the family's protocol, the wrapper). The first walk allows
-     * for 5; when that cut the stack short of `max` frames of the
-     * program's, it is walked again allowing for 8, as it always was: the
+    tb->last_walk.max = 0;
+}
+
+int callsite_capture(struct thread_buf *tb, void *const *first, int depth, int first_allow,
+                     detshim_frame *frames, int max)
+{
+    /* Our own frames come first: from the commit, usually 3 or 4 above its
+     * own (the family's protocol, the wrapper), and the first walk allows
+     * for 4 (CALLSITE_FIRST_ALLOW); from a BLAS wrapper, its own and a
+     * spare (TRACE_SITE_ALLOW). Either reaches the same frames of the
+     * stack. When that cut it short of `max` frames of the program's, it
+     * is walked again from here allowing for 8, as it always was: the
      * same frames, with fewer unwinding steps (some 10 ns each) in the
      * common case. */
-    void *stack[TRACE_MAX_FRAMES + 8];
+    void *deeper[TRACE_MAX_FRAMES + 8];
+    void *const *stack = first;
+    int allow = first_allow;
+    /* The same return addresses as the last walk give its frames: each
+     * site they name is still cached (a recycled one forgets the walk),
+     * and described. A loop of calls from one place skips the lookups. */
+    struct callsite_walk *last = &tb->last_walk;
+    if (max == last->max && allow == last->allow && depth == last->depth &&
+        memcmp(stack, last->stack, (size_t)depth * sizeof *stack) == 0) {
+        memcpy(frames, last->frames, (size_t)last->n * sizeof *frames);
+        return last->n;
+    }
     int n = 0, nnew = 0;
     uintptr_t new_addrs[TRACE_MAX_FRAMES];
     struct site_entry *new_sites[TRACE_MAX_FRAMES];
-    for (int allow = 5;; allow = 8) {
-        int depth = unwind_backtrace(stack, max + allow);
+    last->max = max; /* a site recycled by this walk's lookups clears it */
+    for (;; allow = 8, stack = deeper, depth = callsite_walk(deeper, max + allow)) {
         n = nnew = 0;
         for (int i = 0; i < depth && n < max; i++) {
             uintptr_t addr = (uintptr_t)stack[i];
@@ -352,6 +377,17 @@ int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max)
             callsite_describe(tb, new_sites[i], new_addrs[i], names[i]);
             new_sites[i]->undescribed = 0;
         }
+    }
+    /* Kept as the first walk left it, every site it names cached: a
+     * second walk read deeper. */
+    if (allow != first_allow)
+        last->max = 0;
+    if (last->max) {
+        last->allow = allow;
+        last->depth = depth;
+        last->n = n;
+        memcpy(last->stack, stack, (size_t)depth * sizeof *stack);
+        memcpy(last->frames, frames, (size_t)n * sizeof *frames);
     }
     return n;
 }

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ static struct {
     char script_dir[PATH_MAX]; /* normalized; "" if none (-c, stdin) */
 } py;
 static pthread_once_t py_once = PTHREAD_ONCE_INIT;
+static _Atomic int py_resolved; /* py_resolve has run: every commit asks */
 
 static const void *ld_ptr(const void *base, size_t off)
 {
@@ -340,9 +342,18 @@ static void py_resolve(void)
     py.state = PY_OK;
 }
 
+/* Resolves the interpreter's functions once; after that, a load. */
+static void py_ensure(void)
+{
+    if (!atomic_load_explicit(&py_resolved, memory_order_acquire)) {
+        pthread_once(&py_once, py_resolve);
+        atomic_store_explicit(&py_resolved, 1, memory_order_release);
+    }
+}
+
 const char *pysite_header(char *buf, size_t cap)
 {
-    pthread_once(&py_once, py_resolve);
+    py_ensure();
     if (py.state == PY_ABSENT)
         return NULL;
     if (py.state == PY_OK)
@@ -432,7 +443,7 @@ static void describe(struct thread_buf *tb, struct pysite_entry *e, const char *
 
 int pysite_capture(struct thread_buf *tb, detshim_frame *out)
 {
-    pthread_once(&py_once, py_resolve);
+    py_ensure();
     if (py.state != PY_OK)
         return 0;
     int lasti = 0;

@@ -9,9 +9,11 @@
 #define DETSHIM_TRACE_H
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "core/core.h"
 #include "detshim.h"
 #include "detshim/trace_format.h"
 
@@ -46,7 +48,9 @@ struct trace_deferred {
 /* Each string's *_len is its encoded length (cut at 255) where the
  * builders below could tell it at compile time (a string literal, which
  * cannot change before the commit), else TRACE_LEN_UNKNOWN: the encoder
- * measures the string then. */
+ * measures the string then. A caller whose string comes from a table that
+ * holds its length (the BLAS family's generated names) sets the field
+ * after the builder instead. */
 #define TRACE_LEN_UNKNOWN 0xffff
 struct trace_rec {
     const char *api;
@@ -214,6 +218,37 @@ TRACE_INLINE void trace_rec_note(struct trace_rec *r, const char *key, const cha
     r->nnotes++;
 }
 
+/* The call site walked by the interceptor in its own frame, for
+ * trace_rec_commit_at: the commit's own walk would unwind the shim's
+ * frames between the two as well (some 10 ns each, every record). */
+#define TRACE_SITE_ALLOW 2 /* frames of ours it allows for: the interceptor's, a spare */
+struct trace_site {
+    int depth;
+    void *stack[TRACE_MAX_FRAMES + TRACE_SITE_ALLOW];
+};
+
+/* The return addresses of this thread's stack, at most n, innermost
+ * first, the first its caller's (callsite.c). Inline, so that the walk
+ * begins in the frame that calls it. */
+typedef int (*callsite_backtrace_fn)(void **, int);
+extern callsite_backtrace_fn callsite_backtrace;
+extern _Atomic int callsite_ready; /* set once callsite_load has run */
+void callsite_load(void);
+TRACE_INLINE int callsite_walk(void **stack, int n)
+{
+    if (!atomic_load_explicit(&callsite_ready, memory_order_acquire))
+        callsite_load();
+    return callsite_backtrace(stack, n);
+}
+
+/* Walks the call site into s, from the frame that calls it (inline);
+ * nothing when call sites are off ([trace] frames = 0). */
+TRACE_INLINE void trace_site_walk(struct trace_site *s)
+{
+    int max = core_cfg.trace_frames;
+    s->depth = max > 0 ? callsite_walk(s->stack, max + TRACE_SITE_ALLOW) : 0;
+}
+
 /* Captures the call site, encodes, chains and buffers the record. Excess
  * params/operands/notes beyond the TRACE_MAX_* limits are a programming
  * error (assert). A record with deferred operands, and any record of the
@@ -225,6 +260,8 @@ TRACE_INLINE void trace_rec_note(struct trace_rec *r, const char *key, const cha
  * a queued record is encoded at the commit, so r may go out of scope at
  * once. */
 void trace_rec_commit(struct trace_rec *r);
+/* The same, with the call site the interceptor walked (trace_site_walk). */
+void trace_rec_commit_at(struct trace_rec *r, const struct trace_site *site);
 
 /* Process lifecycle, called by shim/life/lifecycle.c and the exit and exec
  * interposers: set up the trace at start-up; flush every thread and write

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "detshim.h"
+#include "trace/trace.h"
 #include "trace/window.h"
 
 /* A stream's buffer starts at TRACE_BUF_CAP; one written out
@@ -45,6 +46,18 @@ struct site_entry {
     int undescribed; /* found by a first walk that was redone (callsite.c) */
 };
 
+/* The thread's last stack walk that needed no second one (callsite.c): its
+ * return addresses, and the frames they gave, taken again for the same
+ * walk while every site they name is still in the site cache. */
+#define CALLSITE_FIRST_ALLOW 4 /* our own frames above the commit's it allows for */
+_Static_assert(CALLSITE_FIRST_ALLOW >= TRACE_SITE_ALLOW, "a kept walk holds either");
+struct callsite_walk {
+    int depth, max; /* max 0: none */
+    int allow, n;
+    void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
+    detshim_frame frames[TRACE_MAX_FRAMES];
+};
+
 /* One per recording thread; lives until process exit (its head and count
  * are part of the process root even after the thread is gone). */
 struct thread_buf {
@@ -64,6 +77,7 @@ struct thread_buf {
     struct pending_rec **pending;
     unsigned pending_head, npending;
     struct site_entry sites[SITE_CACHE_SIZE];
+    struct callsite_walk last_walk;
     struct pysite_entry pysites[PYSITE_CACHE_SIZE];
     struct thread_buf *next;
 };
@@ -111,9 +125,16 @@ int trace_dir_open(const char *path, char *err, size_t errlen);
 int trace_dir_create(const char *name, const void *head, size_t len);
 DIR *trace_dir_list(void);
 int trace_write_all(int fd, const void *data, size_t len);
-/* callsite.c: fills frames (innermost first, our own skipped) and emits
- * SITE frames for addresses this thread has not described yet. */
-int callsite_capture(struct thread_buf *tb, detshim_frame *frames, int max);
+/* callsite.c: fills frames (innermost first, our own skipped, at most
+ * max) from stack, depth return addresses walked (callsite_walk) by the
+ * commit or the interceptor, allowing for max + allow of them (allow: the
+ * frames of ours above where the walk began, and a spare), walking again
+ * deeper when that was short; emits SITE frames for addresses this thread
+ * has not described yet. */
+int callsite_capture(struct thread_buf *tb, void *const *stack, int depth, int allow,
+                     detshim_frame *frames, int max);
+/* Forgets the thread's last walk (its site cache was cleared). */
+void callsite_forget(struct thread_buf *tb);
 /* Writes a SITE frame describing (module, offset); strings cut at 255. */
 void callsite_emit(struct thread_buf *tb, uint64_t module, uint64_t offset, const char *name,
                    const char *symbol);

@@ -637,7 +637,9 @@ static void grow_if_busy(struct thread_buf *tb)
     tb->flushes = 0;
 }
 
-void trace_rec_commit(struct trace_rec *r)
+/* trace_rec_commit with the call site walked already: depth return
+ * addresses at stack, allowing for `allow` frames of ours (callsite.c). */
+static void commit_walked(struct trace_rec *r, void *const *stack, int depth, int allow)
 {
     struct thread_buf *tb = thread_get(r->stream);
     if (!tb) {
@@ -645,7 +647,9 @@ void trace_rec_commit(struct trace_rec *r)
         return;
     }
     detshim_frame frames[TRACE_MAX_FRAMES];
-    int nframes = callsite_capture(tb, frames, core_cfg.trace_frames);
+    int nframes = 0;
+    if (core_cfg.trace_frames > 0)
+        nframes = callsite_capture(tb, stack, depth, allow, frames, core_cfg.trace_frames);
     /* The Python frame that made the call, last (outermost) among them. */
     if (core_cfg.trace_frames > 0 && nframes < TRACE_MAX_FRAMES &&
         r->stream != TRACE_STREAM_IDENTITY && pysite_capture(tb, &frames[nframes]))
@@ -671,6 +675,22 @@ void trace_rec_commit(struct trace_rec *r)
     rec_complete(r, 1);
     write_record(tb, r, frames, nframes);
     buf_unlock(tb);
+}
+
+void trace_rec_commit(struct trace_rec *r)
+{
+    /* Walked from here (callsite_walk is inline): the frames under it
+     * are the family's and the interceptor's. */
+    void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
+    int depth = core_cfg.trace_frames > 0
+                    ? callsite_walk(stack, core_cfg.trace_frames + CALLSITE_FIRST_ALLOW)
+                    : 0;
+    commit_walked(r, stack, depth, CALLSITE_FIRST_ALLOW);
+}
+
+void trace_rec_commit_at(struct trace_rec *r, const struct trace_site *site)
+{
+    commit_walked(r, site->stack, site->depth, TRACE_SITE_ALLOW);
 }
 
 void trace_drain_pending(void)
@@ -772,6 +792,7 @@ void trace_threads_reset_after_fork(void)
         mine->len = 0;
         pending_discard(mine);
         memset(mine->sites, 0, sizeof mine->sites);
+        callsite_forget(mine);
         memset(mine->pysites, 0, sizeof mine->pysites); /* described anew in the child's file */
         atomic_flag_clear(&mine->busy);
         window_start(mine); /* hook (window.c): its OpenSSL state, if any, is reused */

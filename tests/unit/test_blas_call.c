@@ -21,14 +21,18 @@ static const uint8_t gemm_kinds[] = { BLAS_K_ORDER, BLAS_K_TRANS, BLAS_K_TRANS, 
                                       BLAS_K_ARRAY, BLAS_K_LD };
 static const char *const gemm_names[] = { "order", "transa", "transb", "m", "n", "k", "alpha",
                                           "a", "lda", "b", "ldb", "beta", "c", "ldc" };
+static const uint8_t gemm_name_lens[] = { 5, 6, 6, 1, 1, 1, 5, 1, 3, 1, 3, 4, 1, 3 };
 static const struct blas_operand gemm_operands[] = {
-    { "A", BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, A, TRANSA, -1, -1, LDA, -1, -1, BLAS_DIM(M), BLAS_DIM(K) },
-    { "B", BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, B, TRANSB, -1, -1, LDB, -1, -1, BLAS_DIM(K), BLAS_DIM(N) },
-    { "C", BLAS_GENERAL, BLAS_READ | BLAS_WRITE | BLAS_IF_BETA, C, -1, -1, -1, LDC, -1, -1, BLAS_DIM(M),
+    { "A", 1, BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, A, TRANSA, -1, -1, LDA, -1, -1, BLAS_DIM(M),
+      BLAS_DIM(K) },
+    { "B", 1, BLAS_GENERAL, BLAS_READ | BLAS_IF_ALPHA, B, TRANSB, -1, -1, LDB, -1, -1, BLAS_DIM(K),
       BLAS_DIM(N) },
+    { "C", 1, BLAS_GENERAL, BLAS_READ | BLAS_WRITE | BLAS_IF_BETA, C, -1, -1, -1, LDC, -1, -1,
+      BLAS_DIM(M), BLAS_DIM(N) },
 };
 static const struct blas_form gemm_form = { 3, NPARAMS, 3, BLAS_QUICK_AB, ALPHA, BETA, K, 1,
-                                            gemm_kinds, gemm_names, gemm_operands };
+                                            gemm_kinds, gemm_names, gemm_name_lens,
+                                            gemm_operands };
 
 /* A valid column-major call: C (4 x 3) = A (4 x 2) B (2 x 3). */
 static void valid(union blas_val *v)
@@ -91,7 +95,8 @@ static void test_validate_trans_sym_refuses_conj_trans_in_complex_only(void **st
 {
     static const uint8_t kinds[] = { BLAS_K_ORDER, BLAS_K_TRANS_SYM };
     static const char *const names[] = { "order", "trans" };
-    const struct blas_form f = { 3, 2, 0, 0, -1, -1, -1, 1, kinds, names, NULL };
+    static const uint8_t name_lens[] = { 5, 5 };
+    const struct blas_form f = { 3, 2, 0, 0, -1, -1, -1, 1, kinds, names, name_lens, NULL };
     union blas_val v[2] = { { .ch = 'C' }, { .ch = 'C' } };
     assert_int_equal(blas_validate(&f, 0, v), 0);
     assert_int_equal(blas_validate(&f, 1, v), 2);
@@ -101,7 +106,8 @@ static void test_level_one_routines_accept_any_dimension_and_increment(void **st
 {
     static const uint8_t kinds[] = { BLAS_K_DIM, BLAS_K_ARRAY, BLAS_K_INC };
     static const char *const names[] = { "n", "x", "incx" };
-    const struct blas_form f = { 1, 3, 0, 0, -1, -1, -1, 0, kinds, names, NULL };
+    static const uint8_t name_lens[] = { 1, 1, 4 };
+    const struct blas_form f = { 1, 3, 0, 0, -1, -1, -1, 0, kinds, names, name_lens, NULL };
     union blas_val v[3] = { { .i = -5 }, { .p = NULL }, { .i = 0 } };
     assert_int_equal(blas_validate(&f, 0, v), 0);
 }

@@ -335,9 +335,10 @@ static void test_rec_operand_records_digest_count_and_element_size(void **state)
     struct blas_digest d = blas_digest_vec(x, 3, 1, 8);
     struct trace_rec r;
     trace_rec_begin(&r, "cblas_ddot");
-    blas_rec_operand(&r, "x", TRACE_ROLE_IN, d);
+    blas_rec_operand(&r, "x", 1, TRACE_ROLE_IN, d);
     assert_int_equal(r.noperands, 1);
     assert_string_equal(r.operands[0].name, "x");
+    assert_int_equal(r.operands[0].name_len, 1);
     assert_int_equal(r.operands[0].role, TRACE_ROLE_IN);
     assert_int_equal(r.operands[0].count, 3);
     assert_int_equal(r.operands[0].elem_size, 8);
