@@ -104,6 +104,7 @@ struct job {
     const char *b;
     int64_t rsb, csb;
     int flags_a, flags_b; /* CANON_CONJ, CANON_SWAP for the packers */
+    uint64_t neg_a, neg_b; /* sign bits to flip in each packed word, or 0 */
     char *c;
     int64_t ldc;
     const void *alpha, *beta;
@@ -241,6 +242,27 @@ static void pack(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_
     }
 }
 
+/* Negates the `bytes` of a packed block in place by flipping the sign
+ * bits in `mask` (each float's or each double's) of every word: exact,
+ * and cheaper than a negated copy of the operand before packing. A
+ * padding row becomes -0, whose products land in outputs never stored. */
+static void negate_packed(char *p, size_t bytes, uint64_t mask)
+{
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w ^= mask;
+        memcpy(p + i, &w, 8);
+    }
+    if (i < bytes) { /* a last float */
+        uint32_t w;
+        memcpy(&w, p + i, 4);
+        w ^= (uint32_t)mask;
+        memcpy(p + i, &w, 4);
+    }
+}
+
 /* C[i0 .. i0+m) x [j0 .. j0+n) of the job, on one thread. */
 static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, int64_t n,
                        char *ws)
@@ -257,20 +279,30 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
     for (int64_t jc = 0; jc < n; jc += J->nc) {
         const int64_t nb = min64(J->nc, n - jc), nbp = round_up(nb, nr);
         const char *bsrc = J->b + (j0 + jc) * J->csb * (int64_t)es;
-        for (int64_t pc = 0; J->b_once && pc < k; pc += kc)
-            pack(K->pack_b, K->nr, nb, min64(kc, k - pc), bsrc + pc * J->rsb * (int64_t)es,
-                 J->csb, J->rsb, J->flags_b, es, ps, bp + (size_t)(pc * nbp) * ps);
+        for (int64_t pc = 0; J->b_once && pc < k; pc += kc) {
+            char *slice = bp + (size_t)(pc * nbp) * ps;
+            const int64_t kb = min64(kc, k - pc);
+            pack(K->pack_b, K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb, J->rsb,
+                 J->flags_b, es, ps, slice);
+            if (J->neg_b)
+                negate_packed(slice, (size_t)(kb * nbp) * ps, J->neg_b);
+        }
         for (int64_t ic = 0; ic < m; ic += J->mc) {
             const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
             for (int64_t pc = 0; pc < k; pc += kc) {
                 const int64_t kb = min64(kc, k - pc);
                 const int first = pc == 0, last = pc + kb == k;
                 const int64_t boff = J->b_once ? pc * nbp : 0;
-                if (!J->b_once)
+                if (!J->b_once) {
                     pack(K->pack_b, K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb,
                          J->rsb, J->flags_b, es, ps, bp);
+                    if (J->neg_b)
+                        negate_packed(bp, (size_t)(kb * nbp) * ps, J->neg_b);
+                }
                 const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
                 pack(K->pack_a, K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, es, ps, ap);
+                if (J->neg_a)
+                    negate_packed(ap, (size_t)(mstrips * mr * kb) * ps, J->neg_a);
                 for (int64_t js = 0; js * nr < nb; js++) {
                     const char *bs = bp + (size_t)(boff + js * kb * nr) * ps;
                     const int64_t cols = min64(nr, nb - js * nr);
@@ -468,9 +500,9 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
 
     /* op(A)[i][p] at a + i*rsa + p*csa, op(B)[p][j] at b + p*rsb + j*csb. */
     const struct canon_gemm_opnd oa = {a, (ta ^ col) ? 1 : lda, (ta ^ col) ? lda : 1,
-                                       transa == 'C'};
+                                       transa == 'C', 0};
     const struct canon_gemm_opnd ob = {b, (tb ^ col) ? 1 : ldb, (tb ^ col) ? ldb : 1,
-                                       transb == 'C'};
+                                       transb == 'C', 0};
     return run(t, col, m, n, k, &oa, &ob, alpha, beta, c, ldc, acc);
 }
 
@@ -490,14 +522,18 @@ static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
         .acc = acc,
     };
     const int conja = oa->conj ? CANON_CONJ : 0, conjb = ob->conj ? CANON_CONJ : 0;
+    /* The sign bit of each float (s, c) or double (d, z) of a packed word. */
+    const uint64_t sign = t == CANON_S || t == CANON_C ? 0x8000000080000000ull
+                                                       : 0x8000000000000000ull;
+    const uint64_t nega = oa->neg ? sign : 0, negb = ob->neg ? sign : 0;
     if (!col) {
         J.m = m, J.n = n;
-        J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = conja;
-        J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = conjb;
+        J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = conja, J.neg_a = nega;
+        J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = conjb, J.neg_b = negb;
     } else {
         J.m = n, J.n = m;
-        J.a = b, J.rsa = csb, J.csa = rsb, J.flags_a = CANON_SWAP | conjb;
-        J.b = a, J.rsb = csa, J.csb = rsa, J.flags_b = CANON_SWAP | conja;
+        J.a = b, J.rsa = csb, J.csa = rsb, J.flags_a = CANON_SWAP | conjb, J.neg_a = negb;
+        J.b = a, J.rsb = csa, J.csb = rsa, J.flags_b = CANON_SWAP | conja, J.neg_b = nega;
     }
 
     const struct canon_kernel *K = J.kern;

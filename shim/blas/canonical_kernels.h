@@ -102,12 +102,13 @@ int canon_gemm_acc(enum canon_type t, char transa, char transb, int64_t m, int64
                    const void *a, int64_t lda, const void *b, int64_t ldb, void *s, int64_t lds);
 
 /* An operand of canon_gemm_ops: element (i, p) at x + i*rs + p*cs
- * elements (op(B)'s (p, j) at x + p*rs + j*cs), conjugated when conj. The
- * stride of p may be negative: k then runs backward in memory. */
+ * elements (op(B)'s (p, j) at x + p*rs + j*cs), conjugated when conj,
+ * then negated when neg (exact: trsm's products subtract). The stride of
+ * p may be negative: k then runs backward in memory. */
 struct canon_gemm_opnd {
     const void *x;
     int64_t rs, cs;
-    int conj;
+    int conj, neg;
 };
 /* canon_gemm_acc on operands given by their strides, for the drivers of
  * trmm and trsm (canonical_l3_tri.c): S_ij (column-major, ld lds; flag

@@ -27,8 +27,7 @@
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
 
-/* Out and in positions of one GEMM call (trsm makes a negated copy of
- * op(A)'s block of that size for it), and trmm's block of sums in W. */
+/* Out and in positions of one GEMM call, and trmm's block of sums in W. */
 #define MCH 1024
 #define KCH 512
 #define NBL 512
@@ -52,7 +51,6 @@ struct tri_job {
     char *b0;       /* B at position 0, lane 0 */
     int64_t ps, ls; /* B's steps of a position and of a lane */
     const void *alpha;
-    char *acopy;    /* trsm: MCH x KCH elements */
     char *w;        /* trmm: NBL positions x other lanes of sums */
     int64_t wps, wls, w0; /* W's steps; W's first position */
 };
@@ -168,20 +166,12 @@ static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, i
         for (int64_t k0 = 0; k0 < ni; k0 += KCH) {
             const int64_t nk = ni - k0 < KCH ? ni - k0 : KCH;
             /* op(A) block (r, k), the A operand (side 'L') or the B
-             * operand (side 'R'), which the GEMM packs: trmm's straight
-             * from A (its packers conjugate), trsm's from a negated copy,
-             * (r, k) at r*sc + k*sq, r or k contiguous as in op(A) */
-            const int c_runs = J->xc == 1 || J->xc == -1;
-            const struct copy_shape S = {
-                .oc0 = lo + r0, .dc = 1, .oq0 = orig(J, i0 + k0), .dq = d, .nc = nr,
-                .sc = c_runs ? 1 : nk, .sq = c_runs ? nr : 1, .q0 = 0, .q1 = nk,
-            };
-            struct canon_gemm_opnd ac = {J->acopy, S.sc, S.sq, 0};
-            if (J->solve)
-                copy_a(J, &S, J->acopy);
-            else
-                ac = (struct canon_gemm_opnd){el(J->a, S.oc0 * J->xc + S.oq0 * J->xq, J->size),
-                                              J->xc, d * J->xq, J->tri->conj};
+             * operand (side 'R'), straight from A: the GEMM's packers
+             * conjugate it and, for trsm, whose products subtract,
+             * negate it (a negated copy first was 8% of a strsm). */
+            struct canon_gemm_opnd ac = {el(J->a, (lo + r0) * J->xc + orig(J, i0 + k0) * J->xq,
+                                            J->size),
+                                         J->xc, d * J->xq, J->tri->conj, J->solve};
             if (!J->left) { /* the B operand: (k, r) */
                 const int64_t rs = ac.rs;
                 ac.rs = ac.cs;
@@ -189,8 +179,8 @@ static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, i
             }
             /* the inputs: (k, lane) (side 'L') or (lane, k) (side 'R') */
             const char *x = el(J->b0, (i0 + k0) * J->ps, J->size);
-            const struct canon_gemm_opnd xo = J->left ? (struct canon_gemm_opnd){x, J->ps, J->ls, 0}
-                                                      : (struct canon_gemm_opnd){x, J->ls, J->ps, 0};
+            const struct canon_gemm_opnd xo = J->left ? (struct canon_gemm_opnd){x, J->ps, J->ls, 0, 0}
+                                                      : (struct canon_gemm_opnd){x, J->ls, J->ps, 0, 0};
             const void *al = k0 + nk == ni ? alpha : NULL;
             const int rc =
                 J->left ? canon_gemm_ops(J->t, nr, J->other, nk, &ac, &xo, al, cr, ldc, flags)
@@ -437,15 +427,13 @@ static void scale_lanes(const struct tri_job *J)
             kern->scal(J->other, J->alpha, el(J->b0, p * J->ps, J->size), 1);
 }
 
-/* Workspace bytes of a run over ne lanes: trsm's op(A) copy, trmm's W. */
+/* Workspace bytes of a run over ne lanes: trmm's W (trsm takes none). */
 static size_t run_bytes(const struct tri_job *J, int64_t ne)
 {
-    const int64_t rows = J->dim < MCH ? J->dim : MCH, cols = J->dim < KCH ? J->dim : KCH;
-    const size_t copy = J->solve ? ((size_t)(rows * cols) * J->size + 63) & ~(size_t)63 : 0;
     const size_t w = J->last ? (size_t)((J->dim < NBL ? J->dim : NBL) * (ne < LCH ? ne : LCH)) *
                                    J->size
                              : 0;
-    return copy + ((w + 63) & ~(size_t)63);
+    return (w + 63) & ~(size_t)63;
 }
 
 /* The whole call for lanes e0 .. e0+ne-1, independent of the others,
@@ -455,8 +443,7 @@ static int run_lanes(const struct tri_job *J0, int64_t e0, int64_t ne, char *ws)
     struct tri_job L = *J0;
     L.b0 = el(J0->b0, e0 * J0->ls, L.size);
     L.other = ne;
-    L.acopy = ws;
-    L.w = L.last ? ws + run_bytes(&L, 0) : NULL;
+    L.w = L.last ? ws : NULL;
     if (L.solve) {
         if (!canon_blas_is_one(L.t, L.alpha))
             scale_lanes(&L);
