@@ -647,11 +647,10 @@ static void commit_walked(struct trace_rec *r, void *const *stack, int depth, in
         return;
     }
     detshim_frame frames[TRACE_MAX_FRAMES];
-    int nframes = 0;
-    if (core_cfg.trace_frames > 0)
-        nframes = callsite_capture(tb, stack, depth, allow, frames, core_cfg.trace_frames);
+    const int max = core_cfg.trace_frames;
+    int nframes = max > 0 ? callsite_capture(tb, stack, depth, allow, frames, max) : 0;
     /* The Python frame that made the call, last (outermost) among them. */
-    if (core_cfg.trace_frames > 0 && nframes < TRACE_MAX_FRAMES &&
+    if (max > 0 && nframes < TRACE_MAX_FRAMES &&
         r->stream != TRACE_STREAM_IDENTITY && pysite_capture(tb, &frames[nframes]))
         nframes++;
 
@@ -682,9 +681,8 @@ void trace_rec_commit(struct trace_rec *r)
     /* Walked from here (callsite_walk is inline): the frames under it
      * are the family's and the interceptor's. */
     void *stack[TRACE_MAX_FRAMES + CALLSITE_FIRST_ALLOW];
-    int depth = core_cfg.trace_frames > 0
-                    ? callsite_walk(stack, core_cfg.trace_frames + CALLSITE_FIRST_ALLOW)
-                    : 0;
+    const int max = core_cfg.trace_frames;
+    int depth = max > 0 ? callsite_walk(stack, max + CALLSITE_FIRST_ALLOW) : 0;
     commit_walked(r, stack, depth, CALLSITE_FIRST_ALLOW);
 }
 
