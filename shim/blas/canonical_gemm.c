@@ -220,28 +220,6 @@ static void swap_groups(char *x, char *y, size_t bytes)
     }
 }
 
-/* Packs through fn, as the packers' contract says, also when cs, the
- * stride of p, is negative (the operand's k runs backward in memory): the
- * same elements are packed from the other end and the kb groups of each
- * strip (r elements of ps bytes each) put back in p order. Copies only. */
-static void pack(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_t, int, void *),
-                 int r, int64_t rows, int64_t kb, const char *x, int64_t rs, int64_t cs, int flags,
-                 size_t es, size_t ps, char *dst)
-{
-    if (cs >= 0) {
-        fn(r, rows, kb, x, rs, cs, flags, dst);
-        return;
-    }
-    fn(r, rows, kb, x + (kb - 1) * cs * (int64_t)es, rs, -cs, flags, dst);
-    const size_t group = (size_t)r * ps;
-    assert(group <= MAX_TILE_BYTES);
-    for (int64_t s = 0; s < (rows + r - 1) / r; s++) {
-        char *strip = dst + (size_t)(s * kb) * group;
-        for (int64_t lo = 0, hi = kb - 1; lo < hi; lo++, hi--)
-            swap_groups(strip + (size_t)lo * group, strip + (size_t)hi * group, group);
-    }
-}
-
 /* Negates the `bytes` of a packed block in place by flipping the sign
  * bits in `mask` (each float's or each double's) of every word: exact,
  * and cheaper than a negated copy of the operand before packing. A
@@ -261,6 +239,32 @@ static void negate_packed(char *p, size_t bytes, uint64_t mask)
         w ^= (uint32_t)mask;
         memcpy(p + i, &w, 4);
     }
+}
+
+/* Packs through fn, as the packers' contract says, also when cs, the
+ * stride of p, is negative (the operand's k runs backward in memory): the
+ * same elements are packed from the other end and the kb groups of each
+ * strip (r elements of ps bytes each) put back in p order; then negated
+ * when neg is a sign mask (negate_packed). Copies and sign flips only. */
+static void pack(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_t, int, void *),
+                 int r, int64_t rows, int64_t kb, const char *x, int64_t rs, int64_t cs, int flags,
+                 uint64_t neg, size_t es, size_t ps, char *dst)
+{
+    const size_t group = (size_t)r * ps;
+    const int64_t strips = (rows + r - 1) / r;
+    if (cs >= 0) {
+        fn(r, rows, kb, x, rs, cs, flags, dst);
+    } else {
+        fn(r, rows, kb, x + (kb - 1) * cs * (int64_t)es, rs, -cs, flags, dst);
+        assert(group <= MAX_TILE_BYTES);
+        for (int64_t s = 0; s < strips; s++) {
+            char *strip = dst + (size_t)(s * kb) * group;
+            for (int64_t lo = 0, hi = kb - 1; lo < hi; lo++, hi--)
+                swap_groups(strip + (size_t)lo * group, strip + (size_t)hi * group, group);
+        }
+    }
+    if (neg)
+        negate_packed(dst, (size_t)(strips * kb) * group, neg);
 }
 
 /* C[i0 .. i0+m) x [j0 .. j0+n) of the job, on one thread. */
@@ -283,9 +287,7 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
             char *slice = bp + (size_t)(pc * nbp) * ps;
             const int64_t kb = min64(kc, k - pc);
             pack(K->pack_b, K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb, J->rsb,
-                 J->flags_b, es, ps, slice);
-            if (J->neg_b)
-                negate_packed(slice, (size_t)(kb * nbp) * ps, J->neg_b);
+                 J->flags_b, J->neg_b, es, ps, slice);
         }
         for (int64_t ic = 0; ic < m; ic += J->mc) {
             const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
@@ -295,14 +297,11 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                 const int64_t boff = J->b_once ? pc * nbp : 0;
                 if (!J->b_once) {
                     pack(K->pack_b, K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb,
-                         J->rsb, J->flags_b, es, ps, bp);
-                    if (J->neg_b)
-                        negate_packed(bp, (size_t)(kb * nbp) * ps, J->neg_b);
+                         J->rsb, J->flags_b, J->neg_b, es, ps, bp);
                 }
                 const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
-                pack(K->pack_a, K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, es, ps, ap);
-                if (J->neg_a)
-                    negate_packed(ap, (size_t)(mstrips * mr * kb) * ps, J->neg_a);
+                pack(K->pack_a, K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, J->neg_a, es, ps,
+                     ap);
                 for (int64_t js = 0; js * nr < nb; js++) {
                     const char *bs = bp + (size_t)(boff + js * kb * nr) * ps;
                     const int64_t cols = min64(nr, nb - js * nr);
