@@ -79,7 +79,7 @@ $(B)/obj/%.o: %.c $(B)/obj/%.d
 # The files built for a wider instruction set; used only where the CPU
 # has it (shim/trace/digest.c checks).
 $(B)/obj/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
-$(B)/obj/shim/trace/xxh3_avx512.o: SHIM_CFLAGS += -mavx512f
+$(B)/obj/shim/trace/xxh3_avx512.o: SHIM_CFLAGS += -mavx512f -mavx512dq
 
 $(GEN_BLAS): scripts/gen-blas-wrappers.py
 	@mkdir -p $(dir $@)
@@ -179,7 +179,7 @@ $(B)/tsan/%.o: %.c $(wildcard include/*.h include/detshim/*.h shim/*/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CPPFLAGS) -O1 -g -fsanitize=thread $(SHIM_CFLAGS) -c -o $@ $<
 $(B)/tsan/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
-$(B)/tsan/shim/trace/xxh3_avx512.o: SHIM_CFLAGS += -mavx512f
+$(B)/tsan/shim/trace/xxh3_avx512.o: SHIM_CFLAGS += -mavx512f -mavx512dq
 $(B)/tests/tsan_trace: tests/unit/tsan_trace.c $(TSAN_OBJ)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CPPFLAGS) -O1 -g -fsanitize=thread -std=c11 $(WARN) -o $@ $^ $(SHIM_LIBS)

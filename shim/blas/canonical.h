@@ -66,7 +66,10 @@
 #ifndef DETSHIM_CANONICAL_H
 #define DETSHIM_CANONICAL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "detshim.h"
 
 /* The four BLAS precisions, one enum for the whole family: the canonical
  * kernels' tables (one set per type) and the interceptors' routine
@@ -129,6 +132,11 @@ int canon_zgemm(char order, char transa, char transb, int64_t m, int64_t n, int6
 #define CANON_MAX_THREADS 64
 void canon_set_threads(int n);
 int canon_threads(void);
+
+/* digest_bytes(p, len) (trace/digest.h), a long run's share of it read by
+ * the canon_threads() threads of the pool (shim/blas/canonical_digest.c):
+ * the same bits at any thread count. */
+detshim_digest canon_digest_bytes(const void *p, size_t len);
 
 /* The instruction-set path: "scalar" (plain C with fma(), any x86-64),
  * "avx2" (AVX2 + FMA) or "avx512" (AVX-512F/DQ/VL/BW with the OS's zmm

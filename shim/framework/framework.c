@@ -19,8 +19,8 @@
  *                   in all: the hook says how many it left out.
  *
  * One record is built at a time per thread (begin, params, tensors one
- * call each or many in one call, end); a begin while one is open starts
- * over. Nothing is recorded without an active trace or
+ * call each or many in one call, end; or a whole step record in one
+ * call); a begin while one is open starts over. Nothing is recorded without an active trace or
  * from inside the shim.
  */
 #include <pthread.h>
@@ -197,6 +197,18 @@ static int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, in
     return j->count && !data ? -1 : 0;
 }
 
+/* digest_strided(data, s), a tensor stored in one run shared among the
+ * threads lent to digests when it is long (digest_bytes_shared: a step
+ * record's parameters; the program waits on the record, and the
+ * canonical pool is idle then). */
+static detshim_digest fw_digest(const void *data, const struct digest_shape *s)
+{
+    int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
+    if (digest_runs(s, &run, count, stride) == 1 && count[0] == 1)
+        return digest_bytes_shared(data, (size_t)run);
+    return digest_strided(data, s);
+}
+
 enum { FW_TAKEN = 0, FW_REFUSED = -1, FW_FULL = -2 };
 
 /* Digests one tensor (fw_describe's arguments; role 1 = IN, 2 = OUT,
@@ -224,7 +236,7 @@ static int fw_take(struct fw_build *b, const char *name, int role, const void *d
     b->operands[i].role = role;
     b->operands[i].elem = (int)elem_size;
     b->operands[i].count = j.count;
-    b->operands[i].d = j.count ? digest_strided(data, &j.shape) : digest_bytes(NULL, 0);
+    b->operands[i].d = j.count ? fw_digest(data, &j.shape) : digest_bytes(NULL, 0);
     return FW_TAKEN;
 }
 
@@ -284,4 +296,27 @@ DETSHIM_EXPORT int detshim_framework_end(void)
     fw_commit(b);
     guard_leave();
     return 0;
+}
+
+/* A whole torch-style step record in one call: begin("step"), the
+ * params framework, optimizer (str) and step (int), the n tensors of
+ * detshim_framework_tensors, end; the record is the one those calls
+ * make. One ctypes call instead of six: right after a training step the
+ * interpreter's and ctypes' code is out of the caches, and each call then
+ * costs some 8 us (docs/frameworks.md, Costs). Returns how many tensors
+ * were taken, or -1 when nothing was recorded. */
+DETSHIM_EXPORT int detshim_framework_step(const char *framework, const char *optimizer,
+                                          int64_t step, int n, const char *const *names,
+                                          const int *roles, const void *const *data,
+                                          const int64_t *elem_sizes, const int *ndims,
+                                          const int64_t *shapes, const int64_t *strides)
+{
+    if (detshim_framework_begin("step") != 0)
+        return -1;
+    detshim_framework_str("framework", framework);
+    detshim_framework_str("optimizer", optimizer);
+    detshim_framework_int("step", step);
+    int taken = detshim_framework_tensors(n, names, roles, data, elem_sizes, ndims, shapes,
+                                          strides);
+    return detshim_framework_end() == 0 ? taken : -1;
 }

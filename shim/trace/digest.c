@@ -64,14 +64,14 @@ static detshim_digest from_xxh(XXH128_hash_t h)
 
 struct digest_kernel digest_kernel_for(const char *isa)
 {
-    struct digest_kernel k = { xxh3_sse2_oneshot, xxh3_sse2_update };
-    if (isa && __builtin_strcmp(isa, "avx2") == 0) {
-        k.oneshot = xxh3_avx2_oneshot;
-        k.update = xxh3_avx2_update;
-    } else if (isa && __builtin_strcmp(isa, "avx512") == 0) {
-        k.oneshot = xxh3_avx512_oneshot;
-        k.update = xxh3_avx512_update;
-    }
+    struct digest_kernel k = { xxh3_sse2_oneshot, xxh3_sse2_update, xxh3_sse2_block_sums,
+                               xxh3_sse2_chain };
+    if (isa && __builtin_strcmp(isa, "avx2") == 0)
+        k = (struct digest_kernel){ xxh3_avx2_oneshot, xxh3_avx2_update, xxh3_avx2_block_sums,
+                                    xxh3_avx2_chain };
+    else if (isa && __builtin_strcmp(isa, "avx512") == 0)
+        k = (struct digest_kernel){ xxh3_avx512_oneshot, xxh3_avx512_update,
+                                    xxh3_avx512_block_sums, xxh3_avx512_chain };
     return k;
 }
 
@@ -251,4 +251,106 @@ detshim_digest digest_triangle(const void *a, int64_t n, int64_t ld, size_t elem
             update(&st, p + (size_t)(j * ld + lo) * elem, (size_t)(hi - lo) * elem);
     }
     return from_xxh(XXH3_128bits_digest(&st));
+}
+
+static _Atomic(digest_bytes_fn) lent;
+
+void digest_lend_threads(digest_bytes_fn shared)
+{
+    atomic_store(&lent, shared);
+}
+
+detshim_digest digest_bytes_shared(const void *p, size_t len)
+{
+    digest_bytes_fn shared = atomic_load_explicit(&lent, memory_order_acquire);
+    return shared ? shared(p, len) : digest_bytes(p, len);
+}
+
+/* digest_bytes() of a long run in parts (digest.h): XXH3-128's long-input
+ * loop with the default secret, its accumulators chained here over block
+ * sums the kernels took, possibly on other threads (the chain in a
+ * kernel too: its scrambles are the critical path), and its last partial
+ * block, last stripe and merges as XXH3 does them (xxhash.h 0.8, whose
+ * output is fixed; test_digest checks the bits against XXH3_128bits). */
+#define SPLIT_BLOCK ((size_t)DIGEST_SPLIT_BLOCK)
+#define SECRET_LEN sizeof XXH3_kSecret
+
+static uint64_t read64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* One 64-byte stripe into acc, as XXH3's accumulate_512 does. */
+static void split_stripe(uint64_t acc[8], const unsigned char *in, const unsigned char *key)
+{
+    for (int i = 0; i < 8; i++) {
+        uint64_t d = read64(in + 8 * i), dk = d ^ read64(key + 8 * i);
+        acc[i ^ 1] += d;
+        acc[i] += (dk & 0xffffffffu) * (dk >> 32);
+    }
+}
+
+static uint64_t split_merge(const uint64_t acc[8], const unsigned char *key, uint64_t h)
+{
+    for (int i = 0; i < 4; i++) {
+        __uint128_t m = (__uint128_t)(acc[2 * i] ^ read64(key + 16 * i)) *
+                        (acc[2 * i + 1] ^ read64(key + 16 * i + 8));
+        h += (uint64_t)m ^ (uint64_t)(m >> 64);
+    }
+    h ^= h >> 37;
+    h *= 0x165667919E3779F9ULL;
+    return h ^ (h >> 32);
+}
+
+size_t digest_split_blocks(size_t len)
+{
+    return len < DIGEST_SPLIT_MIN ? 0 : (len - 1) / SPLIT_BLOCK;
+}
+
+void digest_split_begin(struct digest_split *st)
+{
+    static const uint64_t init[8] = { XXH_PRIME32_3, XXH_PRIME64_1, XXH_PRIME64_2,
+                                      XXH_PRIME64_3, XXH_PRIME64_4, XXH_PRIME32_2,
+                                      XXH_PRIME64_5, XXH_PRIME32_1 };
+    memcpy(st->acc, init, sizeof init);
+    st->blocks = 0;
+}
+
+void digest_split_run(struct digest_split *st, const void *p, size_t count)
+{
+    const unsigned char *in = (const unsigned char *)p + st->blocks * SPLIT_BLOCK;
+    pick(count * SPLIT_BLOCK)->chain(st->acc, in, NULL, count);
+    st->blocks += count;
+}
+
+void digest_split_sums(const void *p, size_t first, size_t count, uint64_t *sums)
+{
+    const unsigned char *in = (const unsigned char *)p + first * SPLIT_BLOCK;
+    pick(count * SPLIT_BLOCK)->block_sums(in, count, sums);
+}
+
+void digest_split_chain(struct digest_split *st, const uint64_t *sums, size_t count)
+{
+    pick(0)->chain(st->acc, NULL, sums, count);
+    st->blocks += count;
+}
+
+detshim_digest digest_split_end(const struct digest_split *st, const void *p, size_t len)
+{
+    if (len < DIGEST_SPLIT_MIN || st->blocks != digest_split_blocks(len))
+        return digest_bytes(p, len);
+    const unsigned char *in = p, *secret = XXH3_kSecret;
+    uint64_t acc[8];
+    memcpy(acc, st->acc, sizeof acc);
+    size_t nblocks = st->blocks;
+    size_t stripes = ((len - 1) - SPLIT_BLOCK * nblocks) / 64;
+    for (size_t s = 0; s < stripes; s++)
+        split_stripe(acc, in + nblocks * SPLIT_BLOCK + 64 * s, secret + 8 * s);
+    split_stripe(acc, in + len - 64, secret + SECRET_LEN - 64 - 7);
+    detshim_digest d;
+    d.lo = split_merge(acc, secret + 11, (uint64_t)len * XXH_PRIME64_1);
+    d.hi = split_merge(acc, secret + SECRET_LEN - 64 - 11, ~((uint64_t)len * XXH_PRIME64_2));
+    return d;
 }

@@ -64,4 +64,43 @@ size_t digest_extent(const struct digest_shape *s);
 /* Plain XXH3-128 of a contiguous byte range. */
 detshim_digest digest_bytes(const void *p, size_t len);
 
+/* digest_bytes() of a long run computed in parts, so that threads may
+ * share it; the bits are digest_bytes()'s. XXH3 reads a long input in
+ * blocks of DIGEST_SPLIT_BLOCK bytes, each ended by a scramble of its
+ * accumulators, and only adds what a block reads before that scramble,
+ * so a block's sums may be taken on any thread and chained in order
+ * after. For a run of len bytes at p, with n = digest_split_blocks(len)
+ * (0: too short to split, use digest_bytes):
+ *
+ *   digest_split_begin(&st);
+ *   digest_split_run(&st, p, h);            blocks 0..h-1 read here, while
+ *   digest_split_sums(p, first, count, sums + 8 * first)
+ *                                           other threads take the sums of
+ *                                           blocks h..n-1, in parts;
+ *   digest_split_chain(&st, sums + 8 * h, n - h);
+ *   d = digest_split_end(&st, p, len);
+ *
+ * run and chain continue from st.blocks; sums hold 8 uint64_t a block. */
+enum { DIGEST_SPLIT_BLOCK = 1024, DIGEST_SPLIT_MIN = 64 * 1024 };
+struct digest_split {
+    uint64_t acc[8];
+    size_t blocks; /* blocks chained so far */
+};
+size_t digest_split_blocks(size_t len);
+void digest_split_begin(struct digest_split *st);
+void digest_split_run(struct digest_split *st, const void *p, size_t count);
+void digest_split_sums(const void *p, size_t first, size_t count, uint64_t *sums);
+void digest_split_chain(struct digest_split *st, const uint64_t *sums, size_t count);
+/* The digest, once st has chained all digest_split_blocks(len) blocks. */
+detshim_digest digest_split_end(const struct digest_split *st, const void *p, size_t len);
+
+/* digest_bytes(p, len), shared among threads when a module has lent
+ * some: the BLAS family lends its canonical pool's (canon_digest_bytes)
+ * once it has started it. For a digest the program waits on while those
+ * threads are idle (a step record, shim/framework); the bits are
+ * digest_bytes()'s either way. */
+typedef detshim_digest (*digest_bytes_fn)(const void *p, size_t len);
+void digest_lend_threads(digest_bytes_fn shared);
+detshim_digest digest_bytes_shared(const void *p, size_t len);
+
 #endif

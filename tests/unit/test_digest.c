@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -195,6 +196,84 @@ static void test_every_xxh3_kernel_gives_the_same_bits(void **state)
     assert_true(same(d, sse2.oneshot(packed, sizeof packed)));
 }
 
+/* digest_split_*: blocks read on one thread and block sums taken in
+ * parts, in any kernel, chained in order, give digest_bytes()'s bits for
+ * every length class of XXH3's long loop (a block boundary, one past it,
+ * a partial last block, a last stripe that overlaps the one before). */
+static void test_a_digest_split_in_parts_gives_digest_bytes(void **state)
+{
+    (void)state;
+    enum { MAX = (3 << 20) + 4096 };
+    unsigned char *buf = malloc(MAX);
+    uint64_t *sums = malloc(8 * sizeof *sums * (MAX / DIGEST_SPLIT_BLOCK + 1));
+    assert_non_null(buf);
+    assert_non_null(sums);
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < MAX; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        buf[i] = (unsigned char)x;
+    }
+    __builtin_cpu_init();
+    struct digest_kernel k[3] = { digest_kernel_for("sse2"), digest_kernel_for("sse2"),
+                                  digest_kernel_for("sse2") };
+    if (__builtin_cpu_supports("avx2"))
+        k[1] = digest_kernel_for("avx2");
+    if (core_cpu_has_avx512())
+        k[2] = digest_kernel_for("avx512");
+    else
+        print_message("no AVX-512 here: the avx512 block sums are not compared\n");
+    const size_t B = DIGEST_SPLIT_BLOCK, M = DIGEST_SPLIT_MIN;
+    size_t lens[] = { M - 1, M, M + 1, M + 63, M + 64, M + B - 1, M + B, M + B + 1,
+                      M + 5 * B + 700, (1 << 20) + 1, 3 << 20, MAX - 1, MAX };
+    assert_int_equal(digest_split_blocks(M - 1), 0);
+    struct digest_split st;
+    for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
+        size_t len = lens[i], n = digest_split_blocks(len);
+        detshim_digest want = digest_bytes(buf, len);
+        if (n == 0) {
+            digest_split_begin(&st);
+            assert_true(same(digest_split_end(&st, buf, len), want));
+            continue;
+        }
+        assert_int_equal(n, (len - 1) / B);
+        /* A head read in place, then parts of uneven sizes, each summed in
+         * another kernel, chained in one or two steps. */
+        for (int parts = 1; parts <= 7; parts += 3) {
+            memset(sums, 0xa5, 8 * sizeof *sums * n);
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t head = parts == 1 ? 0 : parts == 4 ? n : n * (x % 100) / 100;
+            digest_split_begin(&st);
+            digest_split_run(&st, buf, head);
+            size_t first = head;
+            for (int p = 0; p < parts; p++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                size_t count = p == parts - 1 ? n - first : (n - first) * (x % 64) / 128;
+                if (p % 2)
+                    k[p % 3].block_sums(buf + first * B, count, sums + 8 * first);
+                else
+                    digest_split_sums(buf, first, count, sums + 8 * first);
+                first += count;
+            }
+            size_t half = (n - head) / 2;
+            digest_split_chain(&st, sums + 8 * head, half);
+            k[parts % 3].chain(st.acc, NULL, sums + 8 * (head + half), n - head - half);
+            st.blocks = n;
+            assert_true(same(digest_split_end(&st, buf, len), want));
+        }
+        /* Every kernel reads blocks in place alike. */
+        for (int w = 0; w < 3; w++) {
+            digest_split_begin(&st);
+            k[w].chain(st.acc, buf, NULL, n);
+            st.blocks = n;
+            assert_true(same(digest_split_end(&st, buf, len), want));
+        }
+        st.blocks = n - 1; /* a block short: digest_bytes()'s answer, not a wrong one */
+        assert_true(same(digest_split_end(&st, buf, len), want));
+    }
+    free(sums);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_padded_strided_tensor_digests_like_its_packed_copy),
         cmocka_unit_test(test_broadcast_and_reordered_strides_digest_their_logical_elements),
         cmocka_unit_test(test_every_xxh3_kernel_gives_the_same_bits),
+        cmocka_unit_test(test_a_digest_split_in_parts_gives_digest_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
