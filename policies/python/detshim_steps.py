@@ -62,6 +62,10 @@ class _Shim:
         self.many.argtypes = (c.c_int, c.c_void_p, c.c_void_p, c.c_void_p, c.c_void_p,
                               c.c_void_p, c.c_void_p, c.c_void_p)
         self.many.restype = c.c_int
+        self.step = getattr(lib, "detshim_framework_step", None)  # a whole step record
+        if self.step is not None:
+            self.step.argtypes = (c.c_char_p, c.c_char_p, c.c_int64) + self.many.argtypes
+            self.step.restype = c.c_int
         self.dims = c.c_int64 * 8
         self.ctypes = c
 
@@ -100,6 +104,13 @@ class _Batch:
         record; returns how many were taken."""
         return self.shim.many(self.n, self.names, self.roles, self.ptrs(*ptrs), self.elems,
                               self.ndims, self.shapes, self.strides)
+
+    def step(self, framework, optimizer, count, ptrs):
+        """A whole step record of these tensors in one C call (no record
+        open): what _begin("step", ...), put() and end make."""
+        return self.shim.step(framework, optimizer, count, self.n, self.names, self.roles,
+                              self.ptrs(*ptrs), self.elems, self.ndims, self.shapes,
+                              self.strides)
 
 
 def _reach_shim():
@@ -352,7 +363,9 @@ class _TorchPlan:
             items.append((label,) + (ROLE_OUT,) + lay)
         self.batch = _Batch(_shim, items)
 
-    def put(self, key):
+    def put(self, key, head=None):
+        """The tensors into the open record, or with head (framework,
+        optimizer, step) a whole step record in one C call."""
         tensors = self.tensors
         ptrs = [key[i][0] for i in self.kept]
         hold = []
@@ -360,7 +373,10 @@ class _TorchPlan:
             c = _torch_packed(tensors[self.kept[k]])
             hold.append(c)  # alive until digested
             ptrs[k] = c.data_ptr()
-        self.batch.put(ptrs)
+        if head is None:
+            self.batch.put(ptrs)
+        else:
+            self.batch.step(*head, ptrs)
         del hold
 
 
@@ -377,8 +393,12 @@ def _torch_key(tensors):
 def _record_torch_step_now(torch, names, optimizer):
     count = getattr(optimizer, "_detshim_steps", 0) + 1
     optimizer._detshim_steps = count
-    if not _begin("step", [("framework", "torch"), ("optimizer", type(optimizer).__name__),
-                           ("step", count)]):
+    kind = type(optimizer).__name__
+    # One C call for the whole record where the library has it (the
+    # record is the same): after a step each ctypes call runs cold.
+    whole = _reach_shim() and _shim.step is not None
+    if not whole and not _begin("step", [("framework", "torch"), ("optimizer", kind),
+                                         ("step", count)]):
         return
     with torch.no_grad():
         tensors = _torch_step_tensors(optimizer, torch.Tensor)
@@ -387,6 +407,9 @@ def _record_torch_step_now(torch, names, optimizer):
         if (plan is None or len(plan.tensors) != len(tensors) or plan.key != key or
                 not all(map(_is, plan.tensors, tensors))):
             plan = _plans[optimizer] = _TorchPlan(optimizer, names, tensors, key)
+        if whole:
+            plan.put(key, (b"torch", kind.encode("utf-8", "replace")[:255], count))
+            return
         plan.put(key)
     _shim.end()
 

@@ -2,7 +2,8 @@
  * over ctypes comes back from the reader as step and op records, with
  * tensors digested over their logical elements; a step too big for one
  * record continues in parts, an op record refuses what does not fit;
- * many tensors in one call give what one call each gives. */
+ * many tensors in one call give what one call each gives, and a whole
+ * step in one call what its calls one by one give. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,11 +27,18 @@ int detshim_framework_tensors(int n, const char *const *names, const int *roles,
                               const void *const *data, const int64_t *elem_sizes, const int *ndims,
                               const int64_t *shapes, const int64_t *strides);
 int detshim_framework_end(void);
+int detshim_framework_step(const char *framework, const char *optimizer, int64_t step, int n,
+                           const char *const *names, const int *roles, const void *const *data,
+                           const int64_t *elem_sizes, const int *ndims, const int64_t *shapes,
+                           const int64_t *strides);
 
 static char dir[] = "/tmp/detshim-test-framework-XXXXXX";
 static detshim_run *run;
 static float m[3][4]; /* a 3x4 matrix; its transpose is a strided view */
-static int refused_17th, refused_kind, batch_taken;
+static int refused_17th, refused_kind, batch_taken, whole_taken;
+/* A tensor long enough for the canonical pool to share its digest. */
+enum { BIG = (3 << 20) + 100 };
+static unsigned char *big;
 
 /* The exported functions start the shim as a preloaded one would, which
  * reads its settings from the environment the process started with: so
@@ -111,6 +119,28 @@ static int setup(void **state)
     detshim_framework_end();
     refused_kind = detshim_framework_begin("layer");
     detshim_framework_end();
+    /* A step of a long tensor and the matrix, made call by call and then
+     * in one detshim_framework_step call. */
+    big = malloc(BIG);
+    if (!big)
+        return -1;
+    for (size_t i = 0; i < BIG; i++)
+        big[i] = (unsigned char)(i * 2654435761u >> 13);
+    const char *two_names[2] = { "big", "m" };
+    const void *two_data[2] = { big, m };
+    int two_roles[2] = { TRACE_ROLE_OUT, TRACE_ROLE_OUT }, two_ndims[2] = { 1, 1 };
+    int64_t two_elems[2] = { 1, 4 }, two_shapes[16] = { BIG }, two_strides[16] = { 1 };
+    two_shapes[8] = 12;
+    two_strides[8] = 1;
+    detshim_framework_begin("step");
+    detshim_framework_str("framework", "torch");
+    detshim_framework_str("optimizer", "SGD");
+    detshim_framework_int("step", 8);
+    detshim_framework_tensors(2, two_names, two_roles, two_data, two_elems, two_ndims, two_shapes,
+                              two_strides);
+    detshim_framework_end();
+    whole_taken = detshim_framework_step("torch", "SGD", 8, 2, two_names, two_roles, two_data,
+                                         two_elems, two_ndims, two_shapes, two_strides);
     trace_process_flush_all();
     char path[600];
     snprintf(path, sizeof path, "%s/main.dtrace", dir);
@@ -122,6 +152,7 @@ static int teardown(void **state)
     (void)state;
     char cmd[128];
     detshim_run_free(run);
+    free(big);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) == 0 ? 0 : -1;
 }
@@ -190,7 +221,7 @@ static void test_an_unknown_kind_records_nothing(void **state)
 {
     (void)state;
     assert_int_equal(refused_kind, -1);
-    assert_int_equal(run->processes[0].threads[0].nrecords, 6);
+    assert_int_equal(run->processes[0].threads[0].nrecords, 8);
 }
 
 static void test_many_tensors_in_one_call_give_the_records_of_one_call_each(void **state)
@@ -208,6 +239,32 @@ static void test_many_tensors_in_one_call_give_the_records_of_one_call_each(void
                         a->operands[i].digest.hi == b->operands[i].digest.hi);
         }
     }
+}
+
+/* detshim_framework_step makes the record the calls one by one make; a
+ * long tensor (digested in parts on the canonical pool) digests as
+ * digest_bytes does. */
+static void test_a_whole_step_in_one_call_is_the_step_of_many_calls(void **state)
+{
+    (void)state;
+    assert_int_equal(whole_taken, 2);
+    const detshim_record *a = record(6), *b = record(7);
+    assert_string_equal(b->api, "framework.step");
+    assert_int_equal(b->nparams, 3);
+    assert_int_equal(a->nparams, b->nparams);
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(a->params[i].name, b->params[i].name);
+    assert_string_equal(b->params[1].v.s, "SGD");
+    assert_int_equal(b->params[2].v.i, 8);
+    assert_int_equal(b->noperands, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(a->operands[i].name, b->operands[i].name);
+        assert_true(a->operands[i].digest.lo == b->operands[i].digest.lo &&
+                    a->operands[i].digest.hi == b->operands[i].digest.hi);
+    }
+    detshim_digest want = digest_bytes(big, BIG);
+    assert_int_equal(b->operands[0].count, BIG);
+    assert_true(b->operands[0].digest.lo == want.lo && b->operands[0].digest.hi == want.hi);
 }
 
 static void test_an_op_takes_a_param_after_its_tensors(void **state)
@@ -232,6 +289,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_an_unknown_kind_records_nothing),
         cmocka_unit_test(test_many_tensors_in_one_call_give_the_records_of_one_call_each),
         cmocka_unit_test(test_an_op_takes_a_param_after_its_tensors),
+        cmocka_unit_test(test_a_whole_step_in_one_call_is_the_step_of_many_calls),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
