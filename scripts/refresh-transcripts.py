@@ -114,7 +114,7 @@ def demo():
 def verify():
     """The lab of docs/verify.md: honest, post-trained, poisoned."""
     doc = open(os.path.join(TOP, "docs/verify.md")).read()
-    m = re.search(r"## Transcripts\n.*?\n\n((?:    .*\n)+)", doc, re.S)
+    m = re.search(r"## Transcripts\n.*?\n\n((?:    [^\n]*\n)+)", doc, re.S)
     if not m:
         die("docs/verify.md: no train.py under Transcripts")
     code = "".join(l[4:] + "\n" for l in m.group(1).splitlines())
