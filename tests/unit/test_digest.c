@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "blas/canonical.h"
 #include "trace/digest.h"
 #include "trace/digest_kernels.h"
 #define XXH_INLINE_ALL
@@ -274,6 +275,30 @@ static void test_a_digest_split_in_parts_gives_digest_bytes(void **state)
     free(buf);
 }
 
+/* canon_digest_bytes: a long run shared by the canonical pool's threads,
+ * past one segment of 64 MiB too, digests as digest_bytes does at any
+ * thread count. */
+static void test_the_pool_digests_a_long_run_as_one_thread_does(void **state)
+{
+    (void)state;
+    enum { MAX = (64 << 20) + 3 * 1024 + 5 };
+    unsigned char *buf = malloc(MAX);
+    assert_non_null(buf);
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    for (size_t i = 0; i < MAX; i += 8) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        memcpy(buf + i, &x, MAX - i < 8 ? MAX - i : 8);
+    }
+    size_t lens[] = { (2 << 20) - 1, 2 << 20, (3 << 20) + 7, (17 << 20) + 1000, MAX - 1, MAX };
+    for (int threads = 1; threads <= 3; threads++) {
+        canon_set_threads(threads);
+        for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
+            assert_true(same(canon_digest_bytes(buf, lens[i]), digest_bytes(buf, lens[i])));
+    }
+    canon_set_threads(1);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_broadcast_and_reordered_strides_digest_their_logical_elements),
         cmocka_unit_test(test_every_xxh3_kernel_gives_the_same_bits),
         cmocka_unit_test(test_a_digest_split_in_parts_gives_digest_bytes),
+        cmocka_unit_test(test_the_pool_digests_a_long_run_as_one_thread_does),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
