@@ -20,8 +20,8 @@
  *
  * One record is built at a time per thread (begin, params, tensors one
  * call each or many in one call, end; or a whole step record in one
- * call); a begin while one is open starts over. Nothing is recorded without an active trace or
- * from inside the shim.
+ * call); a begin while one is open starts over. Nothing is recorded
+ * without an active trace or from inside the shim.
  */
 #include <pthread.h>
 #include <stdint.h>
