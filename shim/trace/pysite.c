@@ -16,8 +16,9 @@
  * described once per thread in a SITE frame: module name "FILE:LINE",
  * symbol the function's qualified name. FILE is relative to the sys.path
  * entry it came from (the script's directory, site-packages or
- * dist-packages, the standard library), so the root does not change with
- * the working directory or the install prefix.
+ * dist-packages, the standard library, detshim's own start-up hook), so
+ * the root does not change with the working directory or the install
+ * prefix, the program's or detshim's.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #include <xxhash.h>
 
 #include "core/core.h"
+#include "core/policy.h"
 #include "trace/pysite_layout.h"
 #include "trace/trace.h"
 #include "trace/trace_internal.h"
@@ -45,6 +47,7 @@ static struct {
     int (*is_initialized)(void);
     int (*is_finalizing)(void);
     char script_dir[PATH_MAX]; /* normalized; "" if none (-c, stdin) */
+    char hook_dir[PATH_MAX];   /* detshim's own start-up hook; "" if none */
 } py;
 static pthread_once_t py_once = PTHREAD_ONCE_INIT;
 static _Atomic int py_resolved; /* py_resolve has run: every commit asks */
@@ -339,6 +342,12 @@ static void py_resolve(void)
     if (!py.this_thread_state)
         return;
     find_script_dir();
+    /* The hook's folder is on PYTHONPATH (core/env.c puts it there), so its
+     * files are named from it: the same install at another prefix gives
+     * the same sites. */
+    char hook[PATH_MAX];
+    if (policy_hook_dir(resolve_self_dir(), hook, sizeof hook) == 0)
+        pysite_normalize(hook, py.hook_dir, sizeof py.hook_dir);
     py.state = PY_OK;
 }
 
@@ -428,7 +437,10 @@ static void describe(struct thread_buf *tb, struct pysite_entry *e, const char *
     int line = tlen > 0 ? pysite_line_at((const uint8_t *)table + PY311_BYTES_DATA, (size_t)tlen,
                                          ld_int(code, PY311_CODE_FIRSTLINENO), lasti)
                         : -1;
-    const char *rel = pysite_relative(norm, py.script_dir);
+    size_t hlen = strlen(py.hook_dir);
+    const char *rel = hlen > 1 && strncmp(norm, py.hook_dir, hlen) == 0 && norm[hlen] == '/'
+                          ? norm + hlen + 1
+                          : pysite_relative(norm, py.script_dir);
     size_t rlen = strlen(rel);
     if (rlen > 240)
         rel += rlen - 240; /* the end says more than the start */

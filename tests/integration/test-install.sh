@@ -24,6 +24,24 @@ LD_PRELOAD=$ROOT/opt/ds/lib/libdetshim.so DETSHIM_TRACE=$WORK/b $PROGS/blas_prog
 "$ROOT/opt/ds/bin/detdiff" "$WORK/a" "$WORK/b" > "$WORK/dd.out"
 expect_eq "installed detdiff: identical" 0 $?
 
+# One run traced by the build tree's detshim and by the same library
+# installed at another prefix has one root: the Python sites of detshim's
+# own start-up hook (a step record's) are named from the hook's folder, as
+# any file is from its sys.path entry, not by where detshim is installed.
+if $PY -c 'import torch' 2> /dev/null; then
+    "$TOP/scripts/detrun" -p pytorch -t "$WORK/tree" -- $PY "$TOP/tests/programs/torch_prog.py" 3 \
+        > "$WORK/tree.out" 2>&1
+    "$ROOT/opt/ds/bin/detrun" -p pytorch -t "$WORK/inst" -- $PY "$TOP/tests/programs/torch_prog.py" 3 \
+        > "$WORK/inst.out" 2>&1
+    expect_eq "a training with step records: one root from the tree and from /opt/ds" \
+        "$("$TOP/build/detdiff" --root "$WORK/tree")" "$("$TOP/build/detdiff" --root "$WORK/inst")"
+    "$TOP/build/detdiff" --show "$WORK/inst" > "$WORK/inst.show"
+    expect_grep "a step record's Python site: the hook's file by its name alone" \
+        '^ +[0-9]+ framework\.step .*\| python detshim_steps\.py:[0-9]+ in ' "$WORK/inst.show"
+else
+    skip_check "the same root from another prefix" "no torch for $PY (Debian's python3-torch)"
+fi
+
 # The reader library exports exactly the functions the header declares.
 LIBDIR=$ROOT/opt/ds/lib
 nm -D --defined-only "$LIBDIR/libdetshim-reader.so.0" | awk '{ print $3 }' | sort > "$WORK/exported"
