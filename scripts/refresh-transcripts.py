@@ -42,7 +42,7 @@ def run(cmd, cwd, env=None, ok=(0,)):
     e = dict(os.environ)
     e.update(env or {})
     p = subprocess.run(cmd, cwd=cwd, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, shell=isinstance(cmd, str))
+                       text=True)
     if p.returncode not in ok:
         die("%s exited %d in %s:\n%s" % (cmd, p.returncode, cwd, p.stdout[-3000:]))
     return p.stdout
@@ -168,12 +168,11 @@ def attestation():
     shutil.rmtree("/tmp/vt", ignore_errors=True)
     d = "/tmp/vt/pub"
     os.makedirs(d)
-    prog = os.path.join(BUILD, "programs/blas_prog")
+    if not os.path.exists(os.path.join(BUILD, "programs/blas_prog")):
+        die("no build/programs/blas_prog: run make first")
     shutil.copytree(os.path.join(BUILD, "programs"), os.path.join(d, "build/programs"))
     run([os.path.join(TOP, "scripts/detrun"), "-t", "att", "--", "build/programs/blas_prog"], d)
     a = json.load(open(os.path.join(d, "att/attestation.json")))
-    if not os.path.exists(prog):
-        die("no build/programs/blas_prog: run make first")
     text = open(os.path.join(TOP, "docs/attestation.md")).read()
     start = text.index("A run of `tests/programs/blas_prog` under the default policy (text cut):")
     block = text[start:text.index("\n## ", start)]

@@ -62,10 +62,9 @@ class _Shim:
         self.many.argtypes = (c.c_int, c.c_void_p, c.c_void_p, c.c_void_p, c.c_void_p,
                               c.c_void_p, c.c_void_p, c.c_void_p)
         self.many.restype = c.c_int
-        self.step = getattr(lib, "detshim_framework_step", None)  # a whole step record
-        if self.step is not None:
-            self.step.argtypes = (c.c_char_p, c.c_char_p, c.c_int64) + self.many.argtypes
-            self.step.restype = c.c_int
+        self.step = lib.detshim_framework_step  # a whole step record
+        self.step.argtypes = (c.c_char_p, c.c_char_p, c.c_int64) + self.many.argtypes
+        self.step.restype = c.c_int
         self.dims = c.c_int64 * 8
         self.ctypes = c
 
@@ -363,9 +362,9 @@ class _TorchPlan:
             items.append((label,) + (ROLE_OUT,) + lay)
         self.batch = _Batch(_shim, items)
 
-    def put(self, key, head=None):
-        """The tensors into the open record, or with head (framework,
-        optimizer, step) a whole step record in one C call."""
+    def put(self, key, head):
+        """The step record of these tensors, head (framework, optimizer,
+        step) first, in one C call."""
         tensors = self.tensors
         ptrs = [key[i][0] for i in self.kept]
         hold = []
@@ -373,10 +372,7 @@ class _TorchPlan:
             c = _torch_packed(tensors[self.kept[k]])
             hold.append(c)  # alive until digested
             ptrs[k] = c.data_ptr()
-        if head is None:
-            self.batch.put(ptrs)
-        else:
-            self.batch.step(*head, ptrs)
+        self.batch.step(*head, ptrs)
         del hold
 
 
@@ -393,12 +389,7 @@ def _torch_key(tensors):
 def _record_torch_step_now(torch, names, optimizer):
     count = getattr(optimizer, "_detshim_steps", 0) + 1
     optimizer._detshim_steps = count
-    kind = type(optimizer).__name__
-    # One C call for the whole record where the library has it (the
-    # record is the same): after a step each ctypes call runs cold.
-    whole = _reach_shim() and _shim.step is not None
-    if not whole and not _begin("step", [("framework", "torch"), ("optimizer", kind),
-                                         ("step", count)]):
+    if not _reach_shim():
         return
     with torch.no_grad():
         tensors = _torch_step_tensors(optimizer, torch.Tensor)
@@ -407,11 +398,10 @@ def _record_torch_step_now(torch, names, optimizer):
         if (plan is None or len(plan.tensors) != len(tensors) or plan.key != key or
                 not all(map(_is, plan.tensors, tensors))):
             plan = _plans[optimizer] = _TorchPlan(optimizer, names, tensors, key)
-        if whole:
-            plan.put(key, (b"torch", kind.encode("utf-8", "replace")[:255], count))
-            return
-        plan.put(key)
-    _shim.end()
+        # The whole record in one C call: after a step each ctypes call
+        # runs cold, some 8 us (docs/frameworks.md, Costs).
+        kind = type(optimizer).__name__.encode("utf-8", "replace")[:255]
+        plan.put(key, (b"torch", kind, count))
 
 
 def _hook_torch_steps(torch):

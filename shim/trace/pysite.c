@@ -101,9 +101,21 @@ size_t pysite_normalize(const char *in, char *out, size_t cap)
     return n;
 }
 
-const char *pysite_relative(const char *path, const char *script_dir)
+/* The part of path below dir, or NULL when it is not inside dir (or dir
+ * is "" or "/"). */
+static const char *inside(const char *path, const char *dir)
 {
-    /* Packages first: a virtual environment inside the project is found
+    size_t d = strlen(dir);
+    return d > 1 && strncmp(path, dir, d) == 0 && path[d] == '/' ? path + d + 1 : NULL;
+}
+
+const char *pysite_relative(const char *path, const char *hook_dir, const char *script_dir)
+{
+    /* detshim's own hook first, wherever detshim is installed. */
+    const char *in = inside(path, hook_dir);
+    if (in)
+        return in;
+    /* Packages next: a virtual environment inside the project is found
      * through its site-packages entry, not the script's directory. */
     const char *best = NULL;
     static const char *const pkgs[] = { "/site-packages/", "/dist-packages/" };
@@ -113,9 +125,9 @@ const char *pysite_relative(const char *path, const char *script_dir)
                 best = s + strlen(pkgs[i]);
     if (best)
         return best;
-    size_t d = strlen(script_dir);
-    if (d > 1 && strncmp(path, script_dir, d) == 0 && path[d] == '/')
-        return path + d + 1;
+    in = inside(path, script_dir);
+    if (in)
+        return in;
     /* The standard library: .../lib/pythonX.Y/ */
     const char *lib = strstr(path, "/lib/python3");
     if (lib) {
@@ -437,10 +449,7 @@ static void describe(struct thread_buf *tb, struct pysite_entry *e, const char *
     int line = tlen > 0 ? pysite_line_at((const uint8_t *)table + PY311_BYTES_DATA, (size_t)tlen,
                                          ld_int(code, PY311_CODE_FIRSTLINENO), lasti)
                         : -1;
-    size_t hlen = strlen(py.hook_dir);
-    const char *rel = hlen > 1 && strncmp(norm, py.hook_dir, hlen) == 0 && norm[hlen] == '/'
-                          ? norm + hlen + 1
-                          : pysite_relative(norm, py.script_dir);
+    const char *rel = pysite_relative(norm, py.hook_dir, py.script_dir);
     size_t rlen = strlen(rel);
     if (rlen > 240)
         rel += rlen - 240; /* the end says more than the start */

@@ -149,11 +149,12 @@ void pysite_configure(void);
 const char *pysite_header(char *buf, size_t cap);
 /* Pieces, for the unit tests: `in` with "//", "." and ".." folded (paths
  * not starting with '/' copied as they are), returning its length; the
- * part of a normalized path after its sys.path entry; the line of code
- * unit `lasti` in a 3.11 location table (-1: none); a compact str object
- * as UTF-8 (its length, or -1). */
+ * part of a normalized path after its sys.path entry (detshim's hook
+ * folder, site-packages, the script's folder, the standard library); the
+ * line of code unit `lasti` in a 3.11 location table (-1: none); a
+ * compact str object as UTF-8 (its length, or -1). */
 size_t pysite_normalize(const char *in, char *out, size_t cap);
-const char *pysite_relative(const char *path, const char *script_dir);
+const char *pysite_relative(const char *path, const char *hook_dir, const char *script_dir);
 int pysite_line_at(const uint8_t *table, size_t len, int firstlineno, int lasti);
 int pysite_read_str(const void *obj, char *out, size_t cap);
 /* writer.c */

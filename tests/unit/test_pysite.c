@@ -107,20 +107,20 @@ static void test_paths_are_relative_to_their_sys_path_entry(void **state)
     assert_string_equal(norm, "/a/c/d.py");
     pysite_normalize("<string>", norm, sizeof norm);
     assert_string_equal(norm, "<string>");
-    assert_string_equal(pysite_relative("/home/u/proj/train.py", "/home/u/proj"), "train.py");
-    assert_string_equal(pysite_relative("/home/u/proj/lib/m.py", "/home/u/proj"), "lib/m.py");
-    assert_string_equal(pysite_relative("/opt/venv/lib/python3.11/site-packages/torch/nn/f.py",
-                                        "/home/u/proj"),
-                        "torch/nn/f.py");
-    assert_string_equal(pysite_relative("/usr/lib/python3/dist-packages/numpy/core/x.py", ""),
+    const char *proj = "/home/u/proj";
+    assert_string_equal(pysite_relative("/home/u/proj/train.py", "", proj), "train.py");
+    assert_string_equal(pysite_relative("/home/u/proj/lib/m.py", "", proj), "lib/m.py");
+    assert_string_equal(
+        pysite_relative("/opt/venv/lib/python3.11/site-packages/torch/nn/f.py", "", proj),
+        "torch/nn/f.py");
+    assert_string_equal(pysite_relative("/usr/lib/python3/dist-packages/numpy/core/x.py", "", ""),
                         "numpy/core/x.py");
-    assert_string_equal(pysite_relative("/usr/lib/python3.11/random.py", ""), "random.py");
-    assert_string_equal(pysite_relative("/home/u/proj/.venv/lib/python3.11/site-packages/t/f.py",
-                                        "/home/u/proj"),
-                        "t/f.py"); /* a venv inside the project: by its site-packages */
-    assert_string_equal(pysite_relative("/home/u/proj2/x.py", "/home/u/proj"),
-                        "/home/u/proj2/x.py");
-    assert_string_equal(pysite_relative("<string>", "/home/u/proj"), "<string>");
+    assert_string_equal(pysite_relative("/usr/lib/python3.11/random.py", "", ""), "random.py");
+    assert_string_equal(
+        pysite_relative("/home/u/proj/.venv/lib/python3.11/site-packages/t/f.py", "", proj),
+        "t/f.py"); /* a venv inside the project: by its site-packages */
+    assert_string_equal(pysite_relative("/home/u/proj2/x.py", "", proj), "/home/u/proj2/x.py");
+    assert_string_equal(pysite_relative("<string>", "", proj), "<string>");
 }
 
 /* A compact str as the interpreter lays it out. */
