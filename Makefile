@@ -80,6 +80,19 @@ $(B)/obj/%.o: %.c $(B)/obj/%.d
 # has it (shim/trace/digest.c checks).
 $(B)/obj/shim/trace/xxh3_avx2.o: SHIM_CFLAGS += -mavx2
 $(B)/obj/shim/trace/xxh3_avx512.o: SHIM_CFLAGS += -mavx512f -mavx512dq
+# Every file with AVX code, without GCC's IPA register allocation: with it,
+# GCC 12 drops the VZEROUPPER before a call from AVX code to a function of
+# the same file that uses no ymm register, so the canonical ddot, gemv,
+# axpy ... returned with the upper halves of the vector registers dirty,
+# and the caller's SSE code then ran up to 30 times slower on Intel
+# (docs/blas.md, "The caller's vector state"; tests/unit/avx_state.h
+# checks every call). Clang has no such flag and needs none.
+AVX_SRC := shim/blas/canonical_blas_avx2.c shim/blas/canonical_blas_avx2_complex.c \
+    shim/blas/canonical_blas_avx512.c shim/blas/canonical_gemm_avx2.c \
+    shim/blas/canonical_gemm_avx512.c shim/trace/xxh3_avx2.c shim/trace/xxh3_avx512.c
+NO_IPA_RA := $(shell $(CC) -Werror -fno-ipa-ra -x c -c -o /dev/null /dev/null 2>/dev/null && \
+    echo -fno-ipa-ra)
+$(patsubst %.c,$(B)/obj/%.o,$(AVX_SRC)): SHIM_CFLAGS += $(NO_IPA_RA)
 
 $(GEN_BLAS): scripts/gen-blas-wrappers.py
 	@mkdir -p $(dir $@)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "avx_state.h"
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
 
@@ -239,10 +240,18 @@ static inline void describe(const char *fmt, ...)
 }
 
 /* The two buffers of n elements hold the same bits (any NaN equals any
- * NaN). */
+ * NaN); and the call that made got returned with the upper halves of the
+ * vector registers clean (avx_state.h): the reference, plain code, leaves
+ * them as it found them. */
 static inline void assert_same(int t, const void *got, const void *want, int64_t n)
 {
     const int64_t nb = (n > 0 ? n : 1) * width(t);
+    if (avx_upper_dirty() == 1) {
+        print_error("%s [%s]: returned with the upper halves of the vector registers in use "
+                    "(no vzeroupper)\n", what, canon_blas_isa());
+        avx_upper_clear();
+        fail();
+    }
     for (int64_t i = 0; i < nb; i++) {
         int same;
         double g, w;

@@ -20,6 +20,7 @@
 #include <xmmintrin.h>
 
 #include "blas/canonical.h"
+#include "avx_state.h"
 #include "blas/canonical_kernels.h"
 
 /* ---- the reference: the contract, written as plainly as possible ------ */
@@ -314,14 +315,20 @@ static void prepare(const struct problem *pr, struct operands *op)
 
 /* Runs the canonical kernel (current ISA, threads, blocking) from the
  * starting C; 1 when the whole C buffer, padding included, has the
- * reference's bits. */
+ * reference's bits and the call returned with the upper halves of the
+ * vector registers clean (avx_state.h). */
 static int matches_reference(struct operands *op)
 {
     const struct problem *pr = op->pr;
     memcpy(op->c, op->c0, op->c_bytes);
     int rc = canon_gemm(pr->t, pr->order, pr->ta, pr->tb, pr->m, pr->n, pr->k, op->alpha, op->a,
                         op->lda, op->b, op->ldb, op->beta, op->c, op->ldc);
-    int same = rc == 0 && memcmp(op->c, op->ref, op->c_bytes) == 0;
+    const int dirty = avx_upper_dirty() == 1;
+    if (dirty) {
+        avx_upper_clear();
+        print_message("left the upper halves of the vector registers in use (no vzeroupper)\n");
+    }
+    int same = rc == 0 && !dirty && memcmp(op->c, op->ref, op->c_bytes) == 0;
     if (!same)
         print_message("differs: type %d %c%c%c m=%lld n=%lld k=%lld alpha %d beta %d isa %s "
                       "threads %d rc %d\n",
