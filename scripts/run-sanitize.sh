@@ -33,7 +33,7 @@ mkdir -p "$LOGS"
 # The sanitized shim finds the shipped policies as <its folder>/../policies.
 ln -sfn ../policies build/policies
 if ! make -s -j2 "B=$SB" "CC=$CC -fsanitize=address,undefined" \
-    "CFLAGS=-O1 -g -fno-omit-frame-pointer" all > "$LOGS/../build.log" 2>&1; then
+    "CFLAGS=-O2 -g -fno-omit-frame-pointer" all > "$LOGS/../build.log" 2>&1; then
     echo "run-sanitize: cannot build $SB:" >&2
     tail -20 "$LOGS/../build.log" >&2
     exit 2
@@ -46,7 +46,7 @@ export UBSAN_OPTIONS="log_path=$LOGS/ubsan:print_stacktrace=1:halt_on_error=1"
 status=0
 start=$(date +%s)
 make -s -j2 "B=$SB" "CC=$CC -fsanitize=address,undefined" \
-    "CFLAGS=-O1 -g -fno-omit-frame-pointer" unit > "$LOGS/../unit.log" 2>&1 || status=1
+    "CFLAGS=-O2 -g -fno-omit-frame-pointer" unit > "$LOGS/../unit.log" 2>&1 || status=1
 grep -E '^== |PASSED|FAILED' "$LOGS/../unit.log" | paste - - | sed 's/^/sanitize unit: /'
 [ $status -eq 0 ] || { echo "sanitize: unit tests FAILED ($SB/unit.log)"; tail -20 "$LOGS/../unit.log"; }
 unit_s=$(($(date +%s) - start))
