@@ -246,10 +246,9 @@ static inline void describe(const char *fmt, ...)
 static inline void assert_same(int t, const void *got, const void *want, int64_t n)
 {
     const int64_t nb = (n > 0 ? n : 1) * width(t);
-    if (avx_upper_dirty() == 1) {
+    if (avx_upper_left_dirty()) {
         print_error("%s [%s]: returned with the upper halves of the vector registers in use "
                     "(no vzeroupper)\n", what, canon_blas_isa());
-        avx_upper_clear();
         fail();
     }
     for (int64_t i = 0; i < nb; i++) {
