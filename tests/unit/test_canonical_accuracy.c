@@ -65,18 +65,61 @@ static double frand(double lo)
     return (double)(seed >> 8) / (double)(1u << 24) + lo;
 }
 
+/* The partial sums the LANES order forms over the terms t (n of them),
+ * lo .. hi of the chunks' lane sums s joined by the fixed tree J as the
+ * order joins them; adds the square of every sum it forms to *sq. */
+enum { CHUNK = 32768, LANES = 16 };
+
+static void join(double *s, int lo, int hi, double *sq)
+{
+    if (hi - lo == 1)
+        return;
+    int half = 1;
+    while (2 * half < hi - lo)
+        half *= 2;
+    join(s, lo, lo + half, sq);
+    join(s, lo + half, hi, sq);
+    for (int l = 0; l < LANES; l++) {
+        s[lo * LANES + l] += s[(lo + half) * LANES + l];
+        *sq += s[lo * LANES + l] * s[lo * LANES + l];
+    }
+}
+
+/* A random walk of the roundings of the LANES order on the terms t: each
+ * rounding errs by up to eps times the sum it makes, so the walk is eps
+ * times the root of the sum of the squares of every partial sum the
+ * order forms -- the lanes' running sums (which grow with the terms when
+ * these share a sign, so a walk over the terms alone would be far too
+ * small), the joins of the chunks and the last joins of the lanes. */
+static double lanes_walk(const double *t, int n, double eps)
+{
+    const int chunks = (n + CHUNK - 1) / CHUNK;
+    double *s = calloc((size_t)chunks * LANES, sizeof *s), sq = 0;
+    assert_non_null(s);
+    for (int i = 0; i < n; i++) {
+        double *lane = &s[(size_t)(i / CHUNK) * LANES + i % LANES];
+        *lane += t[i];
+        sq += *lane * *lane;
+    }
+    join(s, 0, chunks, &sq);
+    for (int h = 8; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++) {
+            s[l] += s[l + h];
+            sq += s[l] * s[l];
+        }
+    free(s);
+    return eps * sqrt(sq);
+}
+
 /* The error of got against ref, the order's bound for sum |terms| = mag
- * in precision eps, and OpenBLAS's error (negative without it). */
-/* rms is the root mean square of the terms; a random walk of the
- * roundings on the 2048 + log2(chunks) adds of a term's way gives about
- * eps * sqrt(2048 * N) * rms. */
-static void check(const char *what, double got, long double ref, double mag, double rms,
+ * in precision eps, the walk of its roundings (lanes_walk) and
+ * OpenBLAS's error (negative without it). */
+static void check(const char *what, double got, long double ref, double mag, double walk,
                   double eps, double vendor)
 {
     const double err = fabs((double)((long double)got - ref));
     const double chunks = ceil((double)N / 32768.0);
     const double bound = (2048.0 + ceil(log2(chunks)) + 5.0) * eps * mag;
-    const double walk = eps * sqrt(2048.0 * N) * rms;
     print_message("%-24s canonical error %.3g, bound %.3g, walk %.3g", what, err, bound, walk);
     if (vendor >= 0)
         print_message(", OpenBLAS error %.3g", vendor);
@@ -97,39 +140,48 @@ static void accuracy(double lo)
         y[i] = yf[i];
     }
     long double dot = 0, nrm = 0, asum = 0;
-    double mag = 0, sq = 0, q4 = 0;
+    double mag = 0;
     for (int i = 0; i < N; i++) {
         dot += (long double)x[i] * y[i];
         nrm += (long double)x[i] * x[i];
         asum += fabsl((long double)x[i]);
         mag += fabs(x[i] * y[i]);
-        sq += x[i] * y[i] * x[i] * y[i];
-        q4 += x[i] * x[i] * x[i] * x[i];
     }
     const long double norm = sqrtl(nrm);
-    /* rms of the terms: x*y for the dots; x^2 (then the root halves the
-     * relative error) for nrm2; |x| for asum */
-    const double rms_dot = sqrt(sq / N), rms_nrm = sqrt(q4 / N) / (2 * (double)norm),
-                 rms_asum = sqrt((double)nrm / N);
+    /* The walks over the terms: x*y for the dots; x^2 for nrm2 (the
+     * root then halves the relative error); |x| for asum. */
+    double *t = malloc(N * sizeof *t), walk_dot, walk_sdot, walk_nrm, walk_asum;
+    assert_non_null(t);
+    for (int i = 0; i < N; i++)
+        t[i] = x[i] * y[i];
+    walk_dot = lanes_walk(t, N, DBL_EPSILON / 2);
+    walk_sdot = lanes_walk(t, N, FLT_EPSILON / 2);
+    for (int i = 0; i < N; i++)
+        t[i] = x[i] * x[i];
+    walk_nrm = lanes_walk(t, N, DBL_EPSILON / 2) / (2 * (double)norm);
+    for (int i = 0; i < N; i++)
+        t[i] = fabs(x[i]);
+    walk_asum = lanes_walk(t, N, DBL_EPSILON / 2);
+    free(t);
     double d;
     float f;
     char what[64];
 
     snprintf(what, sizeof what, "ddot (x from %g)", lo);
     canon_ddot(N, x, 1, y, 1, &d);
-    check(what, d, dot, mag, rms_dot, DBL_EPSILON / 2,
+    check(what, d, dot, mag, walk_dot, DBL_EPSILON / 2,
           lib ? fabs((double)((long double)v_ddot(N, x, 1, y, 1) - dot)) : -1);
     snprintf(what, sizeof what, "sdot (x from %g)", lo);
     canon_sdot(N, xf, 1, yf, 1, &f);
-    check(what, f, dot, mag, rms_dot, FLT_EPSILON / 2,
+    check(what, f, dot, mag, walk_sdot, FLT_EPSILON / 2,
           lib ? fabs((double)((long double)v_sdot(N, xf, 1, yf, 1) - dot)) : -1);
     snprintf(what, sizeof what, "dnrm2 (x from %g)", lo);
     canon_dnrm2(N, x, 1, &d);
-    check(what, d, norm, (double)norm, rms_nrm, DBL_EPSILON / 2,
+    check(what, d, norm, (double)norm, walk_nrm, DBL_EPSILON / 2,
           lib ? fabs((double)((long double)v_dnrm2(N, x, 1) - norm)) : -1);
     snprintf(what, sizeof what, "dasum (x from %g)", lo);
     canon_dasum(N, x, 1, &d);
-    check(what, d, asum, (double)asum, rms_asum, DBL_EPSILON / 2,
+    check(what, d, asum, (double)asum, walk_asum, DBL_EPSILON / 2,
           lib ? fabs((double)((long double)v_dasum(N, x, 1) - asum)) : -1);
     /* sgemv 'T' with one column: the column dot of x with y. */
     float yv = 0, vv = 0;
@@ -137,7 +189,8 @@ static void accuracy(double lo)
     canon_sgemv('C', 'T', N, 1, 1.0f, xf, N, yf, 1, 0.0f, &yv, 1);
     if (lib)
         v_sgemv(102, 112, N, 1, 1.0f, xf, N, yf, 1, 0.0f, &vv, 1);
-    check(what, yv, dot, mag, rms_dot, FLT_EPSILON / 2, lib ? fabs((double)((long double)vv - dot)) : -1);
+    check(what, yv, dot, mag, walk_sdot, FLT_EPSILON / 2,
+          lib ? fabs((double)((long double)vv - dot)) : -1);
     free(x);
     free(y);
     free(xf);
