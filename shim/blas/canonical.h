@@ -137,6 +137,10 @@ int canon_threads(void);
  * the canon_threads() threads of the pool (shim/blas/canonical_digest.c):
  * the same bits at any thread count. */
 detshim_digest canon_digest_bytes(const void *p, size_t len);
+/* out[i] = digest_bytes(p[i], len[i]) for i < n (digest_runs_shared):
+ * each run shorter than canon_digest_bytes splits read by one thread of
+ * the pool, the longest first; the longer ones split as there. */
+void canon_digest_runs(size_t n, const void *const *p, const size_t *len, detshim_digest *out);
 
 /* The instruction-set path: "scalar" (plain C with fma(), any x86-64),
  * "avx2" (AVX2 + FMA) or "avx512" (AVX-512F/DQ/VL/BW with the OS's zmm

@@ -7,7 +7,9 @@
  * at any thread count. Lent to the trace (digest_lend_threads,
  * shim/blas/pinned.c) for digests that hold up the program while the
  * pool is idle: step records (shim/framework) digest every parameter
- * after each optimizer step. */
+ * after each optimizer step. A record's many shorter tensors go the
+ * other way: one thread each (canon_digest_runs), since two cores read
+ * memory faster than one. */
 #include <stdint.h>
 
 #include "blas/canonical.h"
@@ -65,4 +67,60 @@ detshim_digest canon_digest_bytes(const void *p, size_t len)
         digest_split_chain(&j.st, j.sums, j.count - j.head);
     }
     return digest_split_end(&j.st, p, len);
+}
+
+/* canon_digest_runs: the short runs of a batch, one pool part each, the
+ * longest first (the pool's threads claim parts one at a time, so the
+ * short ones at the end even out the threads' shares). Below RUNS_FROM
+ * bytes in all, the caller reads them alone sooner. */
+#define RUNS_BATCH 64
+#define RUNS_FROM ((size_t)512 << 10)
+
+struct runs_job {
+    const void *const *p;
+    const size_t *len;
+    detshim_digest *out;
+    int order[RUNS_BATCH]; /* indices into p, len and out */
+};
+
+static void runs_part(void *arg, int part, int nparts, void *ws)
+{
+    (void)nparts;
+    (void)ws;
+    struct runs_job *j = arg;
+    int i = j->order[part];
+    j->out[i] = digest_bytes(j->p[i], j->len[i]);
+}
+
+static void digest_batch(int n, const void *const *p, const size_t *len, detshim_digest *out,
+                         int threads)
+{
+    struct runs_job j = { .p = p, .len = len, .out = out };
+    int m = 0;
+    size_t bytes = 0;
+    for (int i = 0; i < n; i++) {
+        if (len[i] >= SPLIT_FROM) {
+            out[i] = canon_digest_bytes(p[i], len[i]);
+            continue;
+        }
+        int k = m++;
+        for (; k > 0 && len[j.order[k - 1]] < len[i]; k--)
+            j.order[k] = j.order[k - 1];
+        j.order[k] = i;
+        bytes += len[i];
+    }
+    if (threads >= 2 && m >= 2 && bytes >= RUNS_FROM &&
+        canon_pool_run_on(runs_part, &j, m, threads < m ? threads : m, 0) == 0)
+        return;
+    for (int k = 0; k < m; k++)
+        runs_part(&j, k, m, NULL);
+}
+
+void canon_digest_runs(size_t n, const void *const *p, const size_t *len, detshim_digest *out)
+{
+    int threads = canon_threads();
+    for (size_t at = 0; at < n; at += RUNS_BATCH) {
+        int m = n - at < RUNS_BATCH ? (int)(n - at) : RUNS_BATCH;
+        digest_batch(m, p + at, len + at, out + at, threads);
+    }
 }

@@ -89,7 +89,7 @@ static void canon_prepare_once(void)
     /* The count and the ISA path change no bit; DETSHIM_ISA exists to prove
      * the latter. */
     canon_set_threads(core_canonical_threads());
-    digest_lend_threads(canon_digest_bytes); /* its pool for long digests */
+    digest_lend_threads(canon_digest_bytes, canon_digest_runs); /* its pool for long digests */
     if (core_cfg.isa[0] && (canon_set_isa(core_cfg.isa) != 0 || canon_blas_set_isa(core_cfg.isa) != 0))
         core_fail("DETSHIM_ISA (the best path the CPU has is used)",
                   "DETSHIM_ISA=%s: this CPU or build has no such path; use scalar, avx2, "

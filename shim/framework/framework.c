@@ -217,7 +217,8 @@ enum { FW_TAKEN = 0, FW_REFUSED = -1, FW_FULL = -2 };
  * tensors, and then FW_FULL, before any digest. FW_REFUSED: a tensor it
  * cannot walk, or a part that could not be written. */
 static int fw_take(struct fw_build *b, const char *name, int role, const void *data,
-                   int64_t elem_size, int ndims, const int64_t *shape, const int64_t *strides)
+                   int64_t elem_size, int ndims, const int64_t *shape, const int64_t *strides,
+                   const detshim_digest *known)
 {
     struct fw_job j;
     if (!name || (role != TRACE_ROLE_IN && role != TRACE_ROLE_OUT) ||
@@ -236,8 +237,42 @@ static int fw_take(struct fw_build *b, const char *name, int role, const void *d
     b->operands[i].role = role;
     b->operands[i].elem = (int)elem_size;
     b->operands[i].count = j.count;
-    b->operands[i].d = j.count ? fw_digest(data, &j.shape) : digest_bytes(NULL, 0);
+    b->operands[i].d = known ? *known : j.count ? fw_digest(data, &j.shape) : digest_bytes(NULL, 0);
     return FW_TAKEN;
+}
+
+/* The digests of the tensors of a step record that lie in one run,
+ * taken at once on the threads lent to digests (digest_runs_shared):
+ * after an optimizer step the parameters come from memory, and two
+ * cores read it faster than one. known[i] is set for those, to what
+ * fw_take would compute; the others (strided, empty, refused) get
+ * none. */
+#define FW_BATCH 64
+
+static void fw_digest_runs(int n, const void *const *data, const int64_t *elem_sizes,
+                           const int *ndims, const int64_t *shapes, const int64_t *strides,
+                           detshim_digest *known, int *has)
+{
+    const void *p[FW_BATCH];
+    size_t len[FW_BATCH];
+    int at[FW_BATCH], m = 0;
+    for (int i = 0; i < n; i++) {
+        struct fw_job j;
+        int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
+        has[i] = fw_describe(&j, data[i], elem_sizes[i], ndims[i],
+                             shapes + (size_t)i * DIGEST_MAX_DIMS,
+                             strides + (size_t)i * DIGEST_MAX_DIMS) == 0 &&
+                 j.count && digest_runs(&j.shape, &run, count, stride) == 1 && count[0] == 1;
+        if (has[i]) {
+            p[m] = data[i];
+            len[m] = (size_t)run;
+            at[m++] = i;
+        }
+    }
+    detshim_digest d[FW_BATCH];
+    digest_runs_shared((size_t)m, p, len, d);
+    for (int k = 0; k < m; k++)
+        known[at[k]] = d[k];
 }
 
 /* Digests one tensor into the record (fw_take's arguments). Returns 0,
@@ -250,7 +285,8 @@ DETSHIM_EXPORT int detshim_framework_tensor(const char *name, int role, const vo
     struct fw_build *b = FW_OPEN();
     if (!b)
         return -1;
-    return fw_take(b, name, role, data, elem_size, ndims, shape, strides) == FW_TAKEN ? 0 : -1;
+    return fw_take(b, name, role, data, elem_size, ndims, shape, strides, NULL) == FW_TAKEN ? 0
+                                                                                         : -1;
 }
 
 /* n tensors in one call, as n calls of detshim_framework_tensor would
@@ -272,13 +308,22 @@ DETSHIM_EXPORT int detshim_framework_tensors(int n, const char *const *names, co
                               !strides)))
         return -1;
     int taken = 0;
-    for (int i = 0; i < n; i++) {
-        int rc = fw_take(b, names[i], roles[i], data[i], elem_sizes[i], ndims[i],
-                         shapes + (size_t)i * DIGEST_MAX_DIMS,
-                         strides + (size_t)i * DIGEST_MAX_DIMS);
-        if (rc == FW_FULL)
-            break;
-        taken += rc == FW_TAKEN;
+    for (int at = 0; at < n; at += FW_BATCH) {
+        int m = n - at < FW_BATCH ? n - at : FW_BATCH, has[FW_BATCH] = { 0 };
+        detshim_digest known[FW_BATCH];
+        const size_t dims = (size_t)at * DIGEST_MAX_DIMS;
+        if (b->is_step) /* an op record may be full before its last tensor */
+            fw_digest_runs(m, data + at, elem_sizes + at, ndims + at, shapes + dims,
+                           strides + dims, known, has);
+        for (int i = 0; i < m; i++) {
+            int k = at + i;
+            int rc = fw_take(b, names[k], roles[k], data[k], elem_sizes[k], ndims[k],
+                             shapes + (size_t)k * DIGEST_MAX_DIMS,
+                             strides + (size_t)k * DIGEST_MAX_DIMS, has[i] ? &known[i] : NULL);
+            if (rc == FW_FULL)
+                return taken;
+            taken += rc == FW_TAKEN;
+        }
     }
     return taken;
 }

@@ -254,9 +254,11 @@ detshim_digest digest_triangle(const void *a, int64_t n, int64_t ld, size_t elem
 }
 
 static _Atomic(digest_bytes_fn) lent;
+static _Atomic(digest_runs_fn) lent_runs;
 
-void digest_lend_threads(digest_bytes_fn shared)
+void digest_lend_threads(digest_bytes_fn shared, digest_runs_fn runs)
 {
+    atomic_store(&lent_runs, runs);
     atomic_store(&lent, shared);
 }
 
@@ -264,6 +266,17 @@ detshim_digest digest_bytes_shared(const void *p, size_t len)
 {
     digest_bytes_fn shared = atomic_load_explicit(&lent, memory_order_acquire);
     return shared ? shared(p, len) : digest_bytes(p, len);
+}
+
+void digest_runs_shared(size_t n, const void *const *p, const size_t *len, detshim_digest *out)
+{
+    digest_runs_fn runs = atomic_load_explicit(&lent_runs, memory_order_acquire);
+    if (runs) {
+        runs(n, p, len, out);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = digest_bytes(p[i], len[i]);
 }
 
 /* digest_bytes() of a long run in parts (digest.h): XXH3-128's long-input

@@ -95,12 +95,17 @@ void digest_split_chain(struct digest_split *st, const uint64_t *sums, size_t co
 detshim_digest digest_split_end(const struct digest_split *st, const void *p, size_t len);
 
 /* digest_bytes(p, len), shared among threads when a module has lent
- * some: the BLAS family lends its canonical pool's (canon_digest_bytes)
- * once it has started it. For a digest the program waits on while those
- * threads are idle (a step record, shim/framework); the bits are
- * digest_bytes()'s either way. */
+ * some: the BLAS family lends its canonical pool's (canon_digest_bytes,
+ * canon_digest_runs) once it has started it. For digests the program
+ * waits on while those threads are idle (a step record, shim/framework);
+ * the bits are digest_bytes()'s either way. digest_runs_shared gives
+ * out[i] = digest_bytes(p[i], len[i]) for i < n, the runs spread over
+ * the threads (each short run read by one, a long one by all). */
 typedef detshim_digest (*digest_bytes_fn)(const void *p, size_t len);
-void digest_lend_threads(digest_bytes_fn shared);
+typedef void (*digest_runs_fn)(size_t n, const void *const *p, const size_t *len,
+                               detshim_digest *out);
+void digest_lend_threads(digest_bytes_fn shared, digest_runs_fn runs);
 detshim_digest digest_bytes_shared(const void *p, size_t len);
+void digest_runs_shared(size_t n, const void *const *p, const size_t *len, detshim_digest *out);
 
 #endif

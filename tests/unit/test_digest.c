@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "blas/canonical.h"
+#include "blas/canonical_kernels.h"
 #include "trace/digest.h"
 #include "trace/digest_kernels.h"
 #define XXH_INLINE_ALL
@@ -317,6 +318,44 @@ static void test_the_pool_digests_a_long_run_as_one_thread_does(void **state)
     free(buf);
 }
 
+/* canon_digest_runs: a step record's tensors, the short ones one thread
+ * each (longest first) and the long ones split, digest as digest_bytes
+ * does each, at any thread count, over more runs than one batch, with
+ * the pool's workers taking part once there are two threads. */
+static void test_the_pool_digests_many_runs_as_one_thread_does(void **state)
+{
+    (void)state;
+    enum { N = 150, MAX = (3 << 20) + 11 };
+    unsigned char *buf = malloc(MAX);
+    assert_non_null(buf);
+    for (size_t i = 0; i < MAX; i++)
+        buf[i] = (unsigned char)(i * 2654435761u >> 13);
+    const void *p[N];
+    size_t len[N];
+    detshim_digest got[N];
+    for (int i = 0; i < N; i++) { /* empty, short, just under and over the split, long */
+        size_t sizes[] = { 0, 1, 240, 4096 + (size_t)i, (64 << 10) * (size_t)(i % 9),
+                           (512 << 10) - 1, (2 << 20) - 1, 2 << 20, MAX - (size_t)i };
+        len[i] = sizes[(i * 7) % 9];
+        p[i] = buf + (size_t)i % 11;
+        if (len[i] > MAX - (size_t)i % 11)
+            len[i] = MAX - (size_t)i % 11;
+    }
+    uint64_t before = canon_pool_worker_parts();
+    for (int threads = 1; threads <= 3; threads++) {
+        canon_set_threads(threads);
+        for (int n = 0; n <= N; n += n < 3 ? 1 : 49) {
+            memset(got, 0, sizeof got);
+            canon_digest_runs((size_t)n, p, len, got);
+            for (int i = 0; i < n; i++)
+                assert_true(same(got[i], digest_bytes(p[i], len[i])));
+        }
+    }
+    assert_true(canon_pool_worker_parts() > before);
+    canon_set_threads(1);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_every_xxh3_kernel_gives_the_same_bits),
         cmocka_unit_test(test_a_digest_split_in_parts_gives_digest_bytes),
         cmocka_unit_test(test_the_pool_digests_a_long_run_as_one_thread_does),
+        cmocka_unit_test(test_the_pool_digests_many_runs_as_one_thread_does),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
