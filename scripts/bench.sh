@@ -100,24 +100,36 @@ min() {
 echo "detshim benchmarks on $(nproc) CPU(s), $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 
+# The traced loops run twice, the trace of the first deleted: a traced
+# call writes some 250 bytes, and on a VM the first writes into page
+# cache the guest has not touched yet run several times slower than
+# later ones (docs/benchmarks.md). Both runs are reported: the first is
+# what a fresh machine's first traced job pays, the second the steady
+# state of a long one.
 echo "== Per-call overhead: cblas_ddot, n=16 (best of 5 runs of each loop)"
 plain=$("$OVERHEAD" "$DDOT_CALLS" 5)
 notrace=$(LD_PRELOAD=$SHIM "$OVERHEAD" "$DDOT_CALLS" 5)
+first=$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/ddot "$OVERHEAD" "$DDOT_TRACED_CALLS" 5)
+rm -rf "$WORK/ddot"
 traced=$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/ddot "$OVERHEAD" "$DDOT_TRACED_CALLS" 5)
 n=$(records "$WORK/ddot")
 [ "$n" -eq $((DDOT_TRACED_CALLS * 5)) ] ||
     die "traced ddot run wrote $n records, expected $((DDOT_TRACED_CALLS * 5)): calls not intercepted?"
 p=$(ns_per_call "$plain")
 u=$(ns_per_call "$notrace")
+f=$(ns_per_call "$first")
 t=$(ns_per_call "$traced")
+row() { # LABEL NS: a row against the plain loop
+    printf '  %-36s %10s %10s %10s\n' "$1" "$2" "$(ratio "$2" "$p")" \
+        "$(awk -v a="$2" -v b="$p" 'BEGIN { printf "%.1f", a - b }')"
+}
 printf '  %-36s %10s %10s %10s\n' "" "ns/call" "vs plain" "+ns/call"
 printf '  %-36s %10s %10s %10s\n' "without the shim" "$p" "1.00" "-"
-printf '  %-36s %10s %10s %10s\n' "LD_PRELOAD, no trace" "$u" "$(ratio "$u" "$p")" \
-    "$(awk -v a="$u" -v b="$p" 'BEGIN { printf "%.1f", a - b }')"
-printf '  %-36s %10s %10s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$t" "$(ratio "$t" "$p")" \
-    "$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.1f", a - b }')"
+row "LD_PRELOAD, no trace" "$u"
+row "LD_PRELOAD + DETSHIM_TRACE, 1st run" "$f"
+row "LD_PRELOAD + DETSHIM_TRACE, 2nd run" "$t"
 echo "  ($DDOT_CALLS calls a loop untraced, $DDOT_TRACED_CALLS traced: $n records," \
-    "$(du -sh "$WORK/ddot" | cut -f1) of trace)"
+    "$(du -sh "$WORK/ddot" | cut -f1) of trace a run)"
 rm -rf "$WORK/ddot"
 echo
 
@@ -132,15 +144,20 @@ for i in 1 2 3; do
     plain=$(min "$plain" "$(ns_per_call "$("$CUBLAS" 100000 5)")")
     notrace=$(min "$notrace" "$(ns_per_call "$(LD_PRELOAD=$SHIM "$CUBLAS" 100000 5)")")
 done
+first=$(ns_per_call "$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/cublas "$CUBLAS" 20000 5)")
+rm -rf "$WORK/cublas"
 traced=$(ns_per_call "$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/cublas "$CUBLAS" 20000 5)")
 n=$(records "$WORK/cublas")
 [ "$n" -eq 100001 ] || die "traced cublas run wrote $n records, expected 100001: not intercepted?"
+row() { # LABEL NS: a row against the fake alone
+    printf '  %-36s %10s %10s\n' "$1" "$2" \
+        "$(awk -v a="$2" -v b="$plain" 'BEGIN { printf "%.1f", a - b }')"
+}
 printf '  %-36s %10s %10s\n' "" "ns/call" "+ns/call"
 printf '  %-36s %10s %10s\n' "fake cuBLAS alone" "$plain" "-"
-printf '  %-36s %10s %10s\n' "LD_PRELOAD, no trace" "$notrace" \
-    "$(awk -v a="$notrace" -v b="$plain" 'BEGIN { printf "%.1f", a - b }')"
-printf '  %-36s %10s %10s\n' "LD_PRELOAD + DETSHIM_TRACE" "$traced" \
-    "$(awk -v a="$traced" -v b="$plain" 'BEGIN { printf "%.1f", a - b }')"
+row "LD_PRELOAD, no trace" "$notrace"
+row "LD_PRELOAD + DETSHIM_TRACE, 1st run" "$first"
+row "LD_PRELOAD + DETSHIM_TRACE, 2nd run" "$traced"
 rm -rf "$WORK/cublas"
 echo
 
