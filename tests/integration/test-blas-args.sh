@@ -24,14 +24,35 @@ expect_grep "illegal dgemm_ in canonical mode: the vendor ran it, not the kernel
     ' dgemm_ .*blas.mode=pinned \(canonical kernel declined the arguments\)' \
     "$WORK/illegal-default.show"
 
+# Passthrough runs the vendor's kernels, and some read what the
+# specification says they do not: OpenBLAS 0.3.21's SkylakeX small-matrix
+# dgemm forms alpha*A*B with alpha = 0, so garbage NaNs in A reach C. The
+# shim does not hide that: the runs then differ as the vendor's own do,
+# and detdiff names that call as the first difference.
+for seed in 1 2; do
+    $P garbage $seed > "$WORK/vendor$seed.out" 2> /dev/null
+done
+vendor_reads=0
+cmp -s "$WORK/vendor1.out" "$WORK/vendor2.out" || vendor_reads=1
 for policy in passthrough default; do
     for seed in 1 2; do
         DETSHIM_POLICY=$policy shim "$WORK/g$seed-$policy" $P garbage $seed > "$WORK/g$seed-$policy.out"
     done
-    expect_eq "garbage in unreferenced operands changes no result ($policy)" \
-        "$(cat "$WORK/g1-$policy.out")" "$(cat "$WORK/g2-$policy.out")"
     $DETDIFF "$WORK/g1-$policy" "$WORK/g2-$policy" > "$WORK/g-$policy.diff"
-    expect_eq "two runs differing only in unreferenced operands: detdiff exit ($policy)" 0 $?
+    rc=$?
+    if [ $policy = passthrough ] && [ $vendor_reads = 1 ]; then
+        echo "   (the vendor BLAS here reads unreferenced operands: passthrough differs as it does)"
+        expect_eq "passthrough gives the vendor's own results" \
+            "$(cat "$WORK/vendor1.out" "$WORK/vendor2.out")" \
+            "$(cat "$WORK/g1-$policy.out" "$WORK/g2-$policy.out")"
+        expect_eq "vendor reading unreferenced operands: detdiff exit (passthrough)" 1 $rc
+        expect_grep "vendor reading unreferenced operands: detdiff names the call (passthrough)" \
+            'same call, same inputs, different outputs' "$WORK/g-$policy.diff"
+    else
+        expect_eq "garbage in unreferenced operands changes no result ($policy)" \
+            "$(cat "$WORK/g1-$policy.out")" "$(cat "$WORK/g2-$policy.out")"
+        expect_eq "two runs differing only in unreferenced operands: detdiff exit ($policy)" 0 $rc
+    fi
     $DETDIFF --show "$WORK/g1-$policy" > "$WORK/g1-$policy.show"
     expect_grep "cblas_dsyrk n=2 k=0 beta=1 ($policy): a quick return, nothing digested" \
         ' cblas_dsyrk .*k=0 .*beta=1 .*\| \(no operands\) \|' "$WORK/g1-$policy.show"
