@@ -72,7 +72,7 @@ detshim_digest canon_digest_bytes(const void *p, size_t len)
 /* canon_digest_runs: the short runs of a batch, one pool part each, the
  * longest first (the pool's threads claim parts one at a time, so the
  * short ones at the end even out the threads' shares). Below RUNS_FROM
- * bytes in all, the caller reads them alone sooner. */
+ * bytes in all the caller reads them alone (a guess, not measured). */
 #define RUNS_BATCH 64
 #define RUNS_FROM ((size_t)512 << 10)
 
