@@ -119,15 +119,15 @@ p=$(ns_per_call "$plain")
 u=$(ns_per_call "$notrace")
 f=$(ns_per_call "$first")
 t=$(ns_per_call "$traced")
-row() { # LABEL NS: a row against the plain loop
+ddot_row() { # LABEL NS: a row against the plain loop
     printf '  %-36s %10s %10s %10s\n' "$1" "$2" "$(ratio "$2" "$p")" \
         "$(awk -v a="$2" -v b="$p" 'BEGIN { printf "%.1f", a - b }')"
 }
 printf '  %-36s %10s %10s %10s\n' "" "ns/call" "vs plain" "+ns/call"
 printf '  %-36s %10s %10s %10s\n' "without the shim" "$p" "1.00" "-"
-row "LD_PRELOAD, no trace" "$u"
-row "LD_PRELOAD + DETSHIM_TRACE, 1st run" "$f"
-row "LD_PRELOAD + DETSHIM_TRACE, 2nd run" "$t"
+ddot_row "LD_PRELOAD, no trace" "$u"
+ddot_row "LD_PRELOAD + DETSHIM_TRACE, 1st run" "$f"
+ddot_row "LD_PRELOAD + DETSHIM_TRACE, 2nd run" "$t"
 echo "  ($DDOT_CALLS calls a loop untraced, $DDOT_TRACED_CALLS traced: $n records," \
     "$(du -sh "$WORK/ddot" | cut -f1) of trace a run)"
 rm -rf "$WORK/ddot"
@@ -149,15 +149,15 @@ rm -rf "$WORK/cublas"
 traced=$(ns_per_call "$(LD_PRELOAD=$SHIM DETSHIM_TRACE=$WORK/cublas "$CUBLAS" 20000 5)")
 n=$(records "$WORK/cublas")
 [ "$n" -eq 100001 ] || die "traced cublas run wrote $n records, expected 100001: not intercepted?"
-row() { # LABEL NS: a row against the fake alone
+cublas_row() { # LABEL NS: a row against the fake alone
     printf '  %-36s %10s %10s\n' "$1" "$2" \
         "$(awk -v a="$2" -v b="$plain" 'BEGIN { printf "%.1f", a - b }')"
 }
 printf '  %-36s %10s %10s\n' "" "ns/call" "+ns/call"
 printf '  %-36s %10s %10s\n' "fake cuBLAS alone" "$plain" "-"
-row "LD_PRELOAD, no trace" "$notrace"
-row "LD_PRELOAD + DETSHIM_TRACE, 1st run" "$first"
-row "LD_PRELOAD + DETSHIM_TRACE, 2nd run" "$traced"
+cublas_row "LD_PRELOAD, no trace" "$notrace"
+cublas_row "LD_PRELOAD + DETSHIM_TRACE, 1st run" "$first"
+cublas_row "LD_PRELOAD + DETSHIM_TRACE, 2nd run" "$traced"
 rm -rf "$WORK/cublas"
 echo
 

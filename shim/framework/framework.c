@@ -201,12 +201,17 @@ static int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, in
  * threads lent to digests when it is long (digest_bytes_shared: a step
  * record's parameters; the program waits on the record, and the
  * canonical pool is idle then). */
-static detshim_digest fw_digest(const void *data, const struct digest_shape *s)
+/* The bytes of a tensor of shape s when it lies in one run, else -1. */
+static int64_t fw_run_bytes(const struct digest_shape *s)
 {
     int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
-    if (digest_runs(s, &run, count, stride) == 1 && count[0] == 1)
-        return digest_bytes_shared(data, (size_t)run);
-    return digest_strided(data, s);
+    return digest_runs(s, &run, count, stride) == 1 && count[0] == 1 ? run : -1;
+}
+
+static detshim_digest fw_digest(const void *data, const struct digest_shape *s)
+{
+    int64_t run = fw_run_bytes(s);
+    return run >= 0 ? digest_bytes_shared(data, (size_t)run) : digest_strided(data, s);
 }
 
 enum { FW_TAKEN = 0, FW_REFUSED = -1, FW_FULL = -2 };
@@ -258,11 +263,11 @@ static void fw_digest_runs(int n, const void *const *data, const int64_t *elem_s
     int at[FW_BATCH], m = 0;
     for (int i = 0; i < n; i++) {
         struct fw_job j;
-        int64_t run, count[DIGEST_MAX_DIMS], stride[DIGEST_MAX_DIMS];
-        has[i] = fw_describe(&j, data[i], elem_sizes[i], ndims[i],
-                             shapes + (size_t)i * DIGEST_MAX_DIMS,
-                             strides + (size_t)i * DIGEST_MAX_DIMS) == 0 &&
-                 j.count && digest_runs(&j.shape, &run, count, stride) == 1 && count[0] == 1;
+        int64_t run = -1;
+        if (fw_describe(&j, data[i], elem_sizes[i], ndims[i], shapes + (size_t)i * DIGEST_MAX_DIMS,
+                        strides + (size_t)i * DIGEST_MAX_DIMS) == 0 && j.count)
+            run = fw_run_bytes(&j.shape);
+        has[i] = run >= 0;
         if (has[i]) {
             p[m] = data[i];
             len[m] = (size_t)run;
