@@ -15,7 +15,10 @@
  * each kc slice of K the A block is packed and the mr x nr register tiles
  * run over it. Between K slices a
  * tile's partial sums are stored, in the output precision, to a workspace
- * and reloaded: exact, so K blocking changes nothing.
+ * and reloaded: exact, so K blocking changes nothing. For the level-3
+ * routines (canonical_l3_gemm.c) a call may compute only a triangle of
+ * C, skipping the tiles outside it, and read an operand as symmetric
+ * from one stored triangle: neither changes an element's sum.
  */
 #include <assert.h>
 #include <math.h>
@@ -36,6 +39,8 @@
 #define PAR_MIN_WORK ((int64_t)1 << 18)
 /* Bytes of the largest register tile of any kernel. */
 #define MAX_TILE_BYTES 2048
+/* struct job's tri. */
+enum { TRI_LOWER = 1, TRI_UPPER = 2 };
 
 static atomic_int nthreads = 1;
 static _Atomic(const struct canon_isa_kernels *) active;
@@ -113,6 +118,10 @@ struct job {
     int split_n;        /* parts take column ranges (else row ranges) */
     int acc;            /* C holds starting sums: 1 gets the raw sums back, 2 alpha*s
                          * (beta is then 0) */
+    int sym_a, sym_b;   /* CANON_SYM_*: op(A) (op(B)^T) is symmetric, its stored
+                         * triangle in the packers' (row, p) frame (pack_op) */
+    int tri;            /* TRI_LOWER / TRI_UPPER: only elements with column <=
+                         * row / >= row are computed and stored; 0: all */
     int64_t units;      /* register tiles along the split dimension */
 };
 
@@ -267,6 +276,123 @@ static void pack(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_
         negate_packed(dst, (size_t)(strips * kb) * group, neg);
 }
 
+/* Packs rows row0 .. row0+rows-1 x p = p0 .. p0+kb-1 of a symmetric
+ * operand (struct job's sym_a, sym_b): M(row, p) at x + row*rs + p*cs
+ * where (row, p) is in the stored triangle, else M(p, row). Each strip
+ * of r rows is packed as up to three pieces: the p wholly below its rows,
+ * those wholly above (each one packer call, on one orientation), and the
+ * r or fewer between, a column at a time. Copies only, as pack. */
+static void pack_sym(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_t, int,
+                                void *),
+                     int r, int64_t row0, int64_t rows, int64_t p0, int64_t kb, const char *x,
+                     int64_t rs, int64_t cs, int lower, int flags, size_t es, size_t ps,
+                     char *dst)
+{
+    const size_t group = (size_t)r * ps;
+    unsigned char col[MAX_TILE_BYTES];
+    assert((size_t)r * es <= sizeof col);
+    for (int64_t s = 0; s * r < rows; s++) {
+        const int64_t i0 = row0 + s * r, h = min64(r, rows - s * r);
+        char *d = dst + (size_t)(s * kb) * group;
+        /* p < i0 lies below every row of the strip, p >= i0 + h above */
+        const int64_t lo = min64(kb, i0 > p0 ? i0 - p0 : 0);
+        const int64_t hi = min64(kb, i0 + h > p0 ? i0 + h - p0 : 0);
+        const char *direct = x + (i0 * rs + p0 * cs) * (int64_t)es;
+        const char *mirror = x + (p0 * rs + i0 * cs) * (int64_t)es;
+        if (lo > 0)
+            fn(r, h, lo, lower ? direct : mirror, lower ? rs : cs, lower ? cs : rs, flags, d);
+        for (int64_t q = lo; q < hi; q++) {
+            const int64_t p = p0 + q;
+            for (int64_t ii = 0; ii < h; ii++) {
+                const int64_t i = i0 + ii;
+                const int stored = lower ? i >= p : i <= p;
+                memcpy(col + ii * (int64_t)es,
+                       x + (stored ? i * rs + p * cs : p * rs + i * cs) * (int64_t)es, es);
+            }
+            fn(r, h, 1, col, 1, h, flags, d + (size_t)q * group);
+        }
+        if (hi < kb) {
+            const int64_t at = hi * (int64_t)es;
+            fn(r, h, kb - hi, lower ? mirror + at * rs : direct + at * cs, lower ? cs : rs,
+               lower ? rs : cs, flags, d + (size_t)hi * group);
+        }
+    }
+}
+
+/* Packs op(A) rows row0.. (isb = 0) or op(B)^T rows, that is op(B)
+ * columns, row0.. (isb = 1), for p = p0 .. p0+kb-1, as the job says. */
+static void pack_op(const struct job *J, int isb, int64_t row0, int64_t rows, int64_t p0,
+                    int64_t kb, char *dst)
+{
+    const struct canon_kernel *K = J->kern;
+    const size_t es = K->elem, ps = K->packed;
+    const char *x = isb ? J->b : J->a;
+    const int64_t rs = isb ? J->csb : J->rsa, cs = isb ? J->rsb : J->csa;
+    const int sym = isb ? J->sym_b : J->sym_a, r = isb ? K->nr : K->mr;
+    const int flags = isb ? J->flags_b : J->flags_a;
+    const uint64_t neg = isb ? J->neg_b : J->neg_a;
+    void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_t, int, void *) =
+        isb ? K->pack_b : K->pack_a;
+    if (!sym) {
+        pack(fn, r, rows, kb, x + (row0 * rs + p0 * cs) * (int64_t)es, rs, cs, flags, neg, es,
+             ps, dst);
+        return;
+    }
+    pack_sym(fn, r, row0, rows, p0, kb, x, rs, cs, sym == CANON_SYM_LOWER, flags, es, ps, dst);
+    if (neg)
+        negate_packed(dst, (size_t)((rows + r - 1) / r * kb) * (size_t)r * ps, neg);
+}
+
+/* With a triangle (struct job's tri), whether rows i .. i+h-1 x columns
+ * j .. j+w-1 hold no element of it (0), only elements of it (1), or some
+ * (2); 1 without one. */
+static int tri_cover(int tri, int64_t i, int64_t h, int64_t j, int64_t w)
+{
+    if (tri == TRI_LOWER) /* column <= row */
+        return j > i + h - 1 ? 0 : j + w - 1 <= i ? 1 : 2;
+    if (tri == TRI_UPPER) /* column >= row */
+        return j + w - 1 < i ? 0 : j >= i + h - 1 ? 1 : 2;
+    return 1;
+}
+
+/* The columns lo .. hi-1 of a tile's row r (row i, column j of the job
+ * at the tile's top left) that are in the triangle. */
+static void tri_run(int tri, int64_t i, int64_t j, int64_t r, int64_t cols, int64_t *lo,
+                    int64_t *hi)
+{
+    const int64_t d = i + r - j; /* the diagonal's column in this row */
+    *lo = tri == TRI_LOWER ? 0 : d < 0 ? 0 : min64(d, cols);
+    *hi = tri == TRI_LOWER ? (d < 0 ? 0 : min64(cols, d + 1)) : cols;
+}
+
+/* Stores the elements of the triangle among a tile's top-left rows x
+ * cols sums to C: finish applies alpha and beta to the whole tile in a
+ * copy holding C's elements of the triangle (zeros elsewhere), and only
+ * those are copied back, so that every stored element is what finish
+ * stores without a triangle and C's other triangle is neither read nor
+ * written. */
+static void tri_finish(const struct job *J, int64_t i, int64_t j, int64_t rows, int64_t cols,
+                       const unsigned char *sums, char *ct)
+{
+    const struct canon_kernel *K = J->kern;
+    const size_t es = K->elem, row = (size_t)K->nr * es;
+    _Alignas(64) unsigned char out[MAX_TILE_BYTES];
+    int64_t lo[64], hi[64];
+    assert(rows <= 64);
+    memset(out, 0, (size_t)K->mr * row);
+    for (int64_t r = 0; r < rows; r++) {
+        tri_run(J->tri, i, j, r, cols, &lo[r], &hi[r]);
+        if (lo[r] < hi[r])
+            memcpy(out + (size_t)r * row + (size_t)lo[r] * es,
+                   ct + (r * J->ldc + lo[r]) * (int64_t)es, (size_t)(hi[r] - lo[r]) * es);
+    }
+    K->finish(rows, cols, sums, out, K->nr, J->alpha, J->beta);
+    for (int64_t r = 0; r < rows; r++)
+        if (lo[r] < hi[r])
+            memcpy(ct + (r * J->ldc + lo[r]) * (int64_t)es,
+                   out + (size_t)r * row + (size_t)lo[r] * es, (size_t)(hi[r] - lo[r]) * es);
+}
+
 /* C[i0 .. i0+m) x [j0 .. j0+n) of the job, on one thread. */
 static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, int64_t n,
                        char *ws)
@@ -282,36 +408,32 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
 
     for (int64_t jc = 0; jc < n; jc += J->nc) {
         const int64_t nb = min64(J->nc, n - jc), nbp = round_up(nb, nr);
-        const char *bsrc = J->b + (j0 + jc) * J->csb * (int64_t)es;
-        for (int64_t pc = 0; J->b_once && pc < k; pc += kc) {
-            char *slice = bp + (size_t)(pc * nbp) * ps;
-            const int64_t kb = min64(kc, k - pc);
-            pack(K->pack_b, K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb, J->rsb,
-                 J->flags_b, J->neg_b, es, ps, slice);
-        }
+        for (int64_t pc = 0; J->b_once && pc < k; pc += kc)
+            pack_op(J, 1, j0 + jc, nb, pc, min64(kc, k - pc), bp + (size_t)(pc * nbp) * ps);
         for (int64_t ic = 0; ic < m; ic += J->mc) {
             const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
+            if (!tri_cover(J->tri, i0 + ic, mb, j0 + jc, nb))
+                continue;
             for (int64_t pc = 0; pc < k; pc += kc) {
                 const int64_t kb = min64(kc, k - pc);
                 const int first = pc == 0, last = pc + kb == k;
                 const int64_t boff = J->b_once ? pc * nbp : 0;
-                if (!J->b_once) {
-                    pack(K->pack_b, K->nr, nb, kb, bsrc + pc * J->rsb * (int64_t)es, J->csb,
-                         J->rsb, J->flags_b, J->neg_b, es, ps, bp);
-                }
-                const char *src = J->a + ((i0 + ic) * J->rsa + pc * J->csa) * (int64_t)es;
-                pack(K->pack_a, K->mr, mb, kb, src, J->rsa, J->csa, J->flags_a, J->neg_a, es, ps,
-                     ap);
+                if (!J->b_once)
+                    pack_op(J, 1, j0 + jc, nb, pc, kb, bp);
+                pack_op(J, 0, i0 + ic, mb, pc, kb, ap);
                 for (int64_t js = 0; js * nr < nb; js++) {
                     const char *bs = bp + (size_t)(boff + js * kb * nr) * ps;
                     const int64_t cols = min64(nr, nb - js * nr);
                     for (int64_t is = 0; is < mstrips; is++) {
                         const char *as = ap + (size_t)(is * kb * mr) * ps;
                         const int64_t rows = min64(mr, mb - is * mr);
+                        const int64_t ti = i0 + ic + is * mr, tj = j0 + jc + js * nr;
+                        const int cover = tri_cover(J->tri, ti, rows, tj, cols);
+                        if (!cover)
+                            continue;
                         char *wt = w + (size_t)(js * mstrips + is) * tile_bytes;
                         const void *acc = first ? NULL : wt;
-                        char *ct = J->c + ((i0 + ic + is * mr) * J->ldc + j0 + jc + js * nr) *
-                                              (int64_t)es;
+                        char *ct = J->c + (ti * J->ldc + tj) * (int64_t)es;
                         if (first && J->acc) { /* the sums start from C */
                             tile_io(K, rows, cols, edge, ct, J->ldc, 1);
                             acc = edge;
@@ -330,6 +452,9 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                         if (J->acc == 1) {
                             K->tile(kb, as, bs, acc, edge);
                             tile_io(K, rows, cols, edge, ct, J->ldc, 0);
+                        } else if (cover == 2) {
+                            K->tile(kb, as, bs, acc, edge);
+                            tri_finish(J, ti, tj, rows, cols, edge, ct);
                         } else if (rows == mr && cols == nr) {
                             K->tile_c(kb, as, bs, acc, ct, J->ldc, J->alpha, J->beta);
                         } else {
@@ -343,10 +468,38 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
     }
 }
 
+/* The elements of the triangle in register-tile unit u of the split
+ * dimension, counted at its middle. */
+static double tri_weight(const struct job *J, int64_t u)
+{
+    if (J->split_n) { /* column j: rows >= j (lower) or <= j (upper) */
+        const int64_t j = u * J->kern->nr + J->kern->nr / 2;
+        return (double)(J->tri == TRI_LOWER ? (J->m > j ? J->m - j : 0) : min64(j + 1, J->m));
+    }
+    const int64_t i = u * J->kern->mr + J->kern->mr / 2; /* row i */
+    return (double)(J->tri == TRI_LOWER ? min64(i + 1, J->n) : (J->n > i ? J->n - i : 0));
+}
+
+/* The first unit of a part: parts of equal units, or with a triangle,
+ * of about equal elements of it. Which thread computes an element
+ * changes none of its bits. */
+static int64_t part_start(const struct job *J, int part, int nparts)
+{
+    if (!J->tri || part == 0 || part == nparts)
+        return J->units * part / nparts;
+    double total = 0, sum = 0;
+    for (int64_t u = 0; u < J->units; u++)
+        total += tri_weight(J, u);
+    int64_t u = 0;
+    for (; u < J->units && sum < total * part / nparts; u++)
+        sum += tri_weight(J, u);
+    return u;
+}
+
 static void run_part(void *arg, int part, int nparts, void *ws)
 {
     const struct job *J = arg;
-    int64_t u0 = J->units * part / nparts, u1 = J->units * (part + 1) / nparts;
+    int64_t u0 = part_start(J, part, nparts), u1 = part_start(J, part + 1, nparts);
     if (J->split_n) {
         int64_t j0 = u0 * J->kern->nr, j1 = min64(u1 * J->kern->nr, J->n);
         if (j0 < j1)
@@ -443,7 +596,7 @@ static int is_trans(char ch)
 
 static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
                const struct canon_gemm_opnd *oa, const struct canon_gemm_opnd *ob,
-               const void *alpha, const void *beta, void *c, int64_t ldc, int acc);
+               const void *alpha, const void *beta, void *c, int64_t ldc, int acc, int tri);
 
 /* ws_bytes() of the largest job run() can make for type t with m, n and
  * k at most maxdim: mc x kc and nc blocks, B packed once up to the
@@ -499,17 +652,18 @@ static int gemm(enum canon_type t, char order, char transa, char transb, int64_t
 
     /* op(A)[i][p] at a + i*rsa + p*csa, op(B)[p][j] at b + p*rsb + j*csb. */
     const struct canon_gemm_opnd oa = {a, (ta ^ col) ? 1 : lda, (ta ^ col) ? lda : 1,
-                                       transa == 'C', 0};
+                                       transa == 'C', 0, 0};
     const struct canon_gemm_opnd ob = {b, (tb ^ col) ? 1 : ldb, (tb ^ col) ? ldb : 1,
-                                       transb == 'C', 0};
-    return run(t, col, m, n, k, &oa, &ob, alpha, beta, c, ldc, acc);
+                                       transb == 'C', 0, 0};
+    return run(t, col, m, n, k, &oa, &ob, alpha, beta, c, ldc, acc, 0);
 }
 
 /* The checked call: C (column-major when col, else row-major) from the
- * operands' strides, as gemm() says; acc as struct job's. */
+ * operands' strides, as gemm() says; acc and tri (in C's own frame) as
+ * struct job's, tri only without acc. */
 static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
                const struct canon_gemm_opnd *oa, const struct canon_gemm_opnd *ob,
-               const void *alpha, const void *beta, void *c, int64_t ldc, int acc)
+               const void *alpha, const void *beta, void *c, int64_t ldc, int acc, int tri)
 {
     const void *a = oa->x, *b = ob->x;
     const int64_t rsa = oa->rs, csa = oa->cs, rsb = ob->rs, csb = ob->cs;
@@ -520,19 +674,24 @@ static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
         .kern = &isa->k[t], .k = k, .c = c, .ldc = ldc, .alpha = alpha, .beta = beta,
         .acc = acc,
     };
+    assert(!tri || !acc);
+    /* A packer reads op(A) as given and op(B) transposed: a symmetric
+     * op(B)'s stored triangle is the other one in the packer's frame. */
+    const int sym_oa = oa->sym, sym_ob = ob->sym ? CANON_SYM_LOWER + CANON_SYM_UPPER - ob->sym : 0;
     const int conja = oa->conj ? CANON_CONJ : 0, conjb = ob->conj ? CANON_CONJ : 0;
     /* The sign bit of each float (s, c) or double (d, z) of a packed word. */
     const uint64_t sign = t == CANON_S || t == CANON_C ? 0x8000000080000000ull
                                                        : 0x8000000000000000ull;
     const uint64_t nega = oa->neg ? sign : 0, negb = ob->neg ? sign : 0;
     if (!col) {
-        J.m = m, J.n = n;
-        J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = conja, J.neg_a = nega;
-        J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = conjb, J.neg_b = negb;
-    } else {
-        J.m = n, J.n = m;
+        J.m = m, J.n = n, J.tri = tri;
+        J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = conja, J.neg_a = nega, J.sym_a = sym_oa;
+        J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = conjb, J.neg_b = negb, J.sym_b = sym_ob;
+    } else { /* C^T = op(B)^T op(A)^T; C's lower triangle is C^T's upper */
+        J.m = n, J.n = m, J.tri = tri ? TRI_LOWER + TRI_UPPER - tri : 0;
         J.a = b, J.rsa = csb, J.csa = rsb, J.flags_a = CANON_SWAP | conjb, J.neg_a = negb;
         J.b = a, J.rsb = csa, J.csb = rsa, J.flags_b = CANON_SWAP | conja, J.neg_b = nega;
+        J.sym_a = sym_ob, J.sym_b = sym_oa;
     }
 
     const struct canon_kernel *K = J.kern;
@@ -606,5 +765,17 @@ int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
     if (m <= 0 || n <= 0 || k <= 0)
         return 0;
     return run(t, !(flags & CANON_OPS_ROWS), m, n, k, a, b, alpha, zero, s, lds,
-               (alpha ? 2 : 1) | (flags & CANON_OPS_SERIAL ? ACC_SERIAL : 0));
+               (alpha ? 2 : 1) | (flags & CANON_OPS_SERIAL ? ACC_SERIAL : 0), 0);
+}
+
+int canon_gemm_opnds(enum canon_type t, char uplo, int64_t m, int64_t n, int64_t k,
+                     const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
+                     const void *alpha, const void *beta, void *c, int64_t ldc)
+{
+    if (m <= 0 || n <= 0)
+        return 0;
+    if (k <= 0 || scalar_class(t, alpha) == 1)
+        return -2;
+    const int tri = uplo == 'L' ? TRI_LOWER : uplo == 'U' ? TRI_UPPER : 0;
+    return run(t, 1, m, n, k, a, b, alpha, beta, c, ldc, 0, tri);
 }

@@ -109,7 +109,12 @@ struct canon_gemm_opnd {
     const void *x;
     int64_t rs, cs;
     int conj, neg;
+    /* CANON_SYM_LOWER / _UPPER: the operand is a symmetric S whose
+     * element (u, v) is at x + u*rs + v*cs only in the stored triangle
+     * (u >= v / u <= v), elsewhere read as S(v, u) (symm); 0: as above. */
+    int sym;
 };
+enum { CANON_SYM_LOWER = 1, CANON_SYM_UPPER = 2 };
 /* canon_gemm_acc on operands given by their strides, for the drivers of
  * trmm and trsm (canonical_l3_tri.c): S_ij (column-major, ld lds; flag
  * CANON_OPS_ROWS: row-major) gets the contract's sum over p of
@@ -120,6 +125,15 @@ enum { CANON_OPS_ROWS = 1, CANON_OPS_SERIAL = 2 };
 int canon_gemm_ops(enum canon_type t, int64_t m, int64_t n, int64_t k,
                    const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
                    const void *alpha, void *s, int64_t lds, int flags);
+/* C = alpha*op(A)*op(B) + beta*C (column-major, ld ldc) on operands
+ * given by their strides (a symmetric one included), every element the
+ * GEMM's, as canon_sgemm computes it; over all of C (uplo 0), or only
+ * its lower ('L') or upper ('U') triangle, the other never written and
+ * its values never used (syrk). alpha != 0 and k > 0, else -2 (nothing
+ * done). Returns 0, or -2 (workspace) with nothing written. */
+int canon_gemm_opnds(enum canon_type t, char uplo, int64_t m, int64_t n, int64_t k,
+                     const struct canon_gemm_opnd *a, const struct canon_gemm_opnd *b,
+                     const void *alpha, const void *beta, void *c, int64_t ldc);
 
 /* Grows the calling thread's GEMM workspace (the one canon_pool_run
  * gives a part it runs on this thread) to the most any canon_gemm_ops or
@@ -360,9 +374,11 @@ void canon_blas_sweep(const struct canon_blas_kern *kern, enum canon_type t, int
  * canonical GEMM (canonical_l3_gemm.c): C = alpha*op(A)*op(B) + beta*C
  * there, op by ta and tb ('N', 'T', 'C'), k the inner dimension; herm
  * reads the diagonal's imaginary part as 0 and stores it as 0 (her2k).
- * Returns 0, or -2 when workspace cannot be allocated: nothing is written
- * if that happens before the first block (the usual case), so the caller
- * can run its sequential kernel, which gives the same bits. */
+ * One GEMM call on the triangle (canon_gemm_opnds). Returns 0, or -2
+ * when its workspace cannot be allocated: nothing is then written but,
+ * for herm, the zeros in the diagonal's imaginary parts, which the
+ * sequential kernel the caller then runs reads as zero anyway (the same
+ * bits). */
 struct canon_tri_update {
     enum canon_type t;
     int upper, herm;

@@ -2,10 +2,11 @@
  * (shim/blas/canonical_l3_gemm.c): their contracts say that syrk's
  * triangle is the GEMM of op(A) and op(A)^T, and symm the GEMM of the full
  * symmetric A and B, bit for bit. Checked here at shapes past the core's
- * blocks (diagonal blocks of 128, symm's row blocks of 256), where the
- * off-diagonal blocks go straight into C, in every type, on every ISA
- * path this CPU has and at 1 and 3 threads; the other triangle of C
- * must be untouched. trmm, trsm, syr2k and her2k on the GEMM core give
+ * blocks (several mc x nc blocks and register tiles on the diagonal, k
+ * past kc, symm's A packed from its stored triangle), in every type, on
+ * every ISA path this CPU has and at 1 and 3 threads (the threads split
+ * a triangle by its elements); the other triangle of C must be
+ * untouched. trmm, trsm, syr2k and her2k on the GEMM core give
  * the bits of their sequential kernels (canon_l3_use_gemm(0)), at shapes
  * of several blocks, every side, uplo, trans and diag, both layouts.
  * (test_canonical_l3_ref.c and test_canonical_rank2k.c check the sequential
@@ -131,12 +132,12 @@ static void everywhere(void (*fn)(int t))
     assert_int_equal(canon_set_isa(NULL), 0);
 }
 
-static const int64_t sizes[][2] = {{129, 7}, {300, 40}};
+static const int64_t sizes[][2] = {{129, 7}, {300, 40}, {77, 290}};
 
 static void syrk_is_gemm(int t)
 {
     unsigned char al[16], be[16];
-    for (size_t s = 0; s < 2; s++)
+    for (size_t s = 0; s < 3; s++)
         for (int u = 0; u < 2; u++)
             for (int tr = 0; tr < 2; tr++) {
                 const int64_t n = sizes[s][0], k = sizes[s][1];
