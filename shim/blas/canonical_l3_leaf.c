@@ -33,23 +33,29 @@ struct leaf_table {
 /* Baseline x86-64. */
 #define LEAF_FN
 #define LEAF_PRE base
+#define LEAF_AVX 0
 #include "canonical_l3_leaf_set.inc"
 #undef LEAF_FN
 #undef LEAF_PRE
+#undef LEAF_AVX
 
 /* AVX2 + FMA. */
 #define LEAF_FN __attribute__((target("avx2,fma")))
 #define LEAF_PRE avx2
+#define LEAF_AVX 1
 #include "canonical_l3_leaf_set.inc"
 #undef LEAF_FN
 #undef LEAF_PRE
+#undef LEAF_AVX
 
 /* AVX-512. */
 #define LEAF_FN __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
 #define LEAF_PRE avx512
+#define LEAF_AVX 1
 #include "canonical_l3_leaf_set.inc"
 #undef LEAF_FN
 #undef LEAF_PRE
+#undef LEAF_AVX
 
 /* The table of the GEMM family's path. */
 static const struct leaf_table *table(void)
