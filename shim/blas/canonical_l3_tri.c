@@ -35,6 +35,10 @@
 #define LCH 1024
 /* The most workspace a call split by lanes takes, all parts together. */
 #define SPLIT_BYTES ((size_t)64 << 20)
+/* A leaf's copy of op(A): nb x nb coefficients and nb diagonal elements
+ * of up to 16 bytes. In the call's workspace, not on the stack: 66 KiB at
+ * CANON_LEAF_NB = 64, too much for a caller's thread of a small stack. */
+#define LEAF_A_BYTES ((size_t)(CANON_LEAF_NB * CANON_LEAF_NB + CANON_LEAF_NB) * 16)
 /* A leaf kernel's work (products) from which its lanes go to the pool. */
 #define LEAF_PAR_MIN ((int64_t)1 << 17)
 
@@ -52,6 +56,7 @@ struct tri_job {
     int64_t ps, ls; /* B's steps of a position and of a lane */
     const void *alpha;
     char *w;        /* trmm: NBL positions x other lanes of sums */
+    unsigned char *leaf_a; /* LEAF_A_BYTES: a leaf's copy of op(A), coef then diag */
     int64_t wps, wls, w0; /* W's steps; W's first position */
 };
 
@@ -304,7 +309,7 @@ static void leaf_part(void *arg, int part, int nparts, void *ws)
  * from init (NULL: +0), final: CMUL(alpha, s) stored. */
 static int leaf(const struct tri_job *J, int64_t p0, int nb, int kind, char *init, int final)
 {
-    _Alignas(64) unsigned char coef[CANON_LEAF_NB * CANON_LEAF_NB * 16], diag[CANON_LEAF_NB * 16];
+    unsigned char *coef = J->leaf_a, *diag = coef + CANON_LEAF_NB * CANON_LEAF_NB * 16;
     const int64_t d = J->rev ? -1 : 1;
     /* coef(c, q) of the triangle the kind reads: trsm and lower q < c,
      * upper q > c */
@@ -427,13 +432,19 @@ static void scale_lanes(const struct tri_job *J)
             kern->scal(J->other, J->alpha, el(J->b0, p * J->ps, J->size), 1);
 }
 
-/* Workspace bytes of a run over ne lanes: trmm's W (trsm takes none). */
-static size_t run_bytes(const struct tri_job *J, int64_t ne)
+/* Bytes of trmm's W for a run over ne lanes (trsm takes none). */
+static size_t w_bytes(const struct tri_job *J, int64_t ne)
 {
     const size_t w = J->last ? (size_t)((J->dim < NBL ? J->dim : NBL) * (ne < LCH ? ne : LCH)) *
                                    J->size
                              : 0;
     return (w + 63) & ~(size_t)63;
+}
+
+/* Workspace bytes of a run over ne lanes: W, then the leaves' op(A). */
+static size_t run_bytes(const struct tri_job *J, int64_t ne)
+{
+    return w_bytes(J, ne) + LEAF_A_BYTES;
 }
 
 /* The whole call for lanes e0 .. e0+ne-1, independent of the others,
@@ -444,6 +455,7 @@ static int run_lanes(const struct tri_job *J0, int64_t e0, int64_t ne, char *ws)
     L.b0 = el(J0->b0, e0 * J0->ls, L.size);
     L.other = ne;
     L.w = L.last ? ws : NULL;
+    L.leaf_a = (unsigned char *)ws + w_bytes(J0, ne);
     if (L.solve) {
         if (!canon_blas_is_one(L.t, L.alpha))
             scale_lanes(&L);

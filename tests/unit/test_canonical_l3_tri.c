@@ -1,7 +1,7 @@
 /* Unit tests of trmm and trsm on the canonical GEMM core
  * (shim/blas/canonical_l3_tri.c, its leaves in canonical_l3_leaf.c):
  *   - every type, side, uplo, trans and diag, at odd shapes that cross
- *     the diagonal blocks (32 positions), the halving and trmm's blocks of
+ *     the diagonal blocks (64 positions), the halving and trmm's blocks of
  *     512 positions and 1024 lanes, give exactly the contract's order (shim/blas/canonical.h),
  *     computed here one element at a time, on every instruction-set path
  *     this CPU has (both kernel families on it);
