@@ -410,6 +410,7 @@ CANONICAL = {
     'scal': SCAL_CANON, 'csscal/zdscal': SCAL_CANON,
     'trmv': TRV_CANON, 'trsv': TRV_CANON,
     'syrk': '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {beta}, {c}, {ldc})',
+    'herk': '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {beta}, {c}, {ldc})',
     'symm': '{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
             '{c}, {ldc})',
     'trmm': TRM_CANON, 'trsm': TRM_CANON,

@@ -470,6 +470,20 @@ int canon_zher2k(char order, char uplo, char trans, int64_t n, int64_t k, const 
                  const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
                  int64_t ldc);
 
+/* C = alpha*op(A)*op(A)^H + beta*C on the uplo triangle of the n x n
+ * Hermitian C (the other triangle neither read nor written), alpha and
+ * beta real; trans 'N': op(A) = A, n x k; 'C': op(A) = A^H, A k x n ('T'
+ * rejected). The order is her2k's first update with B = A: per C_ij in
+ * the triangle, s = SEQ over p of CMAC(s, op(A)_ip, conj(op(A)_jp)), then
+ * AB with the complex (alpha, 0) and (beta, 0); a diagonal element's
+ * imaginary part is read as 0 and stored as +0. alpha == 0 or k == 0,
+ * quick return, rejections and 'R' order as her2k (the conjugate of a
+ * real alpha is itself). */
+int canon_cherk(char order, char uplo, char trans, int64_t n, int64_t k, float alpha,
+                const void *a, int64_t lda, float beta, void *c, int64_t ldc);
+int canon_zherk(char order, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                const void *a, int64_t lda, double beta, void *c, int64_t ldc);
+
 /* C = alpha*A*B + beta*C (side 'L', A m x m) or alpha*B*A + beta*C (side
  * 'R', A n x n); C and B m x n; A symmetric (not Hermitian), read from its
  * uplo triangle only (A_ip = A_pi). Per C_ij: s = SEQ over p of

@@ -1,8 +1,9 @@
-/* Canonical rank-2k updates, ?syr2k and ?her2k, in the order of the
- * contract (shim/blas/canonical.h). Before these existed both ran the
- * vendor BLAS pinned, and their bits changed with its thread count. The
- * contract is two GEMM updates of the uplo triangle in turn, so they run
- * on the canonical GEMM core (canonical_l3_gemm.c); where it has no
+/* Canonical rank-2k updates, ?syr2k and ?her2k, and ?herk (her2k's first
+ * update alone, with B = A), in the order of the contract
+ * (shim/blas/canonical.h). Before these existed all three ran the vendor
+ * BLAS pinned, and their bits changed with its thread count. The
+ * contract is GEMM updates of the uplo triangle in turn, so they run on
+ * the canonical GEMM core (canonical_l3_gemm.c); where it has no
  * workspace, the same sums run one element at a time on the active
  * path's gemv loops, each in increasing p, with the same bits.
  */
@@ -93,9 +94,10 @@ static void her2k_scale(const struct rank2k *P, int upper, const void *betav, vo
     }
 }
 
-static int rank2k(enum canon_type t, int herm, char order, char uplo, char trans, int64_t n,
-                  int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
-                  int64_t ldb, const void *beta, void *c, int64_t ldc)
+/* passes 2: syr2k or her2k; 1: the first update only (herk, b = a). */
+static int rank2k(enum canon_type t, int herm, int passes, char order, char uplo, char trans,
+                  int64_t n, int64_t k, const void *alpha, const void *a, int64_t lda,
+                  const void *b, int64_t ldb, const void *beta, void *c, int64_t ldc)
 {
     const char o = canon_blas_upper(order), tr = canon_blas_upper(trans);
     char u = canon_blas_upper(uplo);
@@ -162,13 +164,13 @@ static int rank2k(enum canon_type t, int herm, char order, char uplo, char trans
     const struct canon_tri_update second = {t,  upper, herm, n,   k,   ta, tb,
                                             &al2, b,     ldb,  a, lda, &one};
     if (canon_l3_tri_update(&first, c, ldc) == 0)
-        return canon_l3_tri_update(&second, c, ldc);
+        return passes == 1 ? 0 : canon_l3_tri_update(&second, c, ldc);
     /* No workspace for the GEMM: the same two updates, one element's sum
      * at a time on the gemv loops (the GEMM's order and AB step). */
     const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
     _Alignas(64) union block2k sums;
     const int64_t block = BLOCK_BYTES / (int64_t)size;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < passes; pass++)
         for (int64_t j = 0; j < n; j++) {
             const int64_t lo = upper ? 0 : j, hi = upper ? j + 1 : n;
             for (int64_t i0 = lo; i0 < hi; i0 += block) {
@@ -197,40 +199,61 @@ int canon_ssyr2k(char order, char uplo, char trans, int64_t n, int64_t k, float 
                  const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
                  int64_t ldc)
 {
-    return rank2k(CANON_S, 0, order, uplo, trans, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return rank2k(CANON_S, 0, 2, order, uplo, trans, n, k, &alpha, a, lda, b, ldb,
+                  &beta, c, ldc);
 }
 
 int canon_dsyr2k(char order, char uplo, char trans, int64_t n, int64_t k, double alpha,
                  const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
                  double *c, int64_t ldc)
 {
-    return rank2k(CANON_D, 0, order, uplo, trans, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return rank2k(CANON_D, 0, 2, order, uplo, trans, n, k, &alpha, a, lda, b, ldb,
+                  &beta, c, ldc);
 }
 
 int canon_csyr2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                  const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
                  void *c, int64_t ldc)
 {
-    return rank2k(CANON_C, 0, order, uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return rank2k(CANON_C, 0, 2, order, uplo, trans, n, k, alpha, a, lda, b, ldb,
+                  beta, c, ldc);
 }
 
 int canon_zsyr2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                  const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
                  void *c, int64_t ldc)
 {
-    return rank2k(CANON_Z, 0, order, uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return rank2k(CANON_Z, 0, 2, order, uplo, trans, n, k, alpha, a, lda, b, ldb,
+                  beta, c, ldc);
 }
 
 int canon_cher2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                  const void *a, int64_t lda, const void *b, int64_t ldb, float beta, void *c,
                  int64_t ldc)
 {
-    return rank2k(CANON_C, 1, order, uplo, trans, n, k, alpha, a, lda, b, ldb, &beta, c, ldc);
+    return rank2k(CANON_C, 1, 2, order, uplo, trans, n, k, alpha, a, lda, b, ldb,
+                  &beta, c, ldc);
 }
 
 int canon_zher2k(char order, char uplo, char trans, int64_t n, int64_t k, const void *alpha,
                  const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
                  int64_t ldc)
 {
-    return rank2k(CANON_Z, 1, order, uplo, trans, n, k, alpha, a, lda, b, ldb, &beta, c, ldc);
+    return rank2k(CANON_Z, 1, 2, order, uplo, trans, n, k, alpha, a, lda, b, ldb,
+                  &beta, c, ldc);
+}
+
+/* herk: her2k's first update with B = A and the complex (alpha, 0). */
+int canon_cherk(char order, char uplo, char trans, int64_t n, int64_t k, float alpha,
+                const void *a, int64_t lda, float beta, void *c, int64_t ldc)
+{
+    const float al[2] = {alpha, 0};
+    return rank2k(CANON_C, 1, 1, order, uplo, trans, n, k, al, a, lda, a, lda, &beta, c, ldc);
+}
+
+int canon_zherk(char order, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                const void *a, int64_t lda, double beta, void *c, int64_t ldc)
+{
+    const double al[2] = {alpha, 0};
+    return rank2k(CANON_Z, 1, 1, order, uplo, trans, n, k, al, a, lda, a, lda, &beta, c, ldc);
 }

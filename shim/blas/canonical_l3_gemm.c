@@ -1,11 +1,12 @@
 /* Level-3 routines on the canonical GEMM core (canonical_gemm.c): syrk,
- * syr2k, her2k and symm, whose every output element is one or two GEMM
+ * syr2k, herk, her2k and symm, whose every output element is one or two GEMM
  * sums, run as GEMM calls, so they get the GEMM's register tiles, cache
  * blocking, ISA paths and threads, and its bits. The contract of each
  * (shim/blas/canonical.h) is stated so that this is exact:
  *   - syrk: C_ij is the GEMM of op(A) and op(A)^T on the uplo triangle:
  *     the same products in the same order, the same AB step.
- *   - syr2k / her2k: two GEMM updates in turn, the second with beta = 1.
+ *   - syr2k / her2k: two GEMM updates in turn, the second with beta = 1;
+ *     herk: her2k's first alone.
  *   - symm: the GEMM of the full symmetric A and B.
  * Each is one call of canon_gemm_opnds: a triangle update skips the
  * register tiles outside the triangle and stores only the triangle's part

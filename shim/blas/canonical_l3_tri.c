@@ -184,8 +184,9 @@ static int update(const struct tri_job *J, int64_t o0, int64_t no, int64_t i0, i
             }
             /* the inputs: (k, lane) (side 'L') or (lane, k) (side 'R') */
             const char *x = el(J->b0, (i0 + k0) * J->ps, J->size);
-            const struct canon_gemm_opnd xo = J->left ? (struct canon_gemm_opnd){x, J->ps, J->ls, 0, 0, 0}
-                                                      : (struct canon_gemm_opnd){x, J->ls, J->ps, 0, 0, 0};
+            const struct canon_gemm_opnd xo =
+                J->left ? (struct canon_gemm_opnd){x, J->ps, J->ls, 0, 0, 0}
+                        : (struct canon_gemm_opnd){x, J->ls, J->ps, 0, 0, 0};
             const void *al = k0 + nk == ni ? alpha : NULL;
             const int rc =
                 J->left ? canon_gemm_ops(J->t, nr, J->other, nk, &ac, &xo, al, cr, ldc, flags)

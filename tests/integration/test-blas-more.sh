@@ -1,9 +1,10 @@
 #!/bin/sh
 # The rest of the reference BLAS (rotg, rotmg, rotm, sdsdot, dsdot, cabs1,
 # the band, packed, symmetric and Hermitian level-2 routines, hemm, herk,
-# her2k): the shim passes every call through unchanged, records each, and
-# digests only what the specification references, so two runs whose
-# unreferenced elements differ diff identical.
+# her2k): the shim records each call (herk and her2k on its canonical
+# kernels under the default policy, the rest on the vendor), results
+# unchanged, and digests only what the specification references, so two
+# runs whose unreferenced elements differ diff identical.
 . "$(dirname "$0")/lib.sh"
 P=$PROGS/blas_more
 plain=$($P 1)

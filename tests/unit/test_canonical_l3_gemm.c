@@ -208,14 +208,19 @@ static void test_symm_is_the_gemm_of_the_full_matrix(void **state)
     everywhere(symm_is_gemm);
 }
 
-/* One call of trmm or trsm (op 0, 1), syr2k (2) or her2k (3) in type t on
- * A, B (or C) of LD; the character arguments from ch. */
+/* One call of trmm or trsm (op 0, 1), syr2k (2), her2k (3) or herk (4)
+ * in type t on A, B (or C) of LD; the character arguments from ch. */
 static int tri_call(int op, int t, const char *ch, int64_t m, int64_t n, const void *al,
                     const void *be)
 {
     const char o = ch[0], side = ch[1], uplo = ch[2], tr = ch[3], diag = ch[4];
     const float *af = al;
     const double *ad = al;
+    if (op == 4) /* herk: alpha and beta real */
+        return t == CANON_C ? canon_cherk(o, uplo, tr, n, m, af[0], A, LD, *(const float *)be, C,
+                                          LD)
+                            : canon_zherk(o, uplo, tr, n, m, ad[0], A, LD, *(const double *)be,
+                                          C, LD);
     if (op >= 2) {
         const int herm = op == 3;
         switch (t) {
@@ -261,13 +266,13 @@ static void core_is_sequential(int t)
 {
     unsigned char al[16], be[16];
     static const int64_t shapes[][2] = {{150, 131}, {131, 150}};
-    for (int op = 0; op < 4; op++) {
-        if (op == 3 && t < CANON_C)
+    for (int op = 0; op < 5; op++) {
+        if (op >= 3 && t < CANON_C)
             continue;
         for (size_t s = 0; s < 2; s++)
             for (int combo = 0; combo < 32; combo++) {
                 /* order, side, uplo, trans, diag */
-                const char trs = op == 3 ? "NC"[(combo >> 3) & 1]
+                const char trs = op >= 3 ? "NC"[(combo >> 3) & 1]
                                  : op == 2 && t >= CANON_C ? "NT"[(combo >> 3) & 1]
                                                            : "NTC"[(combo >> 3) % 3];
                 const char ch[5] = {"CR"[combo & 1], "LR"[(combo >> 1) & 1],
@@ -281,7 +286,7 @@ static void core_is_sequential(int t)
                                                           ? (const void *)(const float[2]){1, 0}
                                                           : (const void *)(const double[2]){1, 0},
                                                   tsize[t]);
-                if (op == 3) { /* her2k: alpha complex, beta real */
+                if (op >= 3) { /* her2k: alpha complex, beta real; herk: both real */
                     memcpy(be, (t == CANON_C) ? (const void *)(const float[1]){-1.25f}
                                               : (const void *)(const double[1]){-1.25},
                            tsize[t] / 2);
@@ -301,7 +306,7 @@ static void core_is_sequential(int t)
                 if (memcmp(C, W, ELEMS * tsize[t]) != 0)
                     fail_msg("type %d %s %.5s m=%lld n=%lld [%s]: the GEMM core's bits differ "
                              "from the sequential kernel's",
-                             t, (const char *[]){"trmm", "trsm", "syr2k", "her2k"}[op], ch,
+                             t, (const char *[]){"trmm", "trsm", "syr2k", "her2k", "herk"}[op], ch,
                              (long long)m, (long long)n, canon_isa());
             }
     }

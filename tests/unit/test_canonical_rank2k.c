@@ -1,5 +1,6 @@
 /* Unit tests of the canonical rank-2k updates (shim/blas/canonical_l3_2k.c):
- * dsyr2k and zsyr2k/zher2k equal, bit for bit, an obvious reference
+ * dsyr2k and zsyr2k/zher2k/zherk (her2k's first update, B = A) equal,
+ * bit for bit, an obvious reference
  * written here from the contract in shim/blas/canonical.h (column-major;
  * row-major through the mapping the contract defines), over shapes, both
  * layouts, every uplo and trans and alpha/beta classes; every type gives
@@ -35,7 +36,7 @@ static double frand(unsigned *seed)
 
 /* One problem of any type; values stored as doubles, converted per type. */
 struct prob {
-    int t, herm;
+    int t, herm; /* 0: syr2k, 1: her2k, 2: herk (b = a, alpha real) */
     char order, uplo, trans;
     int n, k;
     double alpha[2], beta;
@@ -47,6 +48,11 @@ static int lib(const struct prob *p, const void *a, const void *b, void *c)
     const float af[2] = {(float)p->alpha[0], (float)p->alpha[1]};
     const float bf[2] = {(float)p->beta, 0};
     const double bd[2] = {p->beta, 0};
+    if (p->herm == 2)
+        return p->t == CANON_C ? canon_cherk(p->order, p->uplo, p->trans, p->n, p->k, af[0], a,
+                                             LD, bf[0], c, LD)
+                               : canon_zherk(p->order, p->uplo, p->trans, p->n, p->k,
+                                             p->alpha[0], a, LD, p->beta, c, LD);
     switch (p->t) {
     case CANON_S:
         return canon_ssyr2k(p->order, p->uplo, p->trans, p->n, p->k, af[0], a, LD, b, LD, bf[0], c,
@@ -138,6 +144,9 @@ static cx ab(int cplx, cx al, cx be, cx s, cx c)
 static void ref(const struct prob *p0, const double *a, const double *b, double *c)
 {
     struct prob p = *p0;
+    const int passes = p.herm == 2 ? 1 : 2; /* herk: the first update, B = A */
+    if (p.herm == 2)
+        b = a;
     int transposed = p.trans != 'N';
     char u = p.uplo;
     if (p.order == 'R') {
@@ -149,7 +158,7 @@ static void ref(const struct prob *p0, const double *a, const double *b, double 
     const int cplx = p.t == CANON_Z;
     const cx al = {p.alpha[0], p.alpha[1]};
     const cx al2 = p.herm ? conjx(al) : al, be = {p.beta, 0}, one = {1, 0};
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < passes; pass++)
         for (int j = 0; j < p.n; j++)
             for (int i = u == 'U' ? 0 : j; i < (u == 'U' ? j + 1 : p.n); i++) {
                 const double *x = pass ? b : a, *y = pass ? a : b;
@@ -189,11 +198,13 @@ static void grid(int t, int herm, void (*fn)(const struct prob *))
                         struct prob p = {t, herm, "CR"[o], "UL"[u], *tr, shapes[s][0],
                                          shapes[s][1], {alphas[ab % 2][0], alphas[ab % 2][1]},
                                          betas[ab / 2]};
-                        if (t < CANON_C)
+                        if (t < CANON_C || herm == 2)
                             p.alpha[1] = 0;
                         fn(&p);
                     }
 }
+
+#define NAME(p) ((p)->herm == 2 ? "herk" : (p)->herm ? "her2k" : "syr2k")
 
 static void check_ref(const struct prob *p)
 {
@@ -206,7 +217,7 @@ static void check_ref(const struct prob *p)
     ref(p, a, b, want);
     if (memcmp(c, want, ELEMS * esize(p->t)) != 0)
         fail_msg("%c%s order=%c uplo=%c trans=%c n=%d k=%d beta=%g [%s]: not the contract's bits",
-                 p->t == CANON_D ? 'd' : 'z', p->herm ? "her2k" : "syr2k", p->order, p->uplo,
+                 p->t == CANON_D ? 'd' : 'z', NAME(p), p->order, p->uplo,
                  p->trans, p->n, p->k, p->beta, canon_blas_isa());
 }
 
@@ -221,6 +232,7 @@ static void test_rank2k_equals_the_contract_on_every_isa(void **state)
         grid(CANON_D, 0, check_ref);
         grid(CANON_Z, 0, check_ref);
         grid(CANON_Z, 1, check_ref);
+        grid(CANON_Z, 2, check_ref);
         ran++;
     }
     assert_int_equal(ran, 1 + (canon_blas_set_isa("avx2") == 0) + canon_cpu_has_avx512());
@@ -249,7 +261,7 @@ static void check_paths(const struct prob *p)
             else if (memcmp(c, first, ELEMS * esize(p->t)) != 0)
                 fail_msg("type %d %s order=%c uplo=%c trans=%c n=%d k=%d: %s at %d threads "
                          "differs from scalar at 1",
-                         p->t, p->herm ? "her2k" : "syr2k", p->order, p->uplo, p->trans, p->n,
+                         p->t, NAME(p), p->order, p->uplo, p->trans, p->n,
                          p->k, isas[i], th);
         }
     }
@@ -264,6 +276,8 @@ static void test_rank2k_same_bits_on_every_path_and_thread_count(void **state)
         grid(t, 0, check_paths);
     grid(CANON_C, 1, check_paths);
     grid(CANON_Z, 1, check_paths);
+    grid(CANON_C, 2, check_paths);
+    grid(CANON_Z, 2, check_paths);
 }
 
 /* The mathematical definition, in long double complex, to rounding. */
@@ -273,6 +287,8 @@ static void check_math(const struct prob *p)
     fill(CANON_Z, a, 7);
     fill(CANON_Z, b, 8);
     fill(CANON_Z, c0, 9);
+    if (p->herm == 2) /* herk: B = A */
+        memcpy(b, a, sizeof b);
     memcpy(c, c0, sizeof c);
     assert_int_equal(lib(p, a, b, c), 0);
     const int row = p->order == 'R', tr = p->trans != 'N';
@@ -300,6 +316,8 @@ static void check_math(const struct prob *p)
                 t1 += ai * (p->herm ? conjl(bj) : bj);
                 t2 += bi * (p->herm ? conjl(aj) : aj);
             }
+            if (p->herm == 2) /* herk: one update */
+                t2 = 0;
             long double complex want = al * t1 + (p->herm ? conjl(al) : al) * t2 +
                                        (p->beta == 0 ? 0 : p->beta * (p->herm && i == j
                                                                          ? creall(cij)
@@ -308,7 +326,7 @@ static void check_math(const struct prob *p)
                 want = creall(want);
             if (cabsl(got - want) > 1e-12L * (1 + p->k))
                 fail_msg("z%s order=%c uplo=%c trans=%c n=%d k=%d: C(%d,%d) off the definition",
-                         p->herm ? "her2k" : "syr2k", p->order, p->uplo, p->trans, p->n, p->k, i,
+                         NAME(p), p->order, p->uplo, p->trans, p->n, p->k, i,
                          j);
         }
 #undef EL
@@ -319,6 +337,7 @@ static void test_rank2k_agrees_with_the_definition(void **state)
     (void)state;
     grid(CANON_Z, 0, check_math);
     grid(CANON_Z, 1, check_math);
+    grid(CANON_Z, 2, check_math);
 }
 
 static void test_rank2k_rejects_what_blas_rejects(void **state)
@@ -331,6 +350,8 @@ static void test_rank2k_rejects_what_blas_rejects(void **state)
     assert_int_equal(canon_dsyr2k('C', 'U', 'N', -1, 2, 1, a, 2, a, 2, 0, c, 2), -1);
     assert_int_equal(canon_zsyr2k('C', 'U', 'C', 1, 1, one, a, 1, a, 1, one, c, 1), -1);
     assert_int_equal(canon_zher2k('C', 'U', 'T', 1, 1, one, a, 1, a, 1, 1, c, 1), -1);
+    assert_int_equal(canon_zherk('C', 'U', 'T', 1, 1, 1, a, 1, 1, c, 1), -1);
+    assert_int_equal(canon_zherk('C', 'U', 'N', 2, 1, 1, a, 1, 1, c, 2), -1);
     assert_int_equal(canon_dsyr2k('c', 'u', 'c', 1, 1, 1, a, 1, a, 1, 0, c, 1), 0);
 }
 
