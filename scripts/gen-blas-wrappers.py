@@ -413,6 +413,8 @@ CANONICAL = {
     'herk': '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {beta}, {c}, {ldc})',
     'symm': '{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
             '{c}, {ldc})',
+    'hemm': '{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
+            '{c}, {ldc})',
     'trmm': TRM_CANON, 'trsm': TRM_CANON,
     'syr2k': RANK2K_CANON, 'her2k': RANK2K_CANON,
 }

@@ -174,7 +174,7 @@ const char *canon_isa(void);
  * AVX2 + FMA) performs exactly these operations, and every output element
  * is computed whole on one thread (?gemv may split its outputs among
  * threads, a LANES sum its chunks,
- * ?syrk, ?syr2k, ?her2k and ?symm run as ?gemm calls on blocks of C,
+ * ?syrk, ?syr2k, ?herk, ?her2k, ?symm and ?hemm run as ?gemm calls,
  * which split C as the GEMM does, and ?trmm and ?trsm run each element's
  * chain in pieces, GEMMs that continue it and diagonal-block kernels, in
  * the same order, giving each thread a run of B's independent columns
@@ -501,6 +501,18 @@ int canon_csymm(char order, char side, char uplo, int64_t m, int64_t n, const vo
                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
                 int64_t ldc);
 int canon_zsymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc);
+
+/* hemm: symm with a Hermitian A read from its uplo triangle: A_ip is the
+ * stored element, or conj(A_pi) across the diagonal, and the diagonal's
+ * imaginary parts are read as +0. The order (CMAC with A's element first
+ * for 'L', B's for 'R', SEQ over p, then AB), quick return, rejections and
+ * 'R' order are symm's (the mapping reads A^T, Hermitian too). */
+int canon_chemm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc);
+int canon_zhemm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
                 int64_t ldc);
 

@@ -39,8 +39,6 @@
 #define PAR_MIN_WORK ((int64_t)1 << 18)
 /* Bytes of the largest register tile of any kernel. */
 #define MAX_TILE_BYTES 2048
-/* struct job's tri. */
-enum { TRI_LOWER = 1, TRI_UPPER = 2 };
 
 static atomic_int nthreads = 1;
 static _Atomic(const struct canon_isa_kernels *) active;
@@ -120,7 +118,7 @@ struct job {
                          * (beta is then 0) */
     int sym_a, sym_b;   /* CANON_SYM_*: op(A) (op(B)^T) is symmetric, its stored
                          * triangle in the packers' (row, p) frame (pack_op) */
-    int tri;            /* TRI_LOWER / TRI_UPPER: only elements with column <=
+    int tri;            /* CANON_TRI_LOWER / CANON_TRI_UPPER: only elements with column <=
                          * row / >= row are computed and stored; 0: all */
     int64_t units;      /* register tiles along the split dimension */
 };
@@ -276,49 +274,6 @@ static void pack(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_
         negate_packed(dst, (size_t)(strips * kb) * group, neg);
 }
 
-/* Packs rows row0 .. row0+rows-1 x p = p0 .. p0+kb-1 of a symmetric
- * operand (struct job's sym_a, sym_b): M(row, p) at x + row*rs + p*cs
- * where (row, p) is in the stored triangle, else M(p, row). Each strip
- * of r rows is packed as up to three pieces: the p wholly below its rows,
- * those wholly above (each one packer call, on one orientation), and the
- * r or fewer between, a column at a time. Copies only, as pack. */
-static void pack_sym(void (*fn)(int, int64_t, int64_t, const void *, int64_t, int64_t, int,
-                                void *),
-                     int r, int64_t row0, int64_t rows, int64_t p0, int64_t kb, const char *x,
-                     int64_t rs, int64_t cs, int lower, int flags, size_t es, size_t ps,
-                     char *dst)
-{
-    const size_t group = (size_t)r * ps;
-    unsigned char col[MAX_TILE_BYTES];
-    assert((size_t)r * es <= sizeof col);
-    for (int64_t s = 0; s * r < rows; s++) {
-        const int64_t i0 = row0 + s * r, h = min64(r, rows - s * r);
-        char *d = dst + (size_t)(s * kb) * group;
-        /* p < i0 lies below every row of the strip, p >= i0 + h above */
-        const int64_t lo = min64(kb, i0 > p0 ? i0 - p0 : 0);
-        const int64_t hi = min64(kb, i0 + h > p0 ? i0 + h - p0 : 0);
-        const char *direct = x + (i0 * rs + p0 * cs) * (int64_t)es;
-        const char *mirror = x + (p0 * rs + i0 * cs) * (int64_t)es;
-        if (lo > 0)
-            fn(r, h, lo, lower ? direct : mirror, lower ? rs : cs, lower ? cs : rs, flags, d);
-        for (int64_t q = lo; q < hi; q++) {
-            const int64_t p = p0 + q;
-            for (int64_t ii = 0; ii < h; ii++) {
-                const int64_t i = i0 + ii;
-                const int stored = lower ? i >= p : i <= p;
-                memcpy(col + ii * (int64_t)es,
-                       x + (stored ? i * rs + p * cs : p * rs + i * cs) * (int64_t)es, es);
-            }
-            fn(r, h, 1, col, 1, h, flags, d + (size_t)q * group);
-        }
-        if (hi < kb) {
-            const int64_t at = hi * (int64_t)es;
-            fn(r, h, kb - hi, lower ? mirror + at * rs : direct + at * cs, lower ? cs : rs,
-               lower ? rs : cs, flags, d + (size_t)hi * group);
-        }
-    }
-}
-
 /* Packs op(A) rows row0.. (isb = 0) or op(B)^T rows, that is op(B)
  * columns, row0.. (isb = 1), for p = p0 .. p0+kb-1, as the job says. */
 static void pack_op(const struct job *J, int isb, int64_t row0, int64_t rows, int64_t p0,
@@ -338,31 +293,10 @@ static void pack_op(const struct job *J, int isb, int64_t row0, int64_t rows, in
              ps, dst);
         return;
     }
-    pack_sym(fn, r, row0, rows, p0, kb, x, rs, cs, sym == CANON_SYM_LOWER, flags, es, ps, dst);
+    canon_pack_sym(fn, r, row0, rows, p0, kb, x, rs, cs, (sym & CANON_SYM_LOWER) != 0,
+                   (sym & CANON_SYM_HERM) != 0, flags, es, ps, dst);
     if (neg)
         negate_packed(dst, (size_t)((rows + r - 1) / r * kb) * (size_t)r * ps, neg);
-}
-
-/* With a triangle (struct job's tri), whether rows i .. i+h-1 x columns
- * j .. j+w-1 hold no element of it (0), only elements of it (1), or some
- * (2); 1 without one. */
-static int tri_cover(int tri, int64_t i, int64_t h, int64_t j, int64_t w)
-{
-    if (tri == TRI_LOWER) /* column <= row */
-        return j > i + h - 1 ? 0 : j + w - 1 <= i ? 1 : 2;
-    if (tri == TRI_UPPER) /* column >= row */
-        return j + w - 1 < i ? 0 : j >= i + h - 1 ? 1 : 2;
-    return 1;
-}
-
-/* The columns lo .. hi-1 of a tile's row r (row i, column j of the job
- * at the tile's top left) that are in the triangle. */
-static void tri_run(int tri, int64_t i, int64_t j, int64_t r, int64_t cols, int64_t *lo,
-                    int64_t *hi)
-{
-    const int64_t d = i + r - j; /* the diagonal's column in this row */
-    *lo = tri == TRI_LOWER ? 0 : d < 0 ? 0 : min64(d, cols);
-    *hi = tri == TRI_LOWER ? (d < 0 ? 0 : min64(cols, d + 1)) : cols;
 }
 
 /* Stores the elements of the triangle among a tile's top-left rows x
@@ -381,7 +315,7 @@ static void tri_finish(const struct job *J, int64_t i, int64_t j, int64_t rows, 
     assert(rows <= 64);
     memset(out, 0, (size_t)K->mr * row);
     for (int64_t r = 0; r < rows; r++) {
-        tri_run(J->tri, i, j, r, cols, &lo[r], &hi[r]);
+        canon_tri_run(J->tri, i, j, r, cols, &lo[r], &hi[r]);
         if (lo[r] < hi[r])
             memcpy(out + (size_t)r * row + (size_t)lo[r] * es,
                    ct + (r * J->ldc + lo[r]) * (int64_t)es, (size_t)(hi[r] - lo[r]) * es);
@@ -412,7 +346,7 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
             pack_op(J, 1, j0 + jc, nb, pc, min64(kc, k - pc), bp + (size_t)(pc * nbp) * ps);
         for (int64_t ic = 0; ic < m; ic += J->mc) {
             const int64_t mb = min64(J->mc, m - ic), mstrips = (mb + mr - 1) / mr;
-            if (!tri_cover(J->tri, i0 + ic, mb, j0 + jc, nb))
+            if (!canon_tri_cover(J->tri, i0 + ic, mb, j0 + jc, nb))
                 continue;
             for (int64_t pc = 0; pc < k; pc += kc) {
                 const int64_t kb = min64(kc, k - pc);
@@ -428,7 +362,7 @@ static void gemm_block(const struct job *J, int64_t i0, int64_t m, int64_t j0, i
                         const char *as = ap + (size_t)(is * kb * mr) * ps;
                         const int64_t rows = min64(mr, mb - is * mr);
                         const int64_t ti = i0 + ic + is * mr, tj = j0 + jc + js * nr;
-                        const int cover = tri_cover(J->tri, ti, rows, tj, cols);
+                        const int cover = canon_tri_cover(J->tri, ti, rows, tj, cols);
                         if (!cover)
                             continue;
                         char *wt = w + (size_t)(js * mstrips + is) * tile_bytes;
@@ -474,10 +408,10 @@ static double tri_weight(const struct job *J, int64_t u)
 {
     if (J->split_n) { /* column j: rows >= j (lower) or <= j (upper) */
         const int64_t j = u * J->kern->nr + J->kern->nr / 2;
-        return (double)(J->tri == TRI_LOWER ? (J->m > j ? J->m - j : 0) : min64(j + 1, J->m));
+        return (double)(J->tri == CANON_TRI_LOWER ? (J->m > j ? J->m - j : 0) : min64(j + 1, J->m));
     }
     const int64_t i = u * J->kern->mr + J->kern->mr / 2; /* row i */
-    return (double)(J->tri == TRI_LOWER ? min64(i + 1, J->n) : (J->n > i ? J->n - i : 0));
+    return (double)(J->tri == CANON_TRI_LOWER ? min64(i + 1, J->n) : (J->n > i ? J->n - i : 0));
 }
 
 /* The first unit of a part: parts of equal units, or with a triangle,
@@ -677,7 +611,8 @@ static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
     assert(!tri || !acc);
     /* A packer reads op(A) as given and op(B) transposed: a symmetric
      * op(B)'s stored triangle is the other one in the packer's frame. */
-    const int sym_oa = oa->sym, sym_ob = ob->sym ? CANON_SYM_LOWER + CANON_SYM_UPPER - ob->sym : 0;
+    const int sym_oa = oa->sym;
+    const int sym_ob = ob->sym ? ob->sym ^ (CANON_SYM_LOWER | CANON_SYM_UPPER) : 0;
     const int conja = oa->conj ? CANON_CONJ : 0, conjb = ob->conj ? CANON_CONJ : 0;
     /* The sign bit of each float (s, c) or double (d, z) of a packed word. */
     const uint64_t sign = t == CANON_S || t == CANON_C ? 0x8000000080000000ull
@@ -688,7 +623,7 @@ static int run(enum canon_type t, int col, int64_t m, int64_t n, int64_t k,
         J.a = a, J.rsa = rsa, J.csa = csa, J.flags_a = conja, J.neg_a = nega, J.sym_a = sym_oa;
         J.b = b, J.rsb = rsb, J.csb = csb, J.flags_b = conjb, J.neg_b = negb, J.sym_b = sym_ob;
     } else { /* C^T = op(B)^T op(A)^T; C's lower triangle is C^T's upper */
-        J.m = n, J.n = m, J.tri = tri ? TRI_LOWER + TRI_UPPER - tri : 0;
+        J.m = n, J.n = m, J.tri = tri ? CANON_TRI_LOWER + CANON_TRI_UPPER - tri : 0;
         J.a = b, J.rsa = csb, J.csa = rsb, J.flags_a = CANON_SWAP | conjb, J.neg_a = negb;
         J.b = a, J.rsb = csa, J.csb = rsa, J.flags_b = CANON_SWAP | conja, J.neg_b = nega;
         J.sym_a = sym_ob, J.sym_b = sym_oa;
@@ -776,6 +711,6 @@ int canon_gemm_opnds(enum canon_type t, char uplo, int64_t m, int64_t n, int64_t
         return 0;
     if (k <= 0 || scalar_class(t, alpha) == 1)
         return -2;
-    const int tri = uplo == 'L' ? TRI_LOWER : uplo == 'U' ? TRI_UPPER : 0;
+    const int tri = uplo == 'L' ? CANON_TRI_LOWER : uplo == 'U' ? CANON_TRI_UPPER : 0;
     return run(t, 1, m, n, k, a, b, alpha, beta, c, ldc, 0, tri);
 }

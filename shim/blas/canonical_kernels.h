@@ -111,10 +111,12 @@ struct canon_gemm_opnd {
     int conj, neg;
     /* CANON_SYM_LOWER / _UPPER: the operand is a symmetric S whose
      * element (u, v) is at x + u*rs + v*cs only in the stored triangle
-     * (u >= v / u <= v), elsewhere read as S(v, u) (symm); 0: as above. */
+     * (u >= v / u <= v), elsewhere read as S(v, u) (symm); with
+     * CANON_SYM_HERM too, Hermitian: conj(S(v, u)) there, and the
+     * diagonal's imaginary parts read as +0 (hemm); 0: as above. */
     int sym;
 };
-enum { CANON_SYM_LOWER = 1, CANON_SYM_UPPER = 2 };
+enum { CANON_SYM_LOWER = 1, CANON_SYM_UPPER = 2, CANON_SYM_HERM = 4 };
 /* canon_gemm_acc on operands given by their strides, for the drivers of
  * trmm and trsm (canonical_l3_tri.c): S_ij (column-major, ld lds; flag
  * CANON_OPS_ROWS: row-major) gets the contract's sum over p of
@@ -143,6 +145,27 @@ int canon_gemm_opnds(enum canon_type t, char uplo, int64_t m, int64_t n, int64_t
  * reserves before the first piece. Returns 0, or -1 when memory is
  * short. */
 int canon_gemm_reserve(enum canon_type t, int64_t maxdim);
+
+/* A packer of struct canon_kernel. */
+typedef void (*canon_pack_fn)(int r, int64_t rows, int64_t kb, const void *x, int64_t rs,
+                              int64_t cs, int flags, void *dst);
+/* Packs rows row0 .. row0+rows-1 x p = p0 .. p0+kb-1 of a symmetric
+ * (herm: Hermitian) matrix M stored in one triangle (lower: row >= p) at
+ * x + row*rs + p*cs, through the packer fn as it packs any operand into
+ * strips of r rows (canonical_gemm_shape.c). */
+void canon_pack_sym(canon_pack_fn fn, int r, int64_t row0, int64_t rows, int64_t p0, int64_t kb,
+                    const char *x, int64_t rs, int64_t cs, int lower, int herm, int flags,
+                    size_t es, size_t ps, char *dst);
+/* A triangle of a GEMM's C in its row-major frame: the elements with
+ * column <= row (CANON_TRI_LOWER) or column >= row (CANON_TRI_UPPER).
+ * canon_tri_cover: whether rows i .. i+h-1 x columns j .. j+w-1 hold
+ * none of it (0), only it (1) or some (2); 1 for tri 0. canon_tri_run:
+ * the columns lo .. hi-1 of row r of a tile (row i, column j at its top
+ * left, cols wide) that are in it. */
+enum { CANON_TRI_LOWER = 1, CANON_TRI_UPPER = 2 };
+int canon_tri_cover(int tri, int64_t i, int64_t h, int64_t j, int64_t w);
+void canon_tri_run(int tri, int64_t i, int64_t j, int64_t r, int64_t cols, int64_t *lo,
+                   int64_t *hi);
 
 /* Generic packers, shared by the kernel tables. */
 void canon_pack_f32(int r, int64_t rows, int64_t kb, const void *x, int64_t rs, int64_t cs,
@@ -391,10 +414,11 @@ struct canon_tri_update {
     const void *beta;
 };
 int canon_l3_tri_update(const struct canon_tri_update *u, void *c, int64_t ldc);
-/* symm on the canonical GEMM, column-major after the mapping: left: C =
- * alpha*A*B + beta*C (A m x m), else alpha*B*A + beta*C (A n x n), A's
- * lower or upper triangle stored; alpha != 0. Returns as above. */
-int canon_l3_symm_gemm(enum canon_type t, int left, int lower, int64_t m, int64_t n,
+/* symm (herm: hemm) on the canonical GEMM, column-major after the
+ * mapping: left: C = alpha*A*B + beta*C (A m x m), else alpha*B*A +
+ * beta*C (A n x n), A's lower or upper triangle stored; alpha != 0.
+ * Returns as above. */
+int canon_l3_symm_gemm(enum canon_type t, int herm, int left, int lower, int64_t m, int64_t n,
                        const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                        const void *beta, void *c, int64_t ldc);
 

@@ -226,9 +226,49 @@ static void symm_left_sum(const struct canon_blas_kern *kern, size_t size, int l
     }
 }
 
-static int symm(enum canon_type t, char order, char side, char uplo, int64_t m, int64_t n,
-                const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-                const void *beta, void *c, int64_t ldc)
+/* A_ip of a Hermitian A read from its stored triangle (hemm): conj(A_pi)
+ * across it, the diagonal's imaginary part +0. */
+static void herm_el(enum canon_type t, int lower, const void *a, int64_t lda, int64_t i,
+                    int64_t p, union elem *e)
+{
+    const size_t size = canon_blas_size(t);
+    const int stored = lower ? i >= p : i <= p;
+    memcpy(e, stored ? at2(a, i, p, lda, size) : at2(a, p, i, lda, size), size);
+    if (t == CANON_C && (i == p || !stored))
+        e->s[1] = i == p ? 0.0f : -e->s[1];
+    else if (i == p || !stored)
+        e->d[1] = i == p ? 0.0 : -e->d[1];
+}
+
+/* hemm where the GEMM core has no workspace: each C_ij's products one at
+ * a time in increasing p (dot_seq, A's element first for side 'L', B's
+ * for 'R', as symm), then AB: the GEMM's bits, slowly. */
+static void hemm_seq(enum canon_type t, int left, int lower, int64_t m, int64_t n,
+                     const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                     const void *beta, void *c, int64_t ldc)
+{
+    const struct canon_blas_kern *kern = &canon_blas_kernels()->t[t];
+    const size_t size = canon_blas_size(t);
+    const int64_t dim = left ? m : n;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            union elem s, e;
+            memset(&s, 0, sizeof s);
+            for (int64_t p = 0; p < dim; p++) {
+                herm_el(t, lower, a, lda, left ? i : p, left ? p : j, &e);
+                if (left)
+                    kern->dot_seq(1, &e, 1, at2(b, p, j, ldb, size), 1, 0, &s);
+                else
+                    kern->dot_seq(1, at2(b, i, p, ldb, size), 1, &e, 1, 0, &s);
+            }
+            canon_blas_ab(t, alpha, beta, &s, at2(c, i, j, ldc, size));
+        }
+}
+
+/* symm, or hemm (herm) for c and z. */
+static int symm(enum canon_type t, int herm, char order, char side, char uplo, int64_t m,
+                int64_t n, const void *alpha, const void *a, int64_t lda, const void *b,
+                int64_t ldb, const void *beta, void *c, int64_t ldc)
 {
     const char o = canon_blas_upper(order);
     char sd = canon_blas_upper(side), u = canon_blas_upper(uplo);
@@ -256,8 +296,13 @@ static int symm(enum canon_type t, char order, char side, char uplo, int64_t m, 
     const int lower = u == 'L';
     /* On the GEMM core (canonical_l3_gemm.c); the loops below where it has
      * no workspace, with the same bits. */
-    if (canon_l3_symm_gemm(t, sd == 'L', lower, m, n, alpha, a, lda, b, ldb, beta, c, ldc) == 0)
+    if (canon_l3_symm_gemm(t, herm, sd == 'L', lower, m, n, alpha, a, lda, b, ldb, beta, c,
+                           ldc) == 0)
         return 0;
+    if (herm) {
+        hemm_seq(t, sd == 'L', lower, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+        return 0;
+    }
     const int64_t block = BLOCK_BYTES / (int64_t)size;
     _Alignas(64) union block sums;
     if (sd == 'R') { /* C(:, j): sweeps of B's columns against A(:, j) */
@@ -313,28 +358,42 @@ static int symm(enum canon_type t, char order, char side, char uplo, int64_t m, 
 int canon_ssymm(char order, char side, char uplo, int64_t m, int64_t n, float alpha, const float *a,
                 int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
 {
-    return symm(CANON_S, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return symm(CANON_S, 0, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
 int canon_dsymm(char order, char side, char uplo, int64_t m, int64_t n, double alpha,
                 const double *a, int64_t lda, const double *b, int64_t ldb, double beta, double *c,
                 int64_t ldc)
 {
-    return symm(CANON_D, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    return symm(CANON_D, 0, order, side, uplo, m, n, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
 int canon_csymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
                 int64_t ldc)
 {
-    return symm(CANON_C, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+    return symm(CANON_C, 0, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 int canon_zsymm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
                 int64_t ldc)
 {
-    return symm(CANON_Z, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+    return symm(CANON_Z, 0, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+int canon_chemm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc)
+{
+    return symm(CANON_C, 1, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+int canon_zhemm(char order, char side, char uplo, int64_t m, int64_t n, const void *alpha,
+                const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                int64_t ldc)
+{
+    return symm(CANON_Z, 1, order, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* The checks and mapping shared by trmm and trsm. Returns 0 with the

@@ -7,7 +7,8 @@
  *     the same products in the same order, the same AB step.
  *   - syr2k / her2k: two GEMM updates in turn, the second with beta = 1;
  *     herk: her2k's first alone.
- *   - symm: the GEMM of the full symmetric A and B.
+ *   - symm: the GEMM of the full symmetric A and B; hemm: of the full
+ *     Hermitian A.
  * Each is one call of canon_gemm_opnds: a triangle update skips the
  * register tiles outside the triangle and stores only the triangle's part
  * of a tile on the diagonal (its other triangle is never written); symm's
@@ -76,14 +77,14 @@ int canon_l3_tri_update(const struct canon_tri_update *u, void *c, int64_t ldc)
     return rc == 0 ? 0 : -2;
 }
 
-int canon_l3_symm_gemm(enum canon_type t, int left, int lower, int64_t m, int64_t n,
+int canon_l3_symm_gemm(enum canon_type t, int herm, int left, int lower, int64_t m, int64_t n,
                        const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                        const void *beta, void *c, int64_t ldc)
 {
     if (!canon_l3_gemm_on())
         return -2;
     struct canon_gemm_opnd sa = opnd('N', a, lda);
-    sa.sym = lower ? CANON_SYM_LOWER : CANON_SYM_UPPER;
+    sa.sym = (lower ? CANON_SYM_LOWER : CANON_SYM_UPPER) | (herm ? CANON_SYM_HERM : 0);
     const struct canon_gemm_opnd sb = opnd('N', b, ldb);
     /* left: C = A*B (A m x m); right: C = B*A (A n x n) */
     const int rc = left ? canon_gemm_opnds(t, 0, m, n, m, &sa, &sb, alpha, beta, c, ldc)

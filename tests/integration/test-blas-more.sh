@@ -1,8 +1,8 @@
 #!/bin/sh
 # The rest of the reference BLAS (rotg, rotmg, rotm, sdsdot, dsdot, cabs1,
 # the band, packed, symmetric and Hermitian level-2 routines, hemm, herk,
-# her2k): the shim records each call (herk and her2k on its canonical
-# kernels under the default policy, the rest on the vendor), results
+# her2k): the shim records each call (hemm, herk and her2k on its
+# canonical kernels under the default policy, the rest on the vendor), results
 # unchanged, and digests only what the specification references, so two
 # runs whose unreferenced elements differ diff identical.
 . "$(dirname "$0")/lib.sh"

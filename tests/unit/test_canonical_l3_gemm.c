@@ -19,6 +19,7 @@
 /* cmocka needs the four above first */
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,17 @@ static int syrk(int t, char uplo, char trans, int64_t n, int64_t k, const void *
     case CANON_C: return canon_csyrk('C', uplo, trans, n, k, al, a, LD, be, c, LD);
     default: return canon_zsyrk('C', uplo, trans, n, k, al, a, LD, be, c, LD);
     }
+}
+
+static int symm(int t, char side, char uplo, int64_t m, int64_t n, const void *al, const void *a,
+                const void *b, const void *be, void *c);
+
+/* hemm, c and z. */
+static int hemm(int t, char order, char side, char uplo, int64_t m, int64_t n, const void *al,
+                const void *a, const void *b, const void *be, void *c)
+{
+    return t == CANON_C ? canon_chemm(order, side, uplo, m, n, al, a, LD, b, LD, be, c, LD)
+                        : canon_zhemm(order, side, uplo, m, n, al, a, LD, b, LD, be, c, LD);
 }
 
 static int symm(int t, char side, char uplo, int64_t m, int64_t n, const void *al, const void *a,
@@ -169,36 +181,55 @@ static void test_syrk_is_the_gemm_on_its_triangle(void **state)
     everywhere(syrk_is_gemm);
 }
 
+/* symm, and hemm for c and z (herm = 1: on the core; 2: its sequential
+ * fallback, canon_l3_use_gemm(0)): the GEMM of the full matrix S. */
 static void symm_is_gemm(int t)
 {
     unsigned char al[16], be[16];
     static const int64_t shapes[][2] = {{300, 7}, {9, 290}, {260, 270}};
+    for (int herm = 0; herm < (t >= CANON_C ? 3 : 1); herm++)
     for (size_t s = 0; s < 3; s++)
         for (int sd = 0; sd < 2; sd++)
             for (int u = 0; u < 2; u++) {
+                if (herm == 2 && s == 2)
+                    continue; /* the fallback is slow: the thin shapes */
                 const int64_t m = shapes[s][0], n = shapes[s][1], dim = sd ? n : m;
                 const char side = "LR"[sd], uplo = "UL"[u];
                 scalars(t, (int)(s & 1), al, be);
                 fill(t, A, ELEMS, 21);
                 fill(t, B, ELEMS, 22);
                 fill(t, C0, ELEMS, 23);
-                /* S: the full symmetric matrix of A's uplo triangle */
+                /* S: the full symmetric (Hermitian) matrix of A's uplo
+                 * triangle */
                 for (int64_t j = 0; j < dim; j++)
                     for (int64_t i = 0; i < dim; i++) {
                         const int stored = uplo == 'U' ? i <= j : i >= j;
                         memcpy(el(S, t, i, j), stored ? el(A, t, i, j) : el(A, t, j, i),
                                tsize[t]);
+                        if (herm && (i == j || !stored)) { /* conj, or a real diagonal */
+                            if (t == CANON_C)
+                                ((float *)el(S, t, i, j))[1] =
+                                    i == j ? 0.0f : -((float *)el(S, t, i, j))[1];
+                            else
+                                ((double *)el(S, t, i, j))[1] =
+                                    i == j ? 0.0 : -((double *)el(S, t, i, j))[1];
+                        }
                     }
                 memcpy(C, C0, ELEMS * tsize[t]);
                 memcpy(W, C0, ELEMS * tsize[t]);
-                assert_int_equal(symm(t, side, uplo, m, n, al, A, B, be, C), 0);
+                canon_l3_use_gemm(herm != 2);
+                assert_int_equal(herm ? hemm(t, 'C', side, uplo, m, n, al, A, B, be, C)
+                                      : symm(t, side, uplo, m, n, al, A, B, be, C),
+                                 0);
+                canon_l3_use_gemm(1);
                 if (side == 'L')
                     assert_int_equal(gemm(t, 'N', 'N', m, n, m, al, S, LD, B, LD, be, W), 0);
                 else
                     assert_int_equal(gemm(t, 'N', 'N', m, n, n, al, B, LD, S, LD, be, W), 0);
                 if (memcmp(C, W, ELEMS * tsize[t]) != 0)
-                    fail_msg("type %d symm side=%c uplo=%c m=%lld n=%lld [%s]: not the GEMM's",
-                             t, side, uplo, (long long)m, (long long)n, canon_isa());
+                    fail_msg("type %d %s side=%c uplo=%c m=%lld n=%lld [%s]: not the GEMM's",
+                             t, (const char *[]){"symm", "hemm", "hemm (sequential)"}[herm],
+                             side, uplo, (long long)m, (long long)n, canon_isa());
             }
 }
 
@@ -206,6 +237,53 @@ static void test_symm_is_the_gemm_of_the_full_matrix(void **state)
 {
     (void)state;
     everywhere(symm_is_gemm);
+}
+
+/* zhemm in both layouts against the definition, to rounding: the 'R'
+ * mapping reads A^T, Hermitian too, so no conjugate is missed or
+ * doubled. */
+static void test_hemm_agrees_with_the_definition(void **state)
+{
+    (void)state;
+    const int64_t m = 9, n = 7;
+    const double al[2] = {0.75, -0.5}, be[2] = {-1.25, 0.25};
+    for (int o = 0; o < 2; o++)
+        for (int sd = 0; sd < 2; sd++)
+            for (int u = 0; u < 2; u++) {
+                const char order = "CR"[o], side = "LR"[sd], uplo = "UL"[u];
+                const int64_t dim = side == 'L' ? m : n;
+                fill(CANON_Z, A, ELEMS, 41);
+                fill(CANON_Z, B, ELEMS, 42);
+                fill(CANON_Z, C0, ELEMS, 43);
+                memcpy(C, C0, ELEMS * 16);
+                assert_int_equal(hemm(CANON_Z, order, side, uplo, m, n, al, A, B, be, C), 0);
+                /* X(r, s) in the caller's layout */
+#define ZEL(x, r, s) ((const double *)(x) + 2 * (o ? (r) * LD + (s) : (r) + (s) * LD))
+                for (int64_t i = 0; i < m; i++)
+                    for (int64_t j = 0; j < n; j++) {
+                        long double wr = 0, wi = 0;
+                        for (int64_t p = 0; p < dim; p++) {
+                            const int64_t r = side == 'L' ? i : p, q = side == 'L' ? p : j;
+                            const int stored = uplo == 'U' ? r <= q : r >= q;
+                            const double *ae = stored ? ZEL(A, r, q) : ZEL(A, q, r);
+                            const long double ar = ae[0],
+                                              ai = r == q ? 0 : stored ? ae[1] : -ae[1];
+                            const double *be_ = side == 'L' ? ZEL(B, p, j) : ZEL(B, i, p);
+                            wr += ar * be_[0] - ai * be_[1];
+                            wi += ar * be_[1] + ai * be_[0];
+                        }
+                        const double *c0 = ZEL(C0, i, j), *got = ZEL(C, i, j);
+                        const long double rr = al[0] * wr - al[1] * wi + be[0] * c0[0] -
+                                               be[1] * c0[1];
+                        const long double ri = al[0] * wi + al[1] * wr + be[0] * c0[1] +
+                                               be[1] * c0[0];
+                        if (fabsl(got[0] - rr) > 1e-13L || fabsl(got[1] - ri) > 1e-13L)
+                            fail_msg("zhemm order=%c side=%c uplo=%c: C(%lld,%lld) off the "
+                                     "definition",
+                                     order, side, uplo, (long long)i, (long long)j);
+                    }
+#undef ZEL
+            }
 }
 
 /* One call of trmm or trsm (op 0, 1), syr2k (2), her2k (3) or herk (4)
@@ -349,6 +427,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_syrk_is_the_gemm_on_its_triangle),
         cmocka_unit_test(test_symm_is_the_gemm_of_the_full_matrix),
+        cmocka_unit_test(test_hemm_agrees_with_the_definition),
         cmocka_unit_test(test_trmm_trsm_rank2k_on_the_core_give_the_sequential_bits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
