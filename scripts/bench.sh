@@ -20,7 +20,7 @@
 # (6000: steps of the long summary-traced training, ~1 minute here),
 # BENCH_L3_SIZES ("512 1024 2048": n of the level-3 section,
 # bench_canonical_l3; about a minute and a half at 2048), BENCH_L3_REPS (3) and
-# BENCH_L3_ONLY ("strsm RL,dsyrk L": only those cells; unset: all 27 per n).
+# BENCH_L3_ONLY ("strsm RL,dsyrk L": only those cells; unset: all 29 per n).
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)

@@ -1,6 +1,7 @@
-/* Throughput of the canonical level-3 routines other than gemm (syrk,
- * symm, syr2k on the GEMM core, shim/blas/canonical_l3_gemm.c; trmm and
- * trsm, canonical_l3_tri.c) next to the vendor OpenBLAS in the same
+/* Throughput of the canonical level-3 routines other than gemm (dsyrk,
+ * dsymm, dsyr2k, zherk, zhemm on the GEMM core,
+ * shim/blas/canonical_l3_gemm.c; trmm and trsm, canonical_l3_tri.c)
+ * next to the vendor OpenBLAS in the same
  * process, in GFLOP/s, square n x n, column-major, on the automatic
  * instruction-set path, with the ratio canonical/OpenBLAS at 1 and at 2
  * threads. Flops: n^3 multiply-adds (trmm, trsm: n^3/2) times 2, times 4
@@ -46,6 +47,10 @@ void cblas_dsyr2k(int order, int uplo, int trans, int n, int k, double alpha, co
                   int lda, const double *b, int ldb, double beta, double *c, int ldc);
 void cblas_dsymm(int order, int side, int uplo, int m, int n, double alpha, const double *a,
                  int lda, const double *b, int ldb, double beta, double *c, int ldc);
+void cblas_zherk(int order, int uplo, int trans, int n, int k, double alpha, const void *a,
+                 int lda, double beta, void *c, int ldc);
+void cblas_zhemm(int order, int side, int uplo, int m, int n, const void *alpha, const void *a,
+                 int lda, const void *b, int ldb, const void *beta, void *c, int ldc);
 enum { COL_MAJOR = 102, NO_TRANS = 111, UPPER = 121, LOWER = 122, LEFT = 141, RIGHT = 142,
        NON_UNIT = 131 };
 
@@ -64,7 +69,8 @@ static void settle(void)
     nanosleep(&ts, NULL);
 }
 
-/* One case: routine (0 trmm, 1 trsm, 2 syrk, 3 symm, 4 syr2k), type. */
+/* One case: routine (0 trmm, 1 trsm, 2 syrk, 3 symm, 4 syr2k, 5 herk,
+ * 6 hemm), type. */
 struct bcase {
     int routine, t;
     char side, uplo;
@@ -74,12 +80,22 @@ struct bcase {
 static void *A, *Bm, *B0, *Cw, *Vw;
 static const double alpha_d = 0.75;
 static const float alpha_s = 0.75f;
-static const double alpha_z[2] = {0.75, -0.25};
+static const double alpha_z[2] = {0.75, -0.25}, beta_z[2] = {0.5, 0};
 
 static void run(const struct bcase *c, int vendor, void *b)
 {
     const int n = (int)c->n, sd = c->side == 'L' ? LEFT : RIGHT, up = c->uplo == 'U' ? UPPER : LOWER;
     const char ch[2] = {c->side, c->uplo};
+    if (c->routine == 5) { /* double complex only */
+        vendor ? cblas_zherk(COL_MAJOR, up, NO_TRANS, n, n, 1.0, A, n, 0.5, b, n)
+               : (void)canon_zherk('C', ch[1], 'N', n, n, 1.0, A, n, 0.5, b, n);
+        return;
+    }
+    if (c->routine == 6) {
+        vendor ? cblas_zhemm(COL_MAJOR, sd, up, n, n, alpha_z, A, n, B0, n, beta_z, b, n)
+               : (void)canon_zhemm('C', ch[0], ch[1], n, n, alpha_z, A, n, B0, n, beta_z, b, n);
+        return;
+    }
     if (c->routine >= 2) { /* double only */
         const double *a = A, *bb = B0;
         double *cc = b;
@@ -207,7 +223,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_canonical_l3: out of memory\n");
         return 2;
     }
-    static const char *const rname[] = {"trmm", "trsm", "syrk", "symm", "syr2k"};
+    static const char *const rname[] = {"trmm", "trsm", "syrk", "symm", "syr2k", "herk", "hemm"};
     static const char tname[] = "sdcz";
     printf("canonical path: %s; best of %d repetitions at n = 1024 (more below, at least 2 "
            "above); GFLOP/s\n",
@@ -220,6 +236,8 @@ int main(int argc, char **argv)
         int nc = 0;
         for (int r = 2; r < 5; r++)
             cases[nc++] = (struct bcase){r, CANON_D, 'L', r == 3 ? 'U' : 'L', n};
+        cases[nc++] = (struct bcase){5, CANON_Z, 'L', 'L', n};
+        cases[nc++] = (struct bcase){6, CANON_Z, 'L', 'U', n};
         static const int types[] = {CANON_D, CANON_S, CANON_Z};
         for (int ti = 0; ti < 3; ti++)
             for (int r = 0; r < 2; r++)
@@ -229,11 +247,10 @@ int main(int argc, char **argv)
         for (int ci = 0; ci < nc; ci++) {
             const struct bcase *c = &cases[ci];
             char name[16], cs[8], label[24];
-            snprintf(name, sizeof name, "%c%s", c->routine >= 2 ? 'd' : tname[c->t],
-                     rname[c->routine]);
+            snprintf(name, sizeof name, "%c%s", tname[c->t], rname[c->routine]);
             snprintf(cs, sizeof cs, "%c%c", c->side, c->uplo);
-            const char *shown = c->routine == 2 || c->routine == 4 ? c->uplo == 'L' ? "L" : "U"
-                                                                   : cs;
+            const int tri_only = c->routine == 2 || c->routine == 4 || c->routine == 5;
+            const char *shown = tri_only ? c->uplo == 'L' ? "L" : "U" : cs;
             snprintf(label, sizeof label, "%s %s", name, shown);
             if (!wanted(label))
                 continue;
@@ -261,7 +278,8 @@ int main(int argc, char **argv)
                 timed(c, 1, &bv[1]);
             openblas_set_num_threads(1);
             const double cube = (double)n * (double)n * (double)n;
-            const double flops = (c->routine < 2 ? cube : c->routine == 2 ? cube : 2 * cube) *
+            const double flops = (c->routine < 2 || c->routine == 2 || c->routine == 5 ? cube
+                                                                                   : 2 * cube) *
                                  (c->t == CANON_Z ? 4 : 1);
             const double c1 = flops / bc[0] * 1e-9, c2 = flops / bc[1] * 1e-9;
             const double v1 = flops / bv[0] * 1e-9, v2 = flops / bv[1] * 1e-9;
