@@ -390,6 +390,66 @@ static void core_is_sequential(int t)
     }
 }
 
+/* Random small shapes (n 1 .. 80, k 1 .. 300), types, uplo, trans, side,
+ * layouts, paths and 1 .. 5 threads: syrk, symm, syr2k, her2k, herk and
+ * hemm on the core give the sequential kernels' bits over the whole
+ * buffer, so a tile of the triangle's edge written outside it, or a
+ * thread's share of a triangle lost, fails. */
+static void test_random_shapes_core_equals_sequential(void **state)
+{
+    (void)state;
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    static const char *const names[] = {"syrk", "symm", "syr2k", "her2k", "herk", "hemm"};
+    unsigned seed = 2026;
+    unsigned char al[16], be[16];
+    for (int it = 0; it < 300; it++) {
+        seed = seed * 1103515245u + 12345u;
+        const unsigned r = seed >> 4;
+        const int routine = (int)(r % 6), t = routine >= 3 ? CANON_C + (int)(r / 6 % 2)
+                                                           : (int)(r / 6 % CANON_NTYPES);
+        const char *isa = isas[r / 24 % 3];
+        if (canon_set_isa(isa) != 0 || canon_blas_set_isa(isa) != 0)
+            continue;
+        canon_set_threads(1 + (int)(r / 72 % 5));
+        seed = seed * 1103515245u + 12345u;
+        const int64_t n = 1 + (seed >> 8) % 80, k = 1 + (seed >> 16) % 300;
+        const char ch[5] = {"CR"[seed & 1], "LR"[(seed >> 1) & 1], "UL"[(seed >> 2) & 1],
+                            routine == 0 || routine == 2 ? "NT"[(seed >> 3) & 1]
+                                                         : "NC"[(seed >> 3) & 1],
+                            'N'};
+        scalars(t, (int)((seed >> 4) & 1), al, be);
+        if (routine >= 3 && routine <= 4) /* her2k's beta real; herk's alpha too */
+            memcpy(be, (t == CANON_C) ? (const void *)(const float[1]){-1.25f}
+                                      : (const void *)(const double[1]){-1.25},
+                   tsize[t] / 2);
+        fill(t, A, ELEMS, 51 + (unsigned)it);
+        fill(t, B, ELEMS, 52);
+        fill(t, C0, ELEMS, 53);
+        for (int core = 1; core >= 0; core--) {
+            memcpy(C, C0, ELEMS * tsize[t]);
+            canon_l3_use_gemm(core);
+            int rc;
+            switch (routine) {
+            case 0: rc = syrk(t, ch[2], ch[3], n, k, al, A, be, C); break;
+            case 1: rc = symm(t, ch[1], ch[2], n, k, al, A, B, be, C); break;
+            case 5: rc = hemm(t, ch[0], ch[1], ch[2], n, k, al, A, B, be, C); break;
+            default: rc = tri_call(routine == 2 ? 2 : routine == 3 ? 3 : 4, t, ch, k, n, al, be);
+            }
+            assert_int_equal(rc, 0);
+            if (core)
+                memcpy(W, C, ELEMS * tsize[t]);
+        }
+        canon_l3_use_gemm(1);
+        if (memcmp(C, W, ELEMS * tsize[t]) != 0)
+            fail_msg("type %d %s %.4s n=%lld k=%lld [%s, %d threads]: the core's bits differ "
+                     "from the sequential kernel's",
+                     t, names[routine], ch, (long long)n, (long long)k, isa, canon_threads());
+    }
+    canon_set_threads(1);
+    assert_int_equal(canon_set_isa(NULL), 0);
+    assert_int_equal(canon_blas_set_isa(NULL), 0);
+}
+
 static void test_trmm_trsm_rank2k_on_the_core_give_the_sequential_bits(void **state)
 {
     (void)state;
@@ -428,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_syrk_is_the_gemm_on_its_triangle),
         cmocka_unit_test(test_symm_is_the_gemm_of_the_full_matrix),
         cmocka_unit_test(test_hemm_agrees_with_the_definition),
+        cmocka_unit_test(test_random_shapes_core_equals_sequential),
         cmocka_unit_test(test_trmm_trsm_rank2k_on_the_core_give_the_sequential_bits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
