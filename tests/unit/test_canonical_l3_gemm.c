@@ -390,7 +390,7 @@ static void core_is_sequential(int t)
     }
 }
 
-/* Random small shapes (n 1 .. 80, k 1 .. 300), types, uplo, trans, side,
+/* 150 random small shapes (n 1 .. 80, k 1 .. 300), types, uplo, trans, side,
  * layouts, paths and 1 .. 5 threads: syrk, symm, syr2k, her2k, herk and
  * hemm on the core give the sequential kernels' bits over the whole
  * buffer, so a tile of the triangle's edge written outside it, or a
@@ -402,7 +402,7 @@ static void test_random_shapes_core_equals_sequential(void **state)
     static const char *const names[] = {"syrk", "symm", "syr2k", "her2k", "herk", "hemm"};
     unsigned seed = 2026;
     unsigned char al[16], be[16];
-    for (int it = 0; it < 300; it++) {
+    for (int it = 0; it < 150; it++) {
         seed = seed * 1103515245u + 12345u;
         const unsigned r = seed >> 4;
         const int routine = (int)(r % 6), t = routine >= 3 ? CANON_C + (int)(r / 6 % 2)
