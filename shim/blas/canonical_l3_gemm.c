@@ -1,7 +1,8 @@
 /* Level-3 routines on the canonical GEMM core (canonical_gemm.c): syrk,
- * syr2k, herk, her2k and symm, whose every output element is one or two GEMM
- * sums, run as GEMM calls, so they get the GEMM's register tiles, cache
- * blocking, ISA paths and threads, and its bits. The contract of each
+ * syr2k, herk, her2k, symm and hemm, whose every output element is one or
+ * two GEMM sums, run as GEMM calls, so they get the GEMM's register
+ * tiles, cache blocking, ISA paths and threads, and its bits. The
+ * contract of each
  * (shim/blas/canonical.h) is stated so that this is exact:
  *   - syrk: C_ij is the GEMM of op(A) and op(A)^T on the uplo triangle:
  *     the same products in the same order, the same AB step.
@@ -18,7 +19,8 @@
  * own on a copy, and symm copied A's rows a block at a time: the same
  * bits, at 0.72-0.84 of OpenBLAS on an AVX2 Zen 3 at n = 512.
  * Each function returns 0, or -2 when the GEMM's workspace cannot be
- * allocated (nothing written); the caller then runs its sequential
+ * allocated (nothing written but, for her2k and herk, the zeros of the
+ * diagonal's imaginary parts); the caller then runs its sequential
  * kernel, which gives the same bits.
  */
 #include <stdatomic.h>
