@@ -2,8 +2,8 @@
  * syr2k, herk, her2k, symm and hemm, whose every output element is one or
  * two GEMM sums, run as GEMM calls, so they get the GEMM's register
  * tiles, cache blocking, ISA paths and threads, and its bits. The
- * contract of each
- * (shim/blas/canonical.h) is stated so that this is exact:
+ * contract of each (shim/blas/canonical.h) is stated so that this is
+ * exact:
  *   - syrk: C_ij is the GEMM of op(A) and op(A)^T on the uplo triangle:
  *     the same products in the same order, the same AB step.
  *   - syr2k / her2k: two GEMM updates in turn, the second with beta = 1;
