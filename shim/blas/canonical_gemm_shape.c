@@ -18,10 +18,9 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
-/* A Hermitian operand's element e (complex, es bytes) read across the
- * diagonal: conjugated, or on it (diag), its imaginary part +0. */
-static void herm_fix(unsigned char *e, size_t es, int diag)
+void canon_herm_fix(void *ev, size_t es, int diag)
 {
+    unsigned char *e = ev;
     if (es == 2 * sizeof(float)) {
         float im;
         memcpy(&im, e + sizeof im, sizeof im);
@@ -69,7 +68,7 @@ void canon_pack_sym(canon_pack_fn fn, int r, int64_t row0, int64_t rows, int64_t
                 unsigned char *e = col + ii * (int64_t)es;
                 memcpy(e, x + (stored ? i * rs + p * cs : p * rs + i * cs) * (int64_t)es, es);
                 if (herm && (i == p || !stored))
-                    herm_fix(e, es, i == p);
+                    canon_herm_fix(e, es, i == p);
             }
             fn(r, h, 1, col, 1, h, flags, d + (size_t)q * group);
         }

@@ -156,6 +156,9 @@ typedef void (*canon_pack_fn)(int r, int64_t rows, int64_t kb, const void *x, in
 void canon_pack_sym(canon_pack_fn fn, int r, int64_t row0, int64_t rows, int64_t p0, int64_t kb,
                     const char *x, int64_t rs, int64_t cs, int lower, int herm, int flags,
                     size_t es, size_t ps, char *dst);
+/* A Hermitian matrix's complex element e (es bytes) read across the
+ * diagonal: conjugated; or on it (diag), its imaginary part +0. */
+void canon_herm_fix(void *e, size_t es, int diag);
 /* A triangle of a GEMM's C in its row-major frame: the elements with
  * column <= row (CANON_TRI_LOWER) or column >= row (CANON_TRI_UPPER).
  * canon_tri_cover: whether rows i .. i+h-1 x columns j .. j+w-1 hold

@@ -234,10 +234,8 @@ static void herm_el(enum canon_type t, int lower, const void *a, int64_t lda, in
     const size_t size = canon_blas_size(t);
     const int stored = lower ? i >= p : i <= p;
     memcpy(e, stored ? at2(a, i, p, lda, size) : at2(a, p, i, lda, size), size);
-    if (t == CANON_C && (i == p || !stored))
-        e->s[1] = i == p ? 0.0f : -e->s[1];
-    else if (i == p || !stored)
-        e->d[1] = i == p ? 0.0 : -e->d[1];
+    if (i == p || !stored)
+        canon_herm_fix(e, size, i == p);
 }
 
 /* hemm where the GEMM core has no workspace: each C_ij's products one at
