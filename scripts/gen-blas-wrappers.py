@@ -398,6 +398,9 @@ RANK2K_CANON = ('{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {
 TRV_CANON = '{fn}({order}, {uplo}, {trans}, {diag}, {n}, {a}, {lda}, {x}, {incx})'
 TRM_CANON = ('{fn}({order}, {side}, {uplo}, {transa}, {diag}, {m}, {n}, {alpha}, {a}, {lda}, '
              '{b}, {ldb})')
+RANK_K_CANON = '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {beta}, {c}, {ldc})'
+SYMM_CANON = ('{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
+              '{c}, {ldc})')
 CANONICAL = {
     'gemm': '{fn}({order}, {transa}, {transb}, {m}, {n}, {k}, {alpha}, {a}, {lda}, '
             '{b}, {ldb}, {beta}, {c}, {ldc})',
@@ -409,12 +412,8 @@ CANONICAL = {
     'axpy': '{fn}({n}, {alpha}, {x}, {incx}, {y}, {incy})',
     'scal': SCAL_CANON, 'csscal/zdscal': SCAL_CANON,
     'trmv': TRV_CANON, 'trsv': TRV_CANON,
-    'syrk': '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {beta}, {c}, {ldc})',
-    'herk': '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {beta}, {c}, {ldc})',
-    'symm': '{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
-            '{c}, {ldc})',
-    'hemm': '{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
-            '{c}, {ldc})',
+    'syrk': RANK_K_CANON, 'herk': RANK_K_CANON,
+    'symm': SYMM_CANON, 'hemm': SYMM_CANON,
     'trmm': TRM_CANON, 'trsm': TRM_CANON,
     'syr2k': RANK2K_CANON, 'her2k': RANK2K_CANON,
 }

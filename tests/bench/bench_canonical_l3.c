@@ -278,8 +278,7 @@ int main(int argc, char **argv)
                 timed(c, 1, &bv[1]);
             openblas_set_num_threads(1);
             const double cube = (double)n * (double)n * (double)n;
-            const double flops = (c->routine < 2 || c->routine == 2 || c->routine == 5 ? cube
-                                                                                   : 2 * cube) *
+            const double flops = (c->routine <= 2 || c->routine == 5 ? cube : 2 * cube) *
                                  (c->t == CANON_Z ? 4 : 1);
             const double c1 = flops / bc[0] * 1e-9, c2 = flops / bc[1] * 1e-9;
             const double v1 = flops / bv[0] * 1e-9, v2 = flops / bv[1] * 1e-9;
