@@ -112,7 +112,7 @@ detshim_digest digest_vector(const void *x, int64_t n, int64_t inc, size_t elem)
     if (n <= 0)
         return digest_bytes(NULL, 0);
     if (inc == 1)
-        return digest_bytes(x, (size_t)n * elem);
+        return digest_bytes_shared(x, (size_t)n * elem);
     XXH3_state_t st;
     XXH3_128bits_reset(&st);
     /* BLAS rule: with inc < 0, logical element 0 is the highest one, so the
@@ -135,7 +135,7 @@ detshim_digest digest_matrix(const void *a, int64_t len, int64_t lines, int64_t 
     if (len <= 0 || lines <= 0)
         return digest_bytes(NULL, 0);
     if (ld == len || lines == 1)
-        return digest_bytes(a, (size_t)(len * lines) * elem);
+        return digest_bytes_shared(a, (size_t)(len * lines) * elem);
     XXH3_state_t st;
     XXH3_128bits_reset(&st);
     const unsigned char *p = a;

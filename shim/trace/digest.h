@@ -11,6 +11,11 @@
 #include <stdint.h>
 #include "detshim.h"
 
+/* digest_vector and digest_matrix take a contiguous operand of 2 MiB or
+ * more on the threads lent to digests (digest_bytes_shared, below): a
+ * BLAS call waits on its operands' digests while the canonical pool is
+ * idle, before and after its kernel. */
+
 /* n elements of `elem` bytes, `inc` elements apart. A negative inc follows
  * the BLAS rule: x points at the lowest address and logical element i is at
  * x + (n-1-i)*|inc|. n <= 0 digests nothing. */
@@ -97,7 +102,8 @@ detshim_digest digest_split_end(const struct digest_split *st, const void *p, si
 /* digest_bytes(p, len), shared among threads when a module has lent
  * some: the BLAS family lends its canonical pool's (canon_digest_bytes,
  * canon_digest_runs) once it has started it. For digests the program
- * waits on while those threads are idle (a step record, shim/framework);
+ * waits on while those threads are idle (a step record, shim/framework,
+ * and a BLAS call's contiguous operands, digest_vector/digest_matrix);
  * the bits are digest_bytes()'s either way. digest_runs_shared gives
  * out[i] = digest_bytes(p[i], len[i]) for i < n, the runs spread over
  * the threads (each short run read by one, a long one by all). */

@@ -128,6 +128,10 @@ static double frand(void)
     return (double)(seed >> 9) / (double)(1u << 23) - 0.5;
 }
 
+/* Where operands() puts +Inf in each lane of B (a position: a row for
+ * side 'L', a column for 'R'), or -1 for none. */
+static int64_t inf_at = -1;
+
 /* A (dim x dim, ld lda) with a dominant diagonal, B (ldb x n), for c. */
 static void operands(const struct call *c, void **a, void **b)
 {
@@ -142,6 +146,9 @@ static void operands(const struct call *c, void **a, void **b)
         st(c->t, *a, i + i * c->lda, (cx){4 + frand(), frand()});
     for (size_t e = 0; e < lb; e++)
         st(c->t, *b, (int64_t)e, (cx){frand(), frand()});
+    const int left = c->ch[0] == 'L';
+    for (int64_t l = 0; inf_at >= 0 && l < (left ? c->n : c->m); l++)
+        st(c->t, *b, left ? inf_at + l * c->ldb : l + inf_at * c->ldb, (cx){INFINITY, 0});
 }
 
 static void check_order(int t, int solve, const char ch[4], int64_t m, int64_t n, cx alpha)
@@ -197,6 +204,30 @@ static void test_trmm_trsm_on_the_core_equal_the_documented_order(void **state)
     }
     const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     assert_int_equal(ran, 1 + avx2 + canon_cpu_has_avx512());
+    assert_int_equal(canon_set_isa(NULL), 0);
+    assert_int_equal(canon_blas_set_isa(NULL), 0);
+}
+
+/* One +Inf in each lane of B: the outputs whose chains take it are
+ * infinite, and the others, which the kernels must leave out of that term
+ * (no 0 * Inf), stay as the contract computes them; on every path. */
+static void test_trmm_trsm_leave_an_infinity_out_of_the_chains_without_it(void **state)
+{
+    (void)state;
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    for (int i = 0; i < 3; i++) {
+        if (canon_set_isa(isas[i]) != 0 || canon_blas_set_isa(isas[i]) != 0)
+            continue;
+        for (int t = 0; t < 2; t++) /* real: complex Inf products give NaN */
+            for (int combo = 0; combo < 8; combo++) {
+                const char ch[4] = {"LR"[combo & 1], "UL"[(combo >> 1) & 1], "NT"[combo >> 2],
+                                    'N'};
+                const int left = ch[0] == 'L';
+                inf_at = 37;
+                check_order(t, 0, ch, left ? 200 : 9, left ? 9 : 200, (cx){0.5, 0});
+                inf_at = -1;
+            }
+    }
     assert_int_equal(canon_set_isa(NULL), 0);
     assert_int_equal(canon_blas_set_isa(NULL), 0);
 }
@@ -339,6 +370,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trmm_trsm_on_the_core_equal_the_documented_order),
+        cmocka_unit_test(test_trmm_trsm_leave_an_infinity_out_of_the_chains_without_it),
         cmocka_unit_test(test_trmm_trsm_same_bits_any_thread_count),
         cmocka_unit_test(test_trmm_trsm_agree_with_openblas),
         cmocka_unit_test(test_trmm_trsm_short_of_memory_still_give_the_contract),

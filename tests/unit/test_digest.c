@@ -314,6 +314,15 @@ static void test_the_pool_digests_a_long_run_as_one_thread_does(void **state)
         for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
             assert_true(same(canon_digest_bytes(buf, lens[i]), digest_bytes(buf, lens[i])));
     }
+    /* lent to the trace, as the BLAS family lends it: a BLAS operand in
+     * one run (a vector, a matrix without padding) goes to the pool */
+    canon_set_threads(3);
+    digest_lend_threads(canon_digest_bytes, canon_digest_runs);
+    const int64_t n = (int64_t)(lens[3] / 8);
+    assert_true(same(digest_vector(buf, n, 1, 8), digest_bytes(buf, (size_t)n * 8)));
+    assert_true(same(digest_matrix(buf, 1000, n / 1000, 1000, 8),
+                     digest_bytes(buf, (size_t)(n / 1000 * 1000) * 8)));
+    digest_lend_threads(NULL, NULL);
     canon_set_threads(1);
     free(buf);
 }
