@@ -8,6 +8,8 @@
  *              the derived stream, or real entropy where the rule says so
  *   seeds.c    srand, srandom, initstate, srand48, seed48, lcong48: the
  *              program's seed replaced by a derived one
+ *   random_device.c  libstdc++'s std::random_device (not libc, but an
+ *              entropy source the program calls the same way): pinned
  *   exec.c     execve and the exec family: the old image's trace is closed
  *              first (exec runs no destructor) and the new one named
  *   exit.c     _exit, _Exit: the trace closed (they run no destructor)

@@ -27,6 +27,7 @@ enum rng_source {
     RNG_SEED48,
     RNG_LCONG48,
     RNG_CURAND, /* cuRAND generator seeds (shim/cuda/curand.c), one per generator */
+    RNG_RANDOM_DEVICE, /* libstdc++'s std::random_device (shim/libc/random_device.c) */
     RNG_NSOURCES
 };
 

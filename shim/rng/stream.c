@@ -33,6 +33,7 @@ static const char *const source_names[RNG_NSOURCES] = {
     [RNG_SEED48] = "seed48",
     [RNG_LCONG48] = "lcong48",
     [RNG_CURAND] = "curand",
+    [RNG_RANDOM_DEVICE] = "std::random_device",
 };
 
 static _Atomic uint64_t ordinals[RNG_NSOURCES];

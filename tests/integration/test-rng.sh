@@ -31,6 +31,24 @@ same_under_shim_differs_without "Python os.urandom, random, numpy, secrets.randb
     $PY "$RNG_PY"
 expect_lines "Python: every source printed" 7 "$WORK/s1"
 
+# libstdc++'s std::random_device, whose rdrand no libc interposer sees:
+# pinned through the member its operator() calls, and traced.
+printf '[rng]\npin = none\n' > "$WORK/nopin.policy"
+if command -v c++ > /dev/null 2>&1 &&
+    c++ -O2 -o "$WORK/random_device" "$TOP/tests/programs/random_device.cpp" 2> "$WORK/cxx.err"; then
+    same_under_shim_differs_without "C++ std::random_device (default, mt19937 seed, /dev/urandom)" \
+        "$WORK/random_device"
+    shim "$WORK/rd" "$WORK/random_device" > /dev/null
+    $DETDIFF --show "$WORK/rd" > "$WORK/rd.show"
+    expect_eq "std::random_device: each draw traced, pinned" 5 \
+        "$(grep -c 'std::random_device n=4 .*rng.source=std::random_device rng=pinned' "$WORK/rd.show")"
+    a=$(LD_PRELOAD=$SHIM DETSHIM_POLICY=$WORK/nopin.policy "$WORK/random_device")
+    b=$(LD_PRELOAD=$SHIM DETSHIM_POLICY=$WORK/nopin.policy "$WORK/random_device")
+    expect_ne "[rng] pin = none leaves std::random_device real" "$a" "$b"
+else
+    skip_check "std::random_device" "no working C++ compiler (c++) here: $(head -1 "$WORK/cxx.err" 2> /dev/null)"
+fi
+
 # Children of fork: different from each other and the parent, same across runs.
 LD_PRELOAD=$SHIM $P fork > "$WORK/f1"
 LD_PRELOAD=$SHIM $P fork > "$WORK/f2"
