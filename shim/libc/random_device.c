@@ -20,8 +20,9 @@
 typedef unsigned int (*getval_fn)(void *device);
 
 /* One draw for a decided call: pinned, or the real member's. */
-static unsigned int draw(const char *api, getval_fn real, void *device, const void *caller)
+static unsigned int draw(getval_fn real, void *device, const void *caller)
 {
+    static const char api[] = "std::random_device";
     enum rng_action act = rng_decide(caller);
     unsigned int v;
     if (act == RNG_PINNED && rng_fill(RNG_RANDOM_DEVICE, &v, sizeof v) == 0) {
@@ -37,12 +38,12 @@ static unsigned int draw(const char *api, getval_fn real, void *device, const vo
 DETSHIM_EXPORT unsigned int _ZNSt13random_device9_M_getvalEv(void *device)
 {
     REAL_FN(getval_fn, _ZNSt13random_device9_M_getvalEv);
-    return draw("std::random_device", real, device, __builtin_return_address(0));
+    return draw(real, device, __builtin_return_address(0));
 }
 
 /* std::random_device::_M_getval_pretr1() */
 DETSHIM_EXPORT unsigned int _ZNSt13random_device16_M_getval_pretr1Ev(void *device)
 {
     REAL_FN(getval_fn, _ZNSt13random_device16_M_getval_pretr1Ev);
-    return draw("std::random_device", real, device, __builtin_return_address(0));
+    return draw(real, device, __builtin_return_address(0));
 }

@@ -264,6 +264,9 @@ void digest_lend_threads(digest_bytes_fn shared, digest_runs_fn runs)
 
 detshim_digest digest_bytes_shared(const void *p, size_t len)
 {
+    /* Too short to split: every BLAS call's small operands come here. */
+    if (len < DIGEST_SPLIT_MIN)
+        return digest_bytes(p, len);
     digest_bytes_fn shared = atomic_load_explicit(&lent, memory_order_acquire);
     return shared ? shared(p, len) : digest_bytes(p, len);
 }

@@ -60,7 +60,6 @@ a=$(LD_PRELOAD=$SHIM $P openssl)
 b=$(LD_PRELOAD=$SHIM $P openssl)
 expect_ne "RAND_bytes from libcrypto is not pinned" "$a" "$b"
 # ... unless the policy says otherwise: exempt_modules adds, pin = none removes.
-printf '[rng]\npin = none\n' > "$WORK/nopin.policy"
 a=$(LD_PRELOAD=$SHIM DETSHIM_POLICY=$WORK/nopin.policy $P urandom)
 b=$(LD_PRELOAD=$SHIM DETSHIM_POLICY=$WORK/nopin.policy $P urandom)
 expect_ne "[rng] pin = none leaves /dev/urandom real" "$a" "$b"
