@@ -17,7 +17,9 @@ FAKES=$TOP/build/fakes
 PY=/usr/bin/python3
 VENV_PY=$TOP/build/venv/bin/python
 TEST_NAME=$(basename "$0" .sh)
-WORK=$TOP/build/work/$TEST_NAME
+# Under make sanitize the scratch folders are the sanitized build's own:
+# sanitize-smoke runs tests of the same names while the outer run goes on.
+WORK=${DETSHIM_SANITIZE_BUILD:-$TOP/build}/work/$TEST_NAME
 rm -rf "$WORK"
 mkdir -p "$WORK"
 checks=0

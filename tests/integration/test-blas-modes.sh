@@ -6,6 +6,7 @@
 # user's OMP_NUM_THREADS; the canonical kernels' own thread count is
 # varied in the unit tests, test_canonical_gemm.) Pinned mode: runs repeat
 # and the trace shows the pinned thread count.
+# slow: 50
 . "$(dirname "$0")/lib.sh"
 MLP=$TOP/tests/programs/torch_mlp.py
 P=$PROGS/blas_prog

@@ -7,6 +7,7 @@
 # TensorFlow and JAX compute with their own kernels, not an intercepted
 # BLAS, so a variable that changes their results is recorded in the trace
 # header even when the policy does not pin it, and detdiff names it.
+# slow: 90
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 KERAS=$TOP/tests/programs/keras_train.py

@@ -5,6 +5,7 @@
 # behaviour or 10-second input fails the test. Inputs that once found a
 # bug (tests/fuzz/regressions/) are among the seeds, so each is run again. Skipped, with the
 # reason, where clang cannot link -fsanitize=fuzzer. Long runs: make fuzz.
+# slow: 85
 . "$(dirname "$0")/lib.sh"
 SMOKE_SECONDS=${FUZZ_SMOKE_SECONDS:-20}
 

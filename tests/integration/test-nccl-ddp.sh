@@ -8,6 +8,7 @@
 #     direct torch.distributed.all_reduce are recorded with digests.
 #   - A program's own DDP communication hook is kept, and recorded.
 #   - Rank 1's data perturbed: detdiff names rank 1 as where it began.
+# slow: 25
 . "$(dirname "$0")/lib.sh"
 /usr/bin/python3 -c "import torch.distributed as d; assert d.is_gloo_available()" 2>/dev/null ||
     skip "Debian's torch with gloo is not installed (python3-torch)"

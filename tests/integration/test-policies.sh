@@ -6,6 +6,7 @@
 # and whatever thread count the user sets, where plain runs differ. The
 # policy's settings are in the trace header, and detdiff names a variable
 # the user changed before comparing any record.
+# slow: 30
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 TRAIN=$TOP/tests/programs/torch_train.py

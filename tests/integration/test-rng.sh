@@ -3,6 +3,7 @@
 # run under the shim, and different ones without it (so the test proves
 # something); forked children get streams of their own; crypto libraries
 # keep real entropy.
+# slow: 25
 . "$(dirname "$0")/lib.sh"
 P=$PROGS/rng_prog
 RNG_PY=$TOP/tests/programs/rng_py.py

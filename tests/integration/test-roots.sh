@@ -3,6 +3,7 @@
 # same training started as python or python3 (two links to one
 # interpreter), through a shell wrapper that execs it, or from another
 # working directory has one root; other weights give another.
+# slow: 20
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 ART_PY=$TOP/tests/programs/artifacts_py.py

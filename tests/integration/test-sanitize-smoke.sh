@@ -5,12 +5,13 @@
 # with ASan+UBSan, the ASan runtime preloaded ahead of it. Any report,
 # leaks included, or any failing test fails this one. Skipped, with the
 # reason, where the compiler has no ASan runtime.
+# slow: 370
 . "$(dirname "$0")/lib.sh"
 CC_SAN=${CC:-cc}
 RT=$($CC_SAN -print-file-name=libasan.so)
 [ -f "$RT" ] || skip "$CC_SAN has no ASan runtime (libasan.so): install libasan (Debian: libasan8)"
 
-env -u MAKEFLAGS -u MAKELEVEL timeout -s KILL 600 "$TOP/scripts/run-sanitize.sh" \
+env -u MAKEFLAGS -u MAKELEVEL timeout -s KILL 1200 "$TOP/scripts/run-sanitize.sh" \
     test-c-openblas test-errors test-fake-blas test-blas-args > "$WORK/run.log" 2>&1
 rc=$?
 expect_eq "run-sanitize.sh: exit status (log: $WORK/run.log)" 0 $rc

@@ -16,6 +16,7 @@
 #   = 4, every fourth step.
 # - JAX with ops on: an op record per jitted call, with its Python line
 #   and the counts of the inputs and outputs it had no room for.
+# slow: 195
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 KERAS=$TOP/tests/programs/keras_train.py

@@ -17,6 +17,7 @@
 #   the same from another working directory; a thread the program starts
 #   is seen too; an op with more tensors than a record holds says how
 #   many inputs and outputs it left out.
+# slow: 40
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 STEPS=$TOP/tests/programs/steps_torch.py

@@ -4,6 +4,7 @@
 # (docs/verify.md): the honest release is verified; a release whose weights
 # were post-trained after the published run is not, and the verdict names
 # the weights file and says the published trace matches the re-run.
+# slow: 55
 . "$(dirname "$0")/lib.sh"
 DETRUN=$TOP/scripts/detrun
 DETVERIFY=$TOP/build/detverify
