@@ -283,12 +283,24 @@ $(B)/programs/omp_prog: PROG_FLAGS = -fopenmp
 deps:
 	@scripts/install-deps.sh
 
+# The unit tests run side by side, TEST_JOBS at a time (default: the CPUs
+# this make may use, at most 4), each one's output kept together (-O);
+# the slowest start first. TEST_JOBS=1 runs them one after another.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -le 4 ] || n=4; echo $$n)
+UNIT_SLOW := test_canonical_l3_gemm test_canonical_l3_tri test_canonical_l1 \
+    test_canonical_rank2k test_canonical_l2
+UNIT_RUNS := $(addprefix unit-run/,$(filter $(UNIT_SLOW),$(UNIT_BIN:$(B)/tests/%=%)) \
+    $(filter-out $(UNIT_SLOW),$(UNIT_BIN:$(B)/tests/%=%)))
 unit: all $(UNIT_BIN)
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+	@$(MAKE) --no-print-directory -O -j$(TEST_JOBS) $(UNIT_RUNS)
+
+.PHONY: $(UNIT_RUNS)
+$(UNIT_RUNS): unit-run/%:
+	@echo "== $(B)/tests/$*"; $(B)/tests/$*
 
 # T=NAME (or several, quoted) runs those integration tests alone.
 integration: all $(FAKE_LIB) $(GPU_FAKES) $(NCCL_FAKE) $(PROG_BIN)
-	@OFFLINE=$(OFFLINE) scripts/run-integration.sh $(T)
+	@OFFLINE=$(OFFLINE) TEST_JOBS=$(TEST_JOBS) scripts/run-integration.sh $(T)
 
 test: deps
 	@$(MAKE) --no-print-directory unit integration

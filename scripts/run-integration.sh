@@ -7,7 +7,7 @@
 # as passed. With OFFLINE=1 (make check), a test whose file has the line
 # "# needs: venv" is skipped: it runs wheels from the PyPI venv.
 #
-# Tests run side by side, INTEGRATION_JOBS at a time (default: the CPUs
+# Tests run side by side, TEST_JOBS at a time (default: the CPUs
 # this process may use, at most 4; 1 runs them one after another). Most
 # tests keep one CPU busy, so on CI's 2 CPUs two at a time take about half
 # as long. Each test's output goes to a log and is printed whole when it
@@ -23,14 +23,14 @@ if [ $# -eq 0 ]; then
     set -- tests/integration/test-*.sh
 fi
 
-jobs=${INTEGRATION_JOBS:-}
+jobs=${TEST_JOBS:-}
 if [ -z "$jobs" ]; then
     jobs=$(nproc 2> /dev/null || echo 1)
     [ "$jobs" -le 4 ] || jobs=4
 fi
 case $jobs in
 '' | *[!0-9]* | 0)
-    echo "integration: INTEGRATION_JOBS='$jobs' is not a positive number; set it to 1 or more" >&2
+    echo "integration: TEST_JOBS='$jobs' is not a positive number; set it to 1 or more" >&2
     exit 2
     ;;
 esac
