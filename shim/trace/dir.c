@@ -19,6 +19,31 @@ static int dir_fd = -1;
 static dev_t dir_dev;
 static ino_t dir_ino;
 
+/* The shim's own descriptors (the directory's, its trace files') never
+ * take 0, 1 or 2: a program started with one of them closed (joblib's
+ * loky workers, daemons) would find its stdin or stdout to be the trace
+ * directory (Python stops: "<stdin> is a directory") or write its output
+ * into the trace. They start at OWN_FD_FLOOR where the descriptor limit
+ * allows, above the low numbers shells and programs dup2 onto (`exec
+ * 3>log`), else at 3. Returns the new descriptor (fd closed), fd itself
+ * when it is already above 2 and cannot move, or -1 with errno set (fd
+ * closed) when one of 0-2 cannot move. */
+enum { OWN_FD_FLOOR = 100 };
+static int own_fd(int fd)
+{
+    if (fd < 0)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, OWN_FD_FLOOR);
+    if (moved < 0 && fd <= STDERR_FILENO)
+        moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    if (moved < 0 && fd > STDERR_FILENO)
+        return fd;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return moved;
+}
+
 int trace_dir_open(const char *path, char *err, size_t errlen)
 {
     struct stat sb;
@@ -27,7 +52,7 @@ int trace_dir_open(const char *path, char *err, size_t errlen)
                  "during the run; point DETSHIM_TRACE at the directory itself", path);
         return -1;
     }
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = own_fd(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (fd < 0 || fstat(fd, &sb) != 0) {
         snprintf(err, errlen, "DETSHIM_TRACE=%s: cannot open that directory (%s); choose a "
                  "writable directory", path, strerror(errno));
@@ -64,7 +89,7 @@ static int dir_current(void)
     struct stat sb;
     if (dir_fd >= 0 && fstat(dir_fd, &sb) == 0 && sb.st_dev == dir_dev && sb.st_ino == dir_ino)
         return dir_fd;
-    int fd = open(core_cfg.trace_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = own_fd(open(core_cfg.trace_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == dir_dev && sb.st_ino == dir_ino)
         return dir_fd = fd;
     if (fd >= 0)
@@ -100,8 +125,8 @@ static mode_t file_mode(void)
 
 static int create_by_name(int dir, const char *name, const void *head, size_t len)
 {
-    int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    file_mode());
+    int fd = own_fd(openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                           file_mode()));
     if (fd >= 0 && trace_write_all(fd, head, len) != 0) {
         int e = errno;
         close(fd);
@@ -119,7 +144,7 @@ int trace_dir_create(const char *name, const void *head, size_t len)
     /* Written unnamed, then linked under its name (which never replaces
      * anything, a link included): a process killed meanwhile leaves no
      * empty or half-headed file for detdiff to stumble on. */
-    int fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, file_mode());
+    int fd = own_fd(openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, file_mode()));
     if (fd < 0)
         return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL
                    ? create_by_name(dir, name, head, len)

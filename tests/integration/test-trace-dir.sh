@@ -72,4 +72,23 @@ expect_grep "a planted file at a forked child's name is named" \
     "^detshim: cannot create trace file $WORK/plant2/main.s1.f1.dtrace: a file of that name is already there" \
     "$WORK/p2.err"
 expect_eq "the planted file is left as it was" 0 "$(stat -c %s "$WORK/plant2/main.s1.f1.dtrace")"
+# A program started with stdin, stdout or stderr closed (joblib's loky
+# workers, daemons): the shim's descriptors must not take those numbers,
+# or Python finds its stdin to be the trace directory and stops, and a C
+# program's output goes into its trace file.
+shim "$WORK/closed0" sh -c "exec 0<&-; exec $PY -c 'import os, sys
+os.urandom(8)
+print(sys.stdin, [os.readlink(\"/proc/self/fd/%d\" % i) for i in (1, 2)])'" \
+    > "$WORK/closed0.out" 2> "$WORK/closed0.err"
+expect_eq "stdin closed: Python starts under the shim (exit status)" 0 $?
+expect_grep "stdin closed: Python sees no stdin, not the trace directory" '^None \[' \
+    "$WORK/closed0.out"
+expect_no_grep "stdin closed: no complaint about stdin" 'stdin' "$WORK/closed0.err"
+shim "$WORK/closed012" sh -c "exec 0<&- 1>&- 2>&-; exec $P"
+expect_eq "stdin, stdout and stderr closed: the program runs (exit status)" 0 $?
+$DETDIFF --root "$WORK/closed012" > /dev/null 2> "$WORK/closed012.err"
+expect_eq "stdin, stdout and stderr closed: the trace is whole (detdiff --root)" 0 $?
+shim "$WORK/open012" $P > /dev/null
+$DETDIFF "$WORK/open012" "$WORK/closed012" > "$WORK/closed012.diff"
+expect_eq "stdin, stdout and stderr closed: the same records as a run with them open" 0 $?
 finish
