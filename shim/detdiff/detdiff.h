@@ -76,7 +76,9 @@ int chrome_write(const char *out, const detshim_run *a, const detshim_run *b,
                  const struct diff_result *r, char *err, size_t errlen);
 
 /* --show of `run`, loaded from `path`, on f. */
-void show_run(FILE *f, const char *path, const detshim_run *run);
+/* Prints the run readably; returns 0, or -1 when a file could not be
+ * read again part way (said in the output). */
+int show_run(FILE *f, const char *path, const detshim_run *run);
 
 /* --root: prints run's root (hex, or JSON) on stdout and warns on stderr
  * per truncated or damaged file. Returns DETDIFF_IDENTICAL, or

@@ -71,16 +71,15 @@ static const char *load_advice(int rc)
     return NULL;
 }
 
-/* Loads a run whole (records = 1: --show) or opens it, its records then
- * read through cursors (a diff, --root: memory per thread, not per
- * record); on failure prints the error line and returns NULL. The
+/* Opens a run, its records then read through cursors (--show, a diff,
+ * --root: memory per thread, not per record, so a trace of any size can
+ * be read); on failure prints the error line and returns NULL. The
  * reader's message names the file at fault. */
-static detshim_run *load(const char *path, int records)
+static detshim_run *load(const char *path)
 {
     char err[512] = "";
     detshim_run *run = NULL;
-    int rc = records ? detshim_run_load(path, &run, err, sizeof err)
-                     : detshim_run_open(path, &run, err, sizeof err);
+    int rc = detshim_run_open(path, &run, err, sizeof err);
     if (rc == 0 && run)
         return run;
     if (rc == 0)
@@ -105,7 +104,7 @@ static int is_regular_file(const char *path)
 
 static int cmd_diff(const char *pa, const char *pb, int json, int all, const char *chrome)
 {
-    detshim_run *a = load(pa, 0), *b = a ? load(pb, 0) : NULL;
+    detshim_run *a = load(pa), *b = a ? load(pb) : NULL;
     struct diff_result r = {0};
     struct diff_options opt = {.all = all};
     int status = DETDIFF_TROUBLE;
@@ -162,7 +161,7 @@ out:
 
 static int cmd_root(const char *path, int json)
 {
-    detshim_run *run = load(path, 0);
+    detshim_run *run = load(path);
     if (!run)
         return DETDIFF_TROUBLE;
     int status = root_print(run, json);
@@ -172,12 +171,12 @@ static int cmd_root(const char *path, int json)
 
 static int cmd_show(const char *path)
 {
-    detshim_run *run = load(path, 1);
+    detshim_run *run = load(path);
     if (!run)
         return DETDIFF_TROUBLE;
-    show_run(stdout, path, run);
+    int bad = show_run(stdout, path, run) != 0;
     detshim_run_free(run);
-    return DETDIFF_IDENTICAL;
+    return bad ? DETDIFF_TROUBLE : DETDIFF_IDENTICAL;
 }
 
 /* ---- arguments ----------------------------------------------------- */

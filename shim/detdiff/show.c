@@ -47,8 +47,30 @@ static void show_record(FILE *f, const detshim_process *p, const detshim_record 
     fputc('\n', f);
 }
 
-static void show_process(FILE *f, const detshim_process *p)
+/* Prints thread t's records through a cursor (a run opened, not loaded:
+ * memory stays flat whatever the trace's size). Returns 0, or the
+ * reader's error, said on a line of its own, when the file cannot be
+ * read again. */
+static int show_records(FILE *f, const detshim_process *p, const detshim_thread *t)
 {
+    detshim_cursor *c;
+    const detshim_record *r;
+    int rc = detshim_cursor_open(p, t, &c);
+    if (rc == 0) {
+        while ((rc = detshim_cursor_next(c, &r)) == 1)
+            show_record(f, p, r);
+        detshim_cursor_close(c);
+    }
+    if (rc != 0)
+        fprintf(f, "    (the records past this point cannot be read: the file changed or went "
+                   "away while it was read, error %d)\n", rc);
+    return rc;
+}
+
+/* Returns 0, or a reader's error (the records shown up to it). */
+static int show_process(FILE *f, const detshim_process *p)
+{
+    int status = 0;
     char hex[65];
     fputs("process ", f);
     text_put(f, pname(p));
@@ -95,13 +117,15 @@ static void show_process(FILE *f, const detshim_process *p)
                        ", %zu held as digests only\n",
                     th->count, plural(th->count), th->nwindows, plural(th->nwindows), p->window,
                     th->nsummary);
-        for (size_t i = 0; i < th->nrecords; i++)
-            show_record(f, p, &th->records[i]);
+        if (show_records(f, p, th) != 0)
+            status = -1;
     }
+    return status;
 }
 
-void show_run(FILE *f, const char *path, const detshim_run *run)
+int show_run(FILE *f, const char *path, const detshim_run *run)
 {
+    int status = 0;
     char hex[65];
     detshim_hex32(run->root, hex);
     fputs("run ", f);
@@ -109,11 +133,13 @@ void show_run(FILE *f, const char *path, const detshim_run *run)
     fprintf(f, ": %d process%s, root %s\n", run->nprocesses, run->nprocesses == 1 ? "" : "es",
             hex);
     for (int i = 0; i < run->nprocesses; i++)
-        show_process(f, &run->processes[i]);
+        if (show_process(f, &run->processes[i]) != 0)
+            status = -1;
     for (int i = 0; i < run->nunreadable; i++) {
         fputs("not read: ", f);
         text_put(f, run->unreadable[i].reason);
         fputc('\n', f);
     }
+    return status;
 }
 

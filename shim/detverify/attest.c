@@ -187,6 +187,33 @@ bad:
     return -1;
 }
 
+/* Adds the env.* and artifact.* records of t, read through a cursor: the
+ * run is opened, not loaded, because a run's calls may be gigabytes
+ * (scikit-learn's tests wrote 15 GB, and loading them took 24 GB of
+ * memory). The writer puts these records in identity streams; every
+ * stream is read, as the format does not forbid them elsewhere. Returns
+ * 0, or -1 with err set. */
+static int add_identity_records(struct attest *a, const detshim_process *p,
+                                const detshim_thread *t, char *err, size_t errlen)
+{
+    detshim_cursor *c;
+    const detshim_record *r;
+    int rc = detshim_cursor_open(p, t, &c), bad = 0;
+    if (rc == 0) {
+        while (!bad && (rc = detshim_cursor_next(c, &r)) == 1)
+            bad = add_record(a, p, t, r, err, errlen) != 0;
+        detshim_cursor_close(c);
+    }
+    if (bad)
+        return -1;
+    if (rc == 0)
+        return 0;
+    snprintf(err, errlen, "%s: cannot read the records of thread %" PRIu32 " again (error %d): "
+             "the file changed or went away while it was read; attest a trace no program is "
+             "writing", p->path, t->index & ~(TRACE_THREAD_IDENTITY | TRACE_THREAD_ENTROPY), rc);
+    return -1;
+}
+
 /* Fills c from header field 17 ("model=...;isa=...;cores=N"); raw may
  * be NULL (no CPU recorded). Fields it cannot find stay NULL / -1. */
 static void parse_cpu(struct attest_cpu *c, const char *raw)
@@ -305,9 +332,8 @@ int attest_from_run(const detshim_run *run, const char *cwd, struct attest *a, c
         if (add_settings(a, p) != 0)
             goto nomem;
         for (int t = 0; t < p->nthreads; t++)
-            for (size_t k = 0; k < p->threads[t].nrecords; k++)
-                if (add_record(a, p, &p->threads[t], &p->threads[t].records[k], err, errlen))
-                    return -1;
+            if (add_identity_records(a, p, &p->threads[t], err, errlen))
+                return -1;
     }
     sort_lists(a);
     return 0;

@@ -114,7 +114,7 @@ static int cmd_attest(const char *dir, const char *const *pfiles, int npfiles, c
     char *buf = NULL, *shipped = NULL, *sig = NULL;
     size_t len = 0;
     int status = VERIFY_TROUBLE;
-    if (detshim_run_load(dir, &run, err, sizeof err) != 0 || !run) {
+    if (detshim_run_open(dir, &run, err, sizeof err) != 0 || !run) {
         verify_error("%s; give the trace directory the run wrote (DETSHIM_TRACE)", err);
         return VERIFY_TROUBLE;
     }

@@ -66,7 +66,7 @@ static int adopt_trace(struct published *p, struct verify_report *r, char *err, 
 {
     struct attest t;
     char why[512];
-    if (detshim_run_load(p->trace_dir, &p->run, why, sizeof why) != 0 || !p->run) {
+    if (detshim_run_open(p->trace_dir, &p->run, why, sizeof why) != 0 || !p->run) {
         snprintf(err, errlen, "the published trace %s cannot be read: %s", p->trace_dir, why);
         return -1;
     }

@@ -316,7 +316,7 @@ int verify_run(const struct verify_opts *o, const char *published, int quiet,
             rerun(detrun, o, out) != 0)
             goto done;
     }
-    if (detshim_run_load(out->rerun_dir, &run, err, sizeof err) != 0 || !run) {
+    if (detshim_run_open(out->rerun_dir, &run, err, sizeof err) != 0 || !run) {
         snprintf(out->trouble, sizeof out->trouble, "the re-run left no readable trace in %s "
                  "(%s); see the command's messages above", out->rerun_dir, err);
         goto done;
