@@ -12,8 +12,11 @@ set -eu
 # dlopen; test-compress needs it (every Debian system has it: dpkg does).
 # python3-dev: test_pysite checks the CPython 3.11 frame layouts the shim
 # declares (shim/trace/pysite_layout.h) against CPython's own headers.
+# python3-joblib: test-processes runs a joblib Parallel (scikit-learn's
+# n_jobs) under the default policy.
 PACKAGES="gcc libc6-dev make python3 python3-venv libssl-dev libxxhash-dev libunwind-dev
-libinih-dev libcmocka-dev libopenblas-dev python3-numpy python3-torch openssh-client python3-dev libzstd1"
+libinih-dev libcmocka-dev libopenblas-dev python3-numpy python3-torch openssh-client python3-dev libzstd1
+python3-joblib"
 VENV=${DETSHIM_VENV:-build/venv}
 # What most users run, from PyPI: numpy 2.x, whose wheels bundle an
 # OpenBLAS with prefixed, ILP64-suffixed names; TensorFlow (CPU) with

@@ -61,4 +61,28 @@ expect_eq "spawn: a file per recording process, numbered in order" \
     "main.dtrace main.s1.dtrace main.s2.dtrace" "$(cd "$WORK/s1" && echo *)"
 $DETDIFF "$WORK/s1" "$WORK/s2" > "$WORK/s.out"
 expect_eq "spawn: detdiff exit" 0 $?
+# joblib hands tasks to whichever worker is free first, so each worker's
+# trace changes from run to run; the default policy's JOBLIB_MULTIPROCESSING
+# = 0 runs them in order in the calling process (docs/verify.md).
+JOBLIB_PROG='from joblib import Parallel, delayed
+import numpy as np
+def f(i):
+    a = np.full((40, 40), float(i))
+    return float((a @ a).sum())
+print(sum(Parallel(n_jobs=2, backend="loky")(delayed(f)(i) for i in range(40))))'
+if $PY -c 'import joblib' 2> /dev/null; then
+    DETRUN=$TOP/scripts/detrun
+    for r in a b; do
+        $DETRUN -p default -t "$WORK/joblib-$r" -- $PY -c "$JOBLIB_PROG" > "$WORK/joblib-$r.out"
+    done
+    expect_eq "joblib under the default policy: the program's result" \
+        "$($PY -c "$JOBLIB_PROG")" "$(cat "$WORK/joblib-a.out")"
+    expect_eq "joblib under the default policy: the tasks run in the calling process" \
+        "attestation.json main.dtrace" "$(cd "$WORK/joblib-a" && echo *)"
+    $DETDIFF "$WORK/joblib-a" "$WORK/joblib-b" > "$WORK/joblib.diff"
+    expect_eq "joblib under the default policy: two runs diff identical" 0 $?
+    rm -rf "$WORK/joblib-a" "$WORK/joblib-b"
+else
+    skip_check "joblib's workers" "Debian's python3-joblib is not installed"
+fi
 finish
