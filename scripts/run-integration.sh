@@ -72,10 +72,15 @@ report() {
     echo "   (${secs}s)"
 }
 
-# reap: reports every test that has ended since the last call.
+# reap: reports every test that has ended since the last call (one whose
+# runner was killed before it wrote a status counts as failed).
 reap() {
     local name
     for name in "${!running[@]}"; do
+        if [ ! -f "$logs/$name.rc" ] && ! kill -0 "${running[$name]}" 2> /dev/null; then
+            echo "FAIL $name: its runner ended without a status (killed?)" >> "$logs/$name.log"
+            echo "1 ?" > "$logs/$name.rc"
+        fi
         if [ -f "$logs/$name.rc" ]; then
             wait "${running[$name]}" 2> /dev/null
             unset "running[$name]"
