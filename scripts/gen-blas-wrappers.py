@@ -417,6 +417,11 @@ CANONICAL = {
     'trmm': TRM_CANON, 'trsm': TRM_CANON,
     'syr2k': RANK2K_CANON, 'her2k': RANK2K_CANON,
 }
+# No kernel of our own, none needed: they do no floating-point arithmetic
+# (iamax's |re| + |im| is one rounded add every kernel does alike), so the
+# vendor's bits cannot vary with its threads (docs/canonical-blas.md,
+# tests/unit/test_canonical_exact.c). Their records say so.
+EXACT = {n for p in 'sdcz' for n in (f'{p}copy', f'{p}swap', f'i{p}amax')}
 
 
 # --- C emitters --------------------------------------------------------------
@@ -480,8 +485,9 @@ def emit_routine(rt, letter, name):
             out.append('    (void)result;')
         out += [f'    return {call};', '}']
         canon = f'canon_{name}_v'
+    exact = int(name in EXACT)
     out.append(f'static const struct blas_routine r_{name} = '
-               f'{{ "{name}", {prec.enum}, &{rt.ident}_form, {canon} }};')
+               f'{{ "{name}", {prec.enum}, {exact}, &{rt.ident}_form, {canon} }};')
     return out
 
 

@@ -132,8 +132,14 @@ void blas_canon_prepare(void);
 const char *blas_threads_note(void);
 
 /* How a call ran, beyond its mode: canonical mode falls back to pinned for
- * routines without a canonical kernel and for arguments a kernel declines. */
-enum blas_ran { BLAS_RAN_AS_MODE = 0, BLAS_RAN_NO_KERNEL = 1, BLAS_RAN_DECLINED = 2 };
+ * routines without a canonical kernel and for arguments a kernel declines,
+ * and runs the vendor for the routines exact by construction. */
+enum blas_ran {
+    BLAS_RAN_AS_MODE = 0,
+    BLAS_RAN_NO_KERNEL = 1,
+    BLAS_RAN_DECLINED = 2,
+    BLAS_RAN_EXACT = 3
+};
 /* Adds the decision notes to a record: blas.mode (passthrough, pinned,
  * canonical, or pinned with the reason canonical did not run) and, when
  * the vendor ran pinned, blas.threads. */
@@ -263,6 +269,7 @@ union blas_val {
 struct blas_routine {
     const char *name;
     uint8_t prec;               /* enum canon_type */
+    uint8_t exact;              /* no arithmetic: the vendor's bits are exact */
     const struct blas_form *form;
     int (*canon)(const union blas_val *v, void *result);
 };

@@ -329,7 +329,10 @@ int blas_start(struct blas_call *c, const void *const *argv, void *result)
     }
     int canonical = mode == BLAS_MODE_CANONICAL && !bad && r->canon;
     if (mode == BLAS_MODE_CANONICAL)
-        c->how = bad ? BLAS_RAN_DECLINED : r->canon ? BLAS_RAN_AS_MODE : BLAS_RAN_NO_KERNEL;
+        c->how = bad        ? BLAS_RAN_DECLINED
+                 : r->canon ? BLAS_RAN_AS_MODE
+                 : r->exact ? BLAS_RAN_EXACT
+                            : BLAS_RAN_NO_KERNEL;
     if (traced && bad) {
         commit_rejected(c, bad);
     } else if (traced) {

@@ -110,11 +110,13 @@ void blas_note_run(struct trace_rec *r, int mode, int how)
 {
     /* With their lengths, which the note's builder cannot see in a table. */
 #define RAN(s) { s, sizeof s - 1 }
-    static const struct { const char *s; uint8_t len; } ran[3][3] = {
-        [BLAS_MODE_PASSTHROUGH] = { RAN("passthrough"), RAN("passthrough"), RAN("passthrough") },
-        [BLAS_MODE_PINNED] = { RAN("pinned"), RAN("pinned"), RAN("pinned") },
+    static const struct { const char *s; uint8_t len; } ran[3][4] = {
+        [BLAS_MODE_PASSTHROUGH] = { RAN("passthrough"), RAN("passthrough"), RAN("passthrough"),
+                                    RAN("passthrough") },
+        [BLAS_MODE_PINNED] = { RAN("pinned"), RAN("pinned"), RAN("pinned"), RAN("pinned") },
         [BLAS_MODE_CANONICAL] = { RAN("canonical"), RAN("pinned (no canonical kernel)"),
-                                  RAN("pinned (canonical kernel declined the arguments)") },
+                                  RAN("pinned (canonical kernel declined the arguments)"),
+                                  RAN("exact (vendor kernel, no arithmetic)") },
     };
 #undef RAN
     trace_rec_note(r, "blas.mode", ran[mode][how].s);

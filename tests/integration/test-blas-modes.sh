@@ -66,8 +66,14 @@ expect_grep "DETSHIM_ISA=mmx: message" "^detshim: DETSHIM_ISA=mmx is not scalar,
 shim "$WORK/fallback" $P > /dev/null
 $DETDIFF --show "$WORK/fallback" > "$WORK/fallback.out"
 expect_grep "cblas_dgemm canonical" " cblas_dgemm .*blas.mode=canonical" "$WORK/fallback.out"
+expect_grep "a routine exact by construction says so" \
+    " cblas_idamax .*blas.mode=exact \\(vendor kernel, no arithmetic\\) blas.threads=1" \
+    "$WORK/fallback.out"
+shim "$WORK/fallback-more" $PROGS/blas_more 1 > /dev/null
+$DETDIFF --show "$WORK/fallback-more" > "$WORK/fallback-more.out"
 expect_grep "a routine without a kernel says so" \
-    " cblas_idamax .*blas.mode=pinned \\(no canonical kernel\\) blas.threads=1" "$WORK/fallback.out"
+    " cblas_dsymv .*blas.mode=pinned \\(no canonical kernel\\) blas.threads=1" \
+    "$WORK/fallback-more.out"
 
 # Pinned mode: the vendor BLAS with a fixed thread count, recorded.
 printf '[blas]\nmode = pinned\nthreads = 2\n' > "$WORK/pinned.policy"
