@@ -235,15 +235,20 @@ static void parse_cpu(struct attest_cpu *c, const char *raw)
     }
 }
 
-/* 1 if p's file is whole and every end frame agrees with its records. */
-static int process_complete(const detshim_process *p)
+/* NULL if p's file is whole and every end frame agrees with its records,
+ * else why not: the reader's reason (the writer's own, such as a reached
+ * max_bytes, when it marked the file). */
+static const char *process_incomplete(const detshim_process *p)
 {
+    static const char marked[] = "the writer marked it incomplete: ";
+    if (p->truncated && !strncmp(p->trouble, marked, sizeof marked - 1))
+        return p->trouble + sizeof marked - 1; /* the writer's reason, as it said it */
     if (p->truncated)
-        return 0;
+        return p->trouble[0] ? p->trouble : "the file is cut short";
     for (int t = 0; t < p->nthreads; t++)
         if (p->threads[t].end_seen && !p->threads[t].end_matches)
-            return 0;
-    return 1;
+            return "a thread's end frame disagrees with its records (damaged)";
+    return NULL;
 }
 
 /* qsort orders: by name, then value (settings and identities), by path,
@@ -327,7 +332,10 @@ int attest_from_run(const detshim_run *run, const char *cwd, struct attest *a, c
         ap->entropy_rule = dup_or_null(detshim_field_get(p, TRACE_FIELD_ENTROPY_RULE));
         detshim_hex32(p->root, ap->root);
         ap->records = diff_process_records(p);
-        ap->complete = process_complete(p);
+        const char *why = process_incomplete(p);
+        ap->complete = !why;
+        if (why && !(ap->incomplete = strdup(why)))
+            goto nomem;
         a->complete &= ap->complete;
         if (add_settings(a, p) != 0)
             goto nomem;
@@ -774,6 +782,7 @@ void attest_free(struct attest *a)
         free(a->processes[i].args);
         free(a->processes[i].seed);
         free(a->processes[i].entropy_rule);
+        free(a->processes[i].incomplete);
     }
     free(a->processes);
     memset(a, 0, sizeof *a);

@@ -49,6 +49,7 @@ struct attest_process {
     char root[65];
     uint64_t records;
     int complete; /* no truncation, every end frame agrees */
+    char *incomplete; /* why not complete (not in the JSON); NULL if complete */
 };
 
 struct attest_cpu {

@@ -157,8 +157,12 @@ static int cmd_attest(const char *dir, const char *const *pfiles, int npfiles, c
            key ? ", signed" : "");
     status = VERIFY_OK;
     if (!a.complete) {
-        verify_error("warning: a file of %s is truncated or damaged; this attestation covers "
-                     "part of the run only: do not publish it", dir);
+        for (size_t i = 0; i < a.nprocesses; i++)
+            if (a.processes[i].incomplete)
+                verify_error("warning: the trace of process %s in %s is incomplete: %s",
+                             a.processes[i].name, dir, a.processes[i].incomplete);
+        verify_error("warning: this attestation of %s covers part of the run only: do not "
+                     "publish it", dir);
         status = VERIFY_NOT;
     }
 out:

@@ -374,7 +374,8 @@ int trace_file_write(const void *data, size_t len)
     if (max && atomic_fetch_add(&written_bytes, len) + len > max) {
         char why[300];
         snprintf(why, sizeof why, "the trace reached [trace] max_bytes (%llu bytes); later "
-                 "calls are not in it: raise max_bytes in the policy, or trace a shorter run",
+                 "calls are not in it: raise max_bytes in the policy, trace a shorter run, or "
+                 "set [trace] level = summary",
                  max);
         stop_tracing(why);
         return -1;
