@@ -401,6 +401,7 @@ TRM_CANON = ('{fn}({order}, {side}, {uplo}, {transa}, {diag}, {m}, {n}, {alpha},
 RANK_K_CANON = '{fn}({order}, {uplo}, {trans}, {n}, {k}, {alpha}, {a}, {lda}, {beta}, {c}, {ldc})'
 SYMM_CANON = ('{fn}({order}, {side}, {uplo}, {m}, {n}, {alpha}, {a}, {lda}, {b}, {ldb}, {beta}, '
               '{c}, {ldc})')
+ROT_CANON = '{fn}({n}, {x}, {incx}, {y}, {incy}, {c}, {s})'
 CANONICAL = {
     'gemm': '{fn}({order}, {transa}, {transb}, {m}, {n}, {k}, {alpha}, {a}, {lda}, '
             '{b}, {ldb}, {beta}, {c}, {ldc})',
@@ -416,6 +417,7 @@ CANONICAL = {
     'symm': SYMM_CANON, 'hemm': SYMM_CANON,
     'trmm': TRM_CANON, 'trsm': TRM_CANON,
     'syr2k': RANK2K_CANON, 'her2k': RANK2K_CANON,
+    'rot': ROT_CANON, 'csrot/zdrot': ROT_CANON,
 }
 # No kernel of our own, none needed: they do no floating-point arithmetic
 # (iamax's |re| + |im| is one rounded add every kernel does alike), so the

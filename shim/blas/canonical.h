@@ -315,6 +315,19 @@ int canon_zscal(int64_t n, const void *alpha, void *x, int64_t incx);
 int canon_csscal(int64_t n, float alpha, void *x, int64_t incx);
 int canon_zdscal(int64_t n, double alpha, void *x, int64_t incx);
 
+/* Plane rotation, for i = 0 .. n-1 in increasing order (which matters only
+ * when the vectors overlap or an increment is 0), with x_i and y_i read
+ * before either is written:
+ *   x_i = (c*x_i) + (s*y_i);   y_i = (c*y_i) - (s*x_i)
+ * each product rounded, then the sum or difference: the reference BLAS's
+ * formula, no fma. csrot/zdrot apply it to the real parts and to the
+ * imaginary parts. n <= 0 does nothing. Any increments, negative ones
+ * walking from the far end as the BLAS does. */
+int canon_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s);
+int canon_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s);
+int canon_csrot(int64_t n, void *x, int64_t incx, void *y, int64_t incy, float c, float s);
+int canon_zdrot(int64_t n, void *x, int64_t incx, void *y, int64_t incy, double c, double s);
+
 /* ---- Level 2 ------------------------------------------------------------ */
 
 /* y = alpha*op(A)*x + beta*y, A m x n, op by trans 'N', 'T' or 'C'

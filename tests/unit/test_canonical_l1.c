@@ -1,4 +1,4 @@
-/* Unit tests of the canonical level-1 BLAS (dot, nrm2, asum, axpy, scal;
+/* Unit tests of the canonical level-1 BLAS (dot, nrm2, asum, axpy, scal, rot;
  * shim/blas/canonical_l1.c, canonical_chunks.c):
  * every routine's result equals, bit for bit, a slow obvious reference
  * written here, on canonical_ref.h's helpers, from the contract in
@@ -369,6 +369,68 @@ static void test_scal_equals_one_product_per_element(void **state)
     on_every_isa(scal_grid);
 }
 
+/* rot of type t (complex: csrot, zdrot, a real c and s). */
+static void lib_rot(int t, int64_t n, void *x, int64_t incx, void *y, int64_t incy, cx c, cx s)
+{
+    const struct sc cs = sc_of(c), ss = sc_of(s);
+    int rc;
+    switch (t) {
+    case TS: rc = canon_srot(n, x, incx, y, incy, cs.f[0], ss.f[0]); break;
+    case TD: rc = canon_drot(n, x, incx, y, incy, cs.d[0], ss.d[0]); break;
+    case TC: rc = canon_csrot(n, x, incx, y, incy, cs.f[0], ss.f[0]); break;
+    default: rc = canon_zdrot(n, x, incx, y, incy, cs.d[0], ss.d[0]); break;
+    }
+    assert_int_equal(rc, 0);
+}
+
+/* One real of the rotation, the contract's formula: products rounded,
+ * then the sum or difference. */
+static void ref_rot1(int t, double c, double s, double *x, double *y)
+{
+    const double xn = radd(t, rmul(t, c, *x), rmul(t, s, *y));
+    *y = radd(t, rmul(t, c, *y), -rmul(t, s, *x));
+    *x = xn;
+}
+
+static void rot_grid(void)
+{
+    for (int t = 0; t < NTYPES; t++)
+        for (size_t a = 0; a < N_L1; a++)
+            for (size_t ix = 0; ix < N_INC; ix++)
+                for (size_t iy = 0; iy < N_INC; iy += 2)
+                    for (int w = 0; w < 5; w++) {
+                        const int64_t n = l1_sizes[a], incx = l1_incs[ix], incy = l1_incs[iy];
+                        cx c = scalar(t, w), s = scalar(t, 4 - w);
+                        c.im = s.im = 0;
+                        const int64_t lx = vlen(n, incx), ly = vlen(n, incy);
+                        void *x = rand_buf(t, lx), *y = rand_buf(t, ly);
+                        void *wx = dup_buf(t, x, lx), *wy = dup_buf(t, y, ly);
+                        describe("%crot n=%lld incx=%lld incy=%lld c=%g s=%g", tname[t],
+                                 (long long)n, (long long)incx, (long long)incy, c.re, s.re);
+                        lib_rot(t, n, x, incx, y, incy, c, s);
+                        for (int64_t i = 0; i < n; i++) {
+                            cx u = ld(t, wx, vidx(n, incx, i)), v = ld(t, wy, vidx(n, incy, i));
+                            ref_rot1(t, c.re, s.re, &u.re, &v.re);
+                            if (cplx(t))
+                                ref_rot1(t, c.re, s.re, &u.im, &v.im);
+                            st(t, wx, vidx(n, incx, i), u);
+                            st(t, wy, vidx(n, incy, i), v);
+                        }
+                        assert_same(t, x, wx, lx);
+                        assert_same(t, y, wy, ly);
+                        free(x);
+                        free(y);
+                        free(wx);
+                        free(wy);
+                    }
+}
+
+static void test_rot_equals_the_reference_formula_unfused(void **state)
+{
+    (void)state;
+    on_every_isa(rot_grid);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_dot_nrm2_and_asum_same_bits_any_thread_count),
         cmocka_unit_test(test_axpy_equals_one_fma_per_element),
         cmocka_unit_test(test_scal_equals_one_product_per_element),
+        cmocka_unit_test(test_rot_equals_the_reference_formula_unfused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
