@@ -418,6 +418,7 @@ CANONICAL = {
     'trmm': TRM_CANON, 'trsm': TRM_CANON,
     'syr2k': RANK2K_CANON, 'her2k': RANK2K_CANON,
     'rot': ROT_CANON, 'csrot/zdrot': ROT_CANON,
+    'rotm': '{fn}({n}, {x}, {incx}, {y}, {incy}, {param})',
 }
 # No kernel of our own, none needed: they do no floating-point arithmetic
 # (iamax's |re| + |im| is one rounded add every kernel does alike), so the

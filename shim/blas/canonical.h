@@ -328,6 +328,19 @@ int canon_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, doub
 int canon_csrot(int64_t n, void *x, int64_t incx, void *y, int64_t incy, float c, float s);
 int canon_zdrot(int64_t n, void *x, int64_t incx, void *y, int64_t incy, double c, double s);
 
+/* Modified rotation, the reference BLAS's formulas with each product
+ * rounded before its sum, w = x_i and z = y_i, i in increasing order;
+ * param = (flag, h11, h21, h12, h22):
+ *   flag == -2: nothing (param's H is not read);
+ *   flag < 0:   x_i = (w*h11) + (z*h12);  y_i = (w*h21) + (z*h22)
+ *   flag == 0:  x_i = w + (z*h12);        y_i = (w*h21) + z
+ *   otherwise:  x_i = (w*h11) + z;        y_i = -w + (h22*z)
+ * A NaN flag takes the last case, as in the reference. n <= 0 does
+ * nothing. Any increments, as rot. */
+int canon_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param);
+int canon_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                const double *param);
+
 /* ---- Level 2 ------------------------------------------------------------ */
 
 /* y = alpha*op(A)*x + beta*y, A m x n, op by trans 'N', 'T' or 'C'

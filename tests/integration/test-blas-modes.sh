@@ -36,7 +36,7 @@ fi
 echo "   (without the shim: $distinct distinct weight hashes over 6 configurations)"
 $DETDIFF --show "$WORK/$first_cfg" > "$WORK/show.out"
 expect_grep "canonical: the header names the order versions the bits follow" \
-    "^  canonical_orders = lanes=2;snrm2=2;trsm=2;hemm=1;herk=1;other=1$" "$WORK/show.out"
+    "^  canonical_orders = lanes=2;snrm2=2;trsm=2;hemm=1;herk=1;rot=1;other=1$" "$WORK/show.out"
 expect_grep "PyTorch's sgemm_ ran canonical" " sgemm_ .*blas.mode=canonical" "$WORK/show.out"
 
 # Every instruction-set path gives the same bits (the C program's GEMMs

@@ -1,4 +1,4 @@
-/* Unit tests of the canonical level-1 BLAS (dot, nrm2, asum, axpy, scal, rot;
+/* Unit tests of the canonical level-1 BLAS (dot, nrm2, asum, axpy, scal, rot, rotm;
  * shim/blas/canonical_l1.c, canonical_chunks.c):
  * every routine's result equals, bit for bit, a slow obvious reference
  * written here, on canonical_ref.h's helpers, from the contract in
@@ -431,6 +431,66 @@ static void test_rot_equals_the_reference_formula_unfused(void **state)
     on_every_isa(rot_grid);
 }
 
+/* One element of rotm, the contract's formulas (param as the BLAS's). */
+static void ref_rotm1(int t, const double *h, double *x, double *y)
+{
+    const double w = *x, z = *y;
+    if (h[0] < 0) {
+        *x = radd(t, rmul(t, w, h[1]), rmul(t, z, h[3]));
+        *y = radd(t, rmul(t, w, h[2]), rmul(t, z, h[4]));
+    } else if (h[0] == 0) {
+        *x = radd(t, w, rmul(t, z, h[3]));
+        *y = radd(t, rmul(t, w, h[2]), z);
+    } else {
+        *x = radd(t, rmul(t, w, h[1]), z);
+        *y = radd(t, -w, rmul(t, h[4], z));
+    }
+}
+
+static void rotm_grid(void)
+{
+    const double flags[] = { -2, -1, 0, 1, NAN };
+    for (int t = TS; t <= TD; t++)
+        for (size_t a = 0; a < N_L1; a++)
+            for (size_t ix = 0; ix < N_INC; ix++)
+                for (size_t iy = 0; iy < N_INC; iy += 2)
+                    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+                        const int64_t n = l1_sizes[a], incx = l1_incs[ix], incy = l1_incs[iy];
+                        double h[5] = { flags[f] };
+                        for (int k = 1; k < 5; k++)
+                            h[k] = isf(t) ? (double)(float)uniform() : uniform();
+                        float hf[5];
+                        for (int k = 0; k < 5; k++)
+                            hf[k] = (float)h[k];
+                        const int64_t lx = vlen(n, incx), ly = vlen(n, incy);
+                        void *x = rand_buf(t, lx), *y = rand_buf(t, ly);
+                        void *wx = dup_buf(t, x, lx), *wy = dup_buf(t, y, ly);
+                        describe("%crotm n=%lld incx=%lld incy=%lld flag=%g", tname[t],
+                                 (long long)n, (long long)incx, (long long)incy, h[0]);
+                        assert_int_equal(t == TS ? canon_srotm(n, x, incx, y, incy, hf)
+                                                 : canon_drotm(n, x, incx, y, incy, h),
+                                         0);
+                        for (int64_t i = 0; h[0] != -2 && i < n; i++) {
+                            cx u = ld(t, wx, vidx(n, incx, i)), v = ld(t, wy, vidx(n, incy, i));
+                            ref_rotm1(t, h, &u.re, &v.re);
+                            st(t, wx, vidx(n, incx, i), u);
+                            st(t, wy, vidx(n, incy, i), v);
+                        }
+                        assert_same(t, x, wx, lx);
+                        assert_same(t, y, wy, ly);
+                        free(x);
+                        free(y);
+                        free(wx);
+                        free(wy);
+                    }
+}
+
+static void test_rotm_equals_the_reference_formulas_unfused(void **state)
+{
+    (void)state;
+    on_every_isa(rotm_grid);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_axpy_equals_one_fma_per_element),
         cmocka_unit_test(test_scal_equals_one_product_per_element),
         cmocka_unit_test(test_rot_equals_the_reference_formula_unfused),
+        cmocka_unit_test(test_rotm_equals_the_reference_formulas_unfused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
