@@ -141,8 +141,8 @@ enum blas_ran {
     BLAS_RAN_EXACT = 3
 };
 /* Adds the decision notes to a record: blas.mode (passthrough, pinned,
- * canonical, or pinned with the reason canonical did not run) and, when
- * the vendor ran pinned, blas.threads. */
+ * canonical, exact, or pinned with the reason canonical did not run) and,
+ * when the vendor ran, blas.threads. */
 void blas_note_run(struct trace_rec *r, int mode, int how);
 
 /* ---- The call protocol (blas_call.c) ------------------------------------ */

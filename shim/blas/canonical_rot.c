@@ -1,10 +1,10 @@
 /* Canonical plane rotations (?rot, csrot, zdrot, and the modified ?rotm):
- * the reference BLAS's formulas with every product rounded before its
- * sum, as the contract in canonical.h says. It is elementwise, with no sum across elements, so
- * one scalar loop gives the same bits on every path and thread count,
- * where the vendor's kernels fuse or not as their ISA path chooses. The
- * file is built as ISO C (-std=c11), so the compiler does not contract
- * c*x + s*y into an fma.
+ * the reference BLAS's formulas, every product rounded before its sum
+ * (canonical.h). Elementwise, no sum across elements: one scalar loop
+ * gives the same bits on every path and thread count, where the vendor's
+ * kernels fuse or not as their ISA path chooses (OpenBLAS's do). Built as
+ * ISO C (-std=c11), so the compiler does not contract c*x + s*y into an
+ * fma.
  */
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
