@@ -9,7 +9,9 @@
  * Records (identity stream of the exiting thread, chained, after the
  * process's own records; only for a process that recorded something):
  *   env.object   name, id ("build-id:<hex>", or "sha256:<hex>" of the file
- *                when it has no build-id), sorted by name then id
+ *                when it has no build-id), sorted by name then id; the
+ *                vDSO, the CUDA driver's on-demand compilers and a libzstd
+ *                of the shim's own are left out (collect)
  *   env.python   package, version (from detshim_record_python_package)
  */
 #include <elf.h>
@@ -125,6 +127,15 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
     /* The vDSO is the kernel's, not the program's: it changes no bit. */
     if (!base[0] || strncmp(base, "linux-vdso", 10) == 0 || strncmp(base, "linux-gate", 10) == 0 ||
         w->n == MAX_OBJECTS)
+        return 0;
+    /* Nor do the driver's own compilers, which libcuda loads only when it
+     * has PTX (or NVVM IR) to compile that its disk cache
+     * (~/.nv/ComputeCache) lacks: whether one is mapped says whether that
+     * cache was warm, not which code ran (on an H200, the first traced run
+     * of a machine had libnvidia-ptxjitcompiler mapped, the second not).
+     * They are the driver's, and the driver is recorded as libcuda.so.1. */
+    if (strncmp(base, "libnvidia-ptxjitcompiler.so", 27) == 0 ||
+        strncmp(base, "libnvidia-nvvm.so", 17) == 0)
         return 0;
     /* Nor does a libzstd the shim loaded to compress the trace, unless
      * the program's own code needs it too: left out, a compressed trace

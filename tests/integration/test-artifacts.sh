@@ -43,6 +43,23 @@ expect_grep "torch's version recorded" ' env\.python package=torch version=' "$W
 expect_grep "numpy's version recorded" ' env\.python package=numpy version=' "$WORK/a.show"
 expect_grep "the interpreter's version recorded" ' env\.python package=python version=3\.' "$WORK/a.show"
 expect_grep "libtorch named with its build-id" ' env\.object name=libtorch_cpu\.so[^ ]* id=build-id:' "$WORK/a.show"
+# The CUDA driver's PTX compiler is mapped only when its disk cache lacks
+# the code to compile: left out, a warm cache and a cold one give one root.
+mkdir -p "$WORK/jit"
+echo 'int ptx_jit_stand_in;' > "$WORK/jit/j.c"
+cc -shared -fPIC -o "$WORK/jit/libnvidia-ptxjitcompiler.so.1" "$WORK/jit/j.c"
+cc -shared -fPIC -o "$WORK/jit/libother-ondemand.so.1" "$WORK/jit/j.c"
+for lib in libnvidia-ptxjitcompiler.so.1 libother-ondemand.so.1; do
+    rm -rf "$WORK/jit/t-$lib"
+    $DETRUN -p numpy -t "$WORK/jit/t-$lib" -- $PY -c "import ctypes, numpy
+ctypes.CDLL('$WORK/jit/$lib')
+numpy.ones(8).dot(numpy.ones(8))" > /dev/null 2>&1
+    $DETDIFF --show "$WORK/jit/t-$lib" > "$WORK/jit/$lib.show" 2>&1
+done
+expect_grep "a library loaded late is a loaded object" " env\.object name=libother-ondemand\.so\.1 " \
+    "$WORK/jit/libother-ondemand.so.1.show"
+expect_no_grep "the driver's PTX compiler is not" "env\.object name=libnvidia-ptxjitcompiler" \
+    "$WORK/jit/libnvidia-ptxjitcompiler.so.1.show"
 $DETDIFF "$WORK/a/trace" "$WORK/b/trace" > "$WORK/ab.out"
 expect_eq "two honest runs: identical traces" 0 $?
 expect_eq "the program's files are what it writes without the shim" \
