@@ -6,9 +6,13 @@
  * object keeps that setting), and a cublasLtMatmul called without an
  * algorithm, which would run cuBLASLt's own unrestricted heuristic, gets
  * the first algorithm of such a query instead. Every heuristic answer and
- * every matmul is traced with the algorithm's identity (config ID,
- * split-K count, reduction scheme, and a digest of the 64-byte
- * cublasLtMatmulAlgo_t), so detdiff can say a run chose another one. A
+ * every matmul is traced with the algorithm's identity: its nine config
+ * attributes (ID, tile, split-K count, reduction scheme, CTA swizzling,
+ * custom option, stages, inner and cluster shape), read through
+ * cublasLtMatmulAlgoConfigGetAttribute and digested, so detdiff can say a
+ * run chose another one. Not the 64 bytes of cublasLtMatmulAlgo_t: on an
+ * H200 (cuBLASLt 13.0) two runs' heuristics returned the same algorithm
+ * with two bytes of it different, left unset by cuBLASLt. A
  * matmul's record also holds what else decides D: the epilogue, the
  * operands it reads or writes (bias or bias gradient, aux buffer) and the
  * FP8 scale factors and amax, so a changed bias shows as a changed input
@@ -28,32 +32,52 @@ static cublasStatus_t set_no_reduction(cublasLtMatmulPreference_t pref)
     return real(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &none, sizeof none);
 }
 
-/* "id=N splitk=S reduction=R" for an algorithm, into buf; the config
- * attributes read are also recorded as parameters when r is given. */
-static const char *algo_text(const cublasLtMatmulAlgo_t *algo, struct trace_rec *r, char *buf,
-                             size_t len)
+/* An algorithm's identity: its config attributes 0 (ID) to 8 (cluster
+ * shape) in that order, each widened to 32 bits; one cuBLASLt cannot
+ * read (an older version lacks the shapes) is -1, the ID included. */
+enum { ALGO_ATTRS = 9 };
+
+static void algo_identity(const cublasLtMatmulAlgo_t *algo, int32_t out[ALGO_ATTRS])
 {
     static void *cache;
     cublasLtMatmulAlgoConfigGetAttribute_fn *get =
         (cublasLtMatmulAlgoConfigGetAttribute_fn *)(uintptr_t)cuda_sym(
             &cache, "cublasLtMatmulAlgoConfigGetAttribute");
-    int32_t id = -1;
-    uint32_t splitk = 0, scheme = 0;
-    size_t n;
-    if (!get || get(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &n) != CUBLAS_STATUS_SUCCESS)
-        id = -1;
-    if (!get || get(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &n) !=
-                    CUBLAS_STATUS_SUCCESS)
-        splitk = 0;
-    if (!get || get(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme, &n) !=
-                    CUBLAS_STATUS_SUCCESS)
-        scheme = 0;
-    if (r) {
-        trace_rec_int(r, "algo_id", id);
-        trace_rec_int(r, "splitk", splitk);
-        trace_rec_int(r, "reduction_scheme", scheme);
+    for (int a = 0; a < ALGO_ATTRS; a++) {
+        /* INNER_SHAPE_ID and CLUSTER_SHAPE_ID are uint16_t, the rest 4 bytes. */
+        int narrow = a == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID ||
+                     a == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID;
+        uint32_t v4 = 0;
+        uint16_t v2 = 0;
+        size_t n;
+        int ok = get && get(algo, (cublasLtMatmulAlgoConfigAttributes_t)a,
+                            narrow ? (void *)&v2 : (void *)&v4, narrow ? 2 : 4, &n) ==
+                            CUBLAS_STATUS_SUCCESS;
+        out[a] = !ok ? -1 : narrow ? (int32_t)v2 : (int32_t)v4;
     }
-    snprintf(buf, len, "id=%d splitk=%u reduction=%u", (int)id, (unsigned)splitk, (unsigned)scheme);
+}
+
+/* The digest of n identities (little-endian, as the host stores them). */
+static detshim_digest algos_digest(const int32_t (*ids)[ALGO_ATTRS], int n)
+{
+    return digest_bytes(ids, (size_t)n * sizeof *ids);
+}
+
+/* "id=N tile=T stages=S splitk=K reduction=R" for an algorithm, into buf;
+ * ID, split-K count and reduction scheme are also recorded as parameters
+ * when r is given. */
+static const char *algo_text(const int32_t id[ALGO_ATTRS], struct trace_rec *r, char *buf,
+                             size_t len)
+{
+    if (r) {
+        trace_rec_int(r, "algo_id", id[CUBLASLT_ALGO_CONFIG_ID]);
+        trace_rec_int(r, "splitk", id[CUBLASLT_ALGO_CONFIG_SPLITK_NUM]);
+        trace_rec_int(r, "reduction_scheme", id[CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME]);
+    }
+    snprintf(buf, len, "id=%d tile=%d stages=%d splitk=%d reduction=%d",
+             (int)id[CUBLASLT_ALGO_CONFIG_ID], (int)id[CUBLASLT_ALGO_CONFIG_TILE_ID],
+             (int)id[CUBLASLT_ALGO_CONFIG_STAGES_ID], (int)id[CUBLASLT_ALGO_CONFIG_SPLITK_NUM],
+             (int)id[CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME]);
     return buf;
 }
 
@@ -82,14 +106,15 @@ DETSHIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
         trace_rec_int(&r, "returned", n);
         trace_rec_int(&r, "status", st);
         /* The algorithms offered, in order: the decision's input. */
-        trace_rec_operand(&r, "algos", TRACE_ROLE_OUT,
-                          n > 0 ? digest_matrix(results, sizeof results[0].algo, n,
-                                                sizeof results[0], 1)
-                                : digest_bytes(NULL, 0),
-                          (uint64_t)n, (int)sizeof results[0].algo);
+        enum { MAX_DIGESTED = 64 }; /* a longer answer is digested in its first 64 */
+        int32_t ids[MAX_DIGESTED][ALGO_ATTRS];
+        int m = n < MAX_DIGESTED ? n : MAX_DIGESTED;
+        for (int i = 0; i < m; i++)
+            algo_identity(&results[i].algo, ids[i]);
+        trace_rec_operand(&r, "algos", TRACE_ROLE_OUT, algos_digest(ids, m), (uint64_t)m,
+                          (int)sizeof ids[0]);
         cuda_note_mode(&r, &call);
-        trace_rec_note(&r, "cuda.algo", n > 0 ? algo_text(&results[0].algo, NULL, chosen,
-                                                           sizeof chosen)
+        trace_rec_note(&r, "cuda.algo", n > 0 ? algo_text(ids[0], NULL, chosen, sizeof chosen)
                                               : "none");
         if (override)
             trace_rec_note(&r, "cuda.override", override);
@@ -451,9 +476,11 @@ DETSHIM_EXPORT cublasStatus_t cublasLtMatmul(
             trace_rec_int(&r, "auxType", epi.aux_type);
         trace_rec_int(&r, "workspaceSize", (int64_t)workspaceSize);
         if (algo) {
-            algo_text(algo, &r, text, sizeof text);
-            trace_rec_operand(&r, "algo", TRACE_ROLE_IN, digest_bytes(algo, sizeof *algo), 1,
-                              (int)sizeof *algo);
+            int32_t id[1][ALGO_ATTRS];
+            algo_identity(algo, id[0]);
+            algo_text(id[0], &r, text, sizeof text);
+            trace_rec_operand(&r, "algo", TRACE_ROLE_IN, algos_digest(id, 1), 1,
+                              (int)sizeof id[0]);
         }
         int alpha_zero = cuda_rec_scalar(&r, "alpha", stream, alpha, device, scale);
         int beta_zero = cuda_rec_scalar(&r, "beta", stream, beta, device, scale);

@@ -50,8 +50,9 @@ expect_grep "a pointer-array batch is traced, its matrices digested" \
 expect_grep "the Lt heuristic is asked for no reduction scheme" \
     "cublasLtMatmulAlgoGetHeuristic .*returned=1 .*cuda.override=reduction_scheme_mask->none" \
     "$WORK/a.show"
-expect_grep "the Lt matmul records its algorithm" \
-    "cublasLtMatmul .*algo_id=0 splitk=1 reduction_scheme=0 .*algo:in:1x64" "$WORK/a.show"
+expect_grep "the Lt matmul records its algorithm by its nine config attributes" \
+    "cublasLtMatmul .*algo_id=0 splitk=1 reduction_scheme=0 .*algo:in:1x36:.*cuda.algo=id=0 tile=11 stages=31 splitk=1 reduction=0" \
+    "$WORK/a.show"
 expect_grep "a plain Lt matmul records the default epilogue" \
     "cublasLtMatmul .* transb=0 epilogue=1 workspaceSize=0 " "$WORK/a.show"
 expect_grep "the BIAS epilogue is recorded, its bias vector digested as an input" \

@@ -9,16 +9,20 @@
  * (bias added per row of D, then ReLU; the aux output a bit-mask of the
  * elements ReLU kept, its leading dimension in bits). Descriptors keep
  * their fields in the opaque structs' words, each attribute in the word
- * of its number.
+ * of its number. An algorithm's words hold its config (ID, split-K,
+ * scheme; tile 11 and stages 31 read back as constants, the rest 0) and,
+ * like the real cuBLASLt's on an H200, bytes left unset that change from
+ * run to run: an algorithm is the same one by its config, not its bytes.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "fake.h"
 
 enum { DESC_COMPUTE, DESC_SCALE, DESC_POINTER, DESC_TRANSA, DESC_TRANSB };
 enum { LAYOUT_TYPE, LAYOUT_ORDER, LAYOUT_ROWS, LAYOUT_COLS, LAYOUT_LD, LAYOUT_BATCH,
        LAYOUT_STRIDE };
-enum { ALGO_ID, ALGO_SPLITK, ALGO_SCHEME };
+enum { ALGO_ID, ALGO_SPLITK, ALGO_SCHEME, ALGO_UNSET = 4 };
 enum { PREF_WORKSPACE = 1, PREF_MASK = 3 };
 
 FAKE_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t *lt)
@@ -168,6 +172,7 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
 static void set_algo(cublasLtMatmulAlgo_t *algo, uint64_t id, uint64_t splitk, uint64_t scheme)
 {
     memset(algo, 0, sizeof *algo);
+    algo->data[ALGO_UNSET] = (uint64_t)getpid() << 16;
     algo->data[ALGO_ID] = id;
     algo->data[ALGO_SPLITK] = splitk;
     algo->data[ALGO_SCHEME] = scheme;
@@ -200,13 +205,26 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(
     const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf,
     size_t size, size_t *written)
 {
-    if (attr < 0 || attr > 3 || attr == 1 || size != 4)
+    /* cuBLASLt's sizes: INNER_SHAPE_ID and CLUSTER_SHAPE_ID are 2 bytes. */
+    size_t want = attr == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID ||
+                          attr == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID
+                      ? 2
+                      : 4;
+    if (attr < 0 || attr > CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID || size != want)
         return CUBLAS_STATUS_INVALID_VALUE;
-    uint32_t v = (uint32_t)algo->data[attr == CUBLASLT_ALGO_CONFIG_ID ? ALGO_ID
-                                      : attr == CUBLASLT_ALGO_CONFIG_SPLITK_NUM ? ALGO_SPLITK
-                                                                                : ALGO_SCHEME];
-    memcpy(buf, &v, 4);
-    *written = 4;
+    uint32_t v = attr == CUBLASLT_ALGO_CONFIG_ID             ? (uint32_t)algo->data[ALGO_ID]
+                 : attr == CUBLASLT_ALGO_CONFIG_SPLITK_NUM   ? (uint32_t)algo->data[ALGO_SPLITK]
+                 : attr == CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME ? (uint32_t)algo->data[ALGO_SCHEME]
+                 : attr == CUBLASLT_ALGO_CONFIG_TILE_ID      ? 11u
+                 : attr == CUBLASLT_ALGO_CONFIG_STAGES_ID    ? 31u
+                                                             : 0u;
+    if (want == 2) {
+        uint16_t v2 = (uint16_t)v;
+        memcpy(buf, &v2, 2);
+    } else {
+        memcpy(buf, &v, 4);
+    }
+    *written = want;
     return CUBLAS_STATUS_SUCCESS;
 }
 
