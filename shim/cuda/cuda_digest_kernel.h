@@ -8,9 +8,12 @@
  * XXH3's long hash keeps 8 accumulator lanes. Each 1 KiB block adds to
  * them a sum that depends only on the block's bytes (16 stripes of 64),
  * then scrambles every lane on its own: acc = scramble(acc + sum(block)).
- * So the sums of all blocks are computed in parallel (dk_block_sums, one
- * thread per block), and each lane then runs through the blocks in order
- * (dk_scan, eight threads, the first chunk starting from dk_init_lane);
+ * A block's sum is a sum, modulo 2^64, of one term per 8-byte word, so
+ * it may be added up in any order: the sums of all blocks are computed
+ * in parallel, a warp of 32 threads per block, each thread four words
+ * (dk_warp_part; the warp adds the parts up), and each lane then runs
+ * through the blocks in order (dk_scan, eight threads, the first chunk
+ * starting from dk_init_lane);
  * dk_final adds the partial last block and the last stripe and merges the
  * lanes into the 128-bit result. The input is
  * the logical bytes of a strided array (struct dk_layout): contiguous runs
@@ -117,12 +120,20 @@ DK_FN dk_u64 dk_addr(const struct dk_layout *l, dk_u64 base, dk_u64 p)
 }
 
 /* Logical bytes p..p+7, little-endian. Whole aligned words inside a run
- * are read at once; anything else byte by byte. */
+ * are read at once (two 4-byte words where only 4 bytes aligned: FP32
+ * views); anything else byte by byte. A layout of one run (a contiguous
+ * operand, the usual case) needs no division. */
 DK_FN dk_u64 dk_read64(const struct dk_layout *l, dk_u64 base, dk_u64 p)
 {
-    dk_u64 addr = dk_addr(l, base, p);
-    if (p % l->run_bytes + 8 <= l->run_bytes && addr % 8 == 0)
-        return *(const dk_u64 *)(uintptr_t)addr;
+    int one_run = l->run_bytes >= l->total;
+    dk_u64 addr = one_run ? base + p : dk_addr(l, base, p);
+    if (one_run || p % l->run_bytes + 8 <= l->run_bytes) {
+        if (addr % 8 == 0)
+            return *(const dk_u64 *)(uintptr_t)addr;
+        if (addr % 4 == 0)
+            return (dk_u64)((const dk_u32 *)(uintptr_t)addr)[0] |
+                   (dk_u64)((const dk_u32 *)(uintptr_t)addr)[1] << 32;
+    }
     dk_u64 v = 0;
     for (int i = 7; i >= 0; i--)
         v = (v << 8) | *(const dk_u8 *)(uintptr_t)dk_addr(l, base, p + (dk_u64)i);
@@ -171,21 +182,36 @@ DK_FN dk_u64 dk_full_blocks(dk_u64 total)
     return (total - 1) / DK_BLOCK_BYTES;
 }
 
-/* Thread t: the lane sums of block first + t into out[8t .. 8t+7]. */
-DK_FN void dk_block_sums(const struct dk_layout *l, dk_u64 first, dk_u64 *out, dk_u64 t)
+/* Thread w (0..31) of the warp that sums block `block`: its words w,
+ * w+32, w+64 and w+96, all at lane w % 8 of their stripes. *mul gets
+ * their multiply terms, which go to lane w % 8, *data the words
+ * themselves, which go to lane (w % 8) ^ 1 (dk_stripe). Over the 32
+ * threads these add up to the block's sum: lane L's multiply terms and
+ * lane L ^ 1's words (XXH3's accumulate over the block's 16 stripes). */
+DK_FN void dk_warp_part(const struct dk_layout *l, dk_u64 base, dk_u64 block, unsigned w,
+                        dk_u64 *mul, dk_u64 *data)
 {
-    dk_u64 acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-    dk_u64 p = (first + t) * DK_BLOCK_BYTES, base = dk_base(l);
-    for (unsigned s = 0; s < 16; s++)
-        dk_stripe(acc, l, base, p + 64 * s, 8 * s);
-    for (unsigned lane = 0; lane < 8; lane++)
-        out[8 * t + lane] = acc[lane];
+    dk_u64 m = 0, d = 0, p = block * DK_BLOCK_BYTES;
+    DK_UNROLL
+    for (unsigned k = 0; k < 4; k++) {
+        unsigned word = w + 32 * k; /* stripe word / 8, lane word % 8 */
+        dk_u64 v = dk_read64(l, base, p + 8 * word);
+        dk_u64 key = v ^ dk_secret64(8 * (word / 8 + word % 8));
+        d += v;
+        m += (key & 0xFFFFFFFFull) * (key >> 32);
+    }
+    *mul = m;
+    *data = d;
 }
 
-/* Lane `lane`: state = scramble(state + sum) for n block sums in order. */
+/* Lane `lane`: state = scramble(state + sum) for n block sums in order.
+ * The loads do not wait on the chain, so the device runs them ahead. */
 DK_FN void dk_scan(const dk_u64 *sums, dk_u64 n, dk_u64 *state, unsigned lane)
 {
     dk_u64 acc = state[lane], key = dk_secret64(192 - 64 + 8 * lane);
+#ifdef __CUDACC__
+#pragma unroll 16
+#endif
     for (dk_u64 b = 0; b < n; b++) {
         acc += sums[8 * b + lane];
         acc ^= acc >> 47;

@@ -244,7 +244,7 @@ int cuda_kernel_enqueue(struct kernels *k, CUstream stream, struct dk_layout l, 
         void *sum_args[] = { &l, &first, &n, &sums };
         void *scan_args[] = { &sums, &n, &state, &starts, &ends, &l, &result };
         if (n)
-            rc = launch(k->sums, (unsigned)((n + 255) / 256), 256, stream, sum_args);
+            rc = launch(k->sums, (unsigned)((n + 7) / 8), 256, stream, sum_args); /* a warp a block */
         rc = rc ? rc : launch(k->scan, 1, 8, stream, scan_args);
         first += n;
     } while (rc == 0 && first < blocks);
