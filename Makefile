@@ -178,10 +178,11 @@ endif
 endif
 
 # Device digests are tested on the fake driver, whose device memory is
-# host memory; it is linked in so that dlopen("libcuda.so.1") finds it.
-$(B)/tests/test_cuda_digest: $(B)/fakes/libcuda.so.1
-$(B)/tests/test_cuda_digest: UNIT_EXTRA := -Wl,--no-as-needed $(B)/fakes/libcuda.so.1 \
-    -Wl,-rpath,$(abspath $(B)/fakes)
+# host memory; it is linked in so that dlopen("libcuda.so.1") finds it
+# (test_framework: step records of device tensors).
+$(B)/tests/test_cuda_digest $(B)/tests/test_framework: $(B)/fakes/libcuda.so.1
+$(B)/tests/test_cuda_digest $(B)/tests/test_framework: UNIT_EXTRA := -Wl,--no-as-needed \
+    $(B)/fakes/libcuda.so.1 -Wl,-rpath,$(abspath $(B)/fakes)
 
 # The trace writer and core under ThreadSanitizer, for a stress test of
 # their own code (tests/unit/tsan_trace.c, run by test-tsan.sh, which

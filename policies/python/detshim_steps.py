@@ -10,7 +10,10 @@ record on the calling thread's chain.
   optimizer-state tensor by name.
     PyTorch  torch.optim's post-step seam (a global post-step hook where
              torch has one, else Optimizer._optimizer_step_code, which
-             every 1.13 optimizer calls after its step).
+             every 1.13 optimizer calls after its step). Tensors on the
+             current CUDA device are digested there, on the current stream,
+             without waiting for it (detshim_framework_step_cuda); others
+             on the host, from a copy where they are not in host memory.
     Keras    a callback added to Model.fit: after every train-function
              call, i.e. every steps_per_execution steps; and after every
              Model.train_on_batch call.
@@ -65,6 +68,11 @@ class _Shim:
         self.step = lib.detshim_framework_step  # a whole step record
         self.step.argtypes = (c.c_char_p, c.c_char_p, c.c_int64) + self.many.argtypes
         self.step.restype = c.c_int
+        # A step record of tensors on the GPU, digested there (framework_cuda.c).
+        self.step_cuda = getattr(lib, "detshim_framework_step_cuda", None)
+        if self.step_cuda is not None:
+            self.step_cuda.argtypes = self.step.argtypes + (c.c_void_p, c.c_size_t)
+            self.step_cuda.restype = c.c_int
         self.dims = c.c_int64 * 8
         self.ctypes = c
 
@@ -110,6 +118,14 @@ class _Batch:
         return self.shim.step(framework, optimizer, count, self.n, self.names, self.roles,
                               self.ptrs(*ptrs), self.elems, self.ndims, self.shapes,
                               self.strides)
+
+    def step_cuda(self, framework, optimizer, count, ptrs, on_device, stream):
+        """The same record where the tensors flagged in on_device (a ctypes
+        int array) lie on the current CUDA device: digested there, on
+        `stream`, after the work queued on it (nothing waits)."""
+        return self.shim.step_cuda(framework, optimizer, count, self.n, self.names, self.roles,
+                                   self.ptrs(*ptrs), self.elems, self.ndims, self.shapes,
+                                   self.strides, on_device, stream)
 
 
 def _reach_shim():
@@ -308,13 +324,40 @@ def _torch_layout(t):
     digested, and False when t has no elements to digest."""
     if t.layout != _torch.strided or t.is_quantized or t.device.type == "meta":
         return False  # no elements to digest (meta), or not a plain array
-    if t.device.type != "cpu" or t.is_conj() or t.is_neg():
+    if t.device.type != "cpu":
+        return None
+    return _in_place(t)
+
+
+def _in_place(t):
+    """(elem, shape, strides) of t where it lies, or None (lazy conj/neg
+    bits, a layout the digest cannot walk)."""
+    if t.is_conj() or t.is_neg():
         return None
     if t.is_contiguous():
         return t.element_size(), (t.numel(),), (1,)
     if t.dim() <= 8 and min(t.stride()) >= 0:
         return t.element_size(), tuple(t.shape), t.stride()
     return None
+
+
+def _torch_device_layout(t, device):
+    """What the device digest walks for t in the memory of CUDA device
+    `device` (the current one), as _torch_layout for a host tensor; None
+    when t must be copied to the host instead (another device, or
+    _in_place's reasons)."""
+    if t.device.type != "cuda" or t.device.index != device:
+        return None
+    return _in_place(t)
+
+
+def _cuda_device():
+    """The current CUDA device of this thread, or None where the shim
+    cannot digest on the GPU (CUDA not started, or a shim without it)."""
+    cuda = getattr(_torch, "cuda", None)
+    if _shim.step_cuda is None or cuda is None or not cuda.is_initialized():
+        return None
+    return cuda.current_device()
 
 
 def _torch_packed(t):
@@ -347,13 +390,20 @@ class _TorchPlan:
                 if isinstance(v, Tensor):
                     labels.append("state.%s.%s" % (label, k))
         self.tensors, self.key = tensors, key
+        self.device = _cuda_device()
         self.copied = []  # indices (into the kept tensors) digested from a packed copy
         self.kept = []    # indices into tensors that are digested
+        on_device = []    # per kept tensor: 1 when digested on the GPU
         items = []
         for i, (label, t) in enumerate(zip(labels, tensors)):
             lay = _torch_layout(t)
             if lay is False:
                 continue
+            if lay is None and self.device is not None:
+                lay = _torch_device_layout(t, self.device)
+                on_device.append(int(lay is not None))
+            else:
+                on_device.append(0)
             if lay is None:
                 c = _torch_packed(t)
                 lay = c.element_size(), (c.numel(),), (1,)
@@ -361,6 +411,8 @@ class _TorchPlan:
             self.kept.append(i)
             items.append((label,) + (ROLE_OUT,) + lay)
         self.batch = _Batch(_shim, items)
+        self.on_device = (_shim.ctypes.c_int * len(on_device))(*on_device) if any(on_device) \
+            else None
 
     def put(self, key, head):
         """The step record of these tensors, head (framework, optimizer,
@@ -372,7 +424,11 @@ class _TorchPlan:
             c = _torch_packed(tensors[self.kept[k]])
             hold.append(c)  # alive until digested
             ptrs[k] = c.data_ptr()
-        self.batch.step(*head, ptrs)
+        if self.on_device is not None:
+            stream = _torch.cuda.current_stream(self.device).cuda_stream
+            self.batch.step_cuda(*head, ptrs, self.on_device, stream)
+        else:
+            self.batch.step(*head, ptrs)
         del hold
 
 
@@ -396,7 +452,7 @@ def _record_torch_step_now(torch, names, optimizer):
         key = _torch_key(tensors)
         plan = _plans.get(optimizer)
         if (plan is None or len(plan.tensors) != len(tensors) or plan.key != key or
-                not all(map(_is, plan.tensors, tensors))):
+                not all(map(_is, plan.tensors, tensors)) or plan.device != _cuda_device()):
             plan = _plans[optimizer] = _TorchPlan(optimizer, names, tensors, key)
         # The whole record in one C call: after a step each ctypes call
         # runs cold, some 8 us (docs/frameworks.md, Costs).

@@ -30,10 +30,10 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "framework/framework.h"
 #include "trace/digest.h"
 #include "trace/trace.h"
 
-#define FW_NAME_MAX 200 /* bytes of a tensor name kept; the format cuts at 255 */
 #define FW_STR_MAX 256
 #define FW_MAX_PARAMS 8
 
@@ -107,8 +107,7 @@ static void fw_commit(struct fw_build *b)
 #undef fw
 }
 
-/* 1 when this thread may record now (and takes the guard), else 0. */
-static int fw_enter(void)
+int fw_enter(void)
 {
     if (guard_held() || !trace_active())
         return 0;
@@ -166,18 +165,7 @@ DETSHIM_EXPORT void detshim_framework_str(const char *name, const char *v)
     }
 }
 
-/* One tensor: where it lies, and its shape for the digest. */
-struct fw_job {
-    const void *data;
-    struct digest_shape shape;
-    uint64_t count; /* logical elements; 0 digests no bytes */
-};
-
-/* Checks one tensor's description and fills j: `ndims` dims of `shape`
- * with `strides` in elements (never negative; 0 dims is a scalar),
- * elements of elem_size bytes at data. Returns 0, or -1 for a shape
- * digest.h cannot walk (the caller passes a contiguous copy as one dim). */
-static int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, int ndims,
+int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, int ndims,
                        const int64_t *shape, const int64_t *strides)
 {
     if (elem_size < 1 || elem_size > 255 || ndims < 0 || ndims > DIGEST_MAX_DIMS ||
@@ -197,10 +185,6 @@ static int fw_describe(struct fw_job *j, const void *data, int64_t elem_size, in
     return j->count && !data ? -1 : 0;
 }
 
-/* digest_strided(data, s), a tensor stored in one run shared among the
- * threads lent to digests when it is long (digest_bytes_shared: a step
- * record's parameters; the program waits on the record, and the
- * canonical pool is idle then). */
 /* The bytes of a tensor of shape s when it lies in one run, else -1. */
 static int64_t fw_run_bytes(const struct digest_shape *s)
 {
@@ -208,7 +192,10 @@ static int64_t fw_run_bytes(const struct digest_shape *s)
     return digest_runs(s, &run, count, stride) == 1 && count[0] == 1 ? run : -1;
 }
 
-static detshim_digest fw_digest(const void *data, const struct digest_shape *s)
+/* A long run is shared among the threads lent to digests
+ * (digest_bytes_shared: a step record's parameters; the program waits on
+ * the record, and the canonical pool is idle then). */
+detshim_digest fw_digest(const void *data, const struct digest_shape *s)
 {
     int64_t run = fw_run_bytes(s);
     return run >= 0 ? digest_bytes_shared(data, (size_t)run) : digest_strided(data, s);

@@ -3,7 +3,9 @@
  * tensors digested over their logical elements; a step too big for one
  * record continues in parts, an op record refuses what does not fit;
  * many tensors in one call give what one call each gives, and a whole
- * step in one call what its calls one by one give. */
+ * step in one call what its calls one by one give; a step of tensors in
+ * device memory (on the fake driver, whose device memory is host memory)
+ * gives the record of the same step on the host. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include "detshim.h"
 #include "trace/digest.h"
 #include "trace/trace.h"
+#include "same_record.h"
 
 int detshim_framework_begin(const char *kind);
 void detshim_framework_int(const char *name, int64_t v);
@@ -31,11 +34,16 @@ int detshim_framework_step(const char *framework, const char *optimizer, int64_t
                            const char *const *names, const int *roles, const void *const *data,
                            const int64_t *elem_sizes, const int *ndims, const int64_t *shapes,
                            const int64_t *strides);
+int detshim_framework_step_cuda(const char *framework, const char *optimizer, int64_t step, int n,
+                                const char *const *names, const int *roles,
+                                const void *const *data, const int64_t *elem_sizes,
+                                const int *ndims, const int64_t *shapes, const int64_t *strides,
+                                const int *on_device, uintptr_t stream);
 
 static char dir[] = "/tmp/detshim-test-framework-XXXXXX";
 static detshim_run *run;
 static float m[3][4]; /* a 3x4 matrix; its transpose is a strided view */
-static int refused_17th, refused_kind, batch_taken, whole_taken;
+static int refused_17th, refused_kind, batch_taken, whole_taken, device_taken, parts_taken;
 /* A tensor long enough for the canonical pool to share its digest. */
 enum { BIG = (3 << 20) + 100 };
 static unsigned char *big;
@@ -141,6 +149,19 @@ static int setup(void **state)
     detshim_framework_end();
     whole_taken = detshim_framework_step("torch", "SGD", 8, 2, two_names, two_roles, two_data,
                                          two_elems, two_ndims, two_shapes, two_strides);
+    /* The same step with both tensors on the device (record 8), and the
+     * 20 tensors as one step on the host (9, 10) and, every other one on
+     * the device, through the device call (11, 12). */
+    int both[2] = { 1, 1 }, every_other[20];
+    device_taken = detshim_framework_step_cuda("torch", "SGD", 8, 2, two_names, two_roles,
+                                               two_data, two_elems, two_ndims, two_shapes,
+                                               two_strides, both, 0);
+    for (int i = 0; i < 20; i++)
+        every_other[i] = i % 2;
+    detshim_framework_step("torch", "Adam", 9, 20, names, roles, data, elems, ndims, shapes,
+                           strides);
+    parts_taken = detshim_framework_step_cuda("torch", "Adam", 9, 20, names, roles, data, elems,
+                                              ndims, shapes, strides, every_other, 0);
     trace_process_flush_all();
     char path[600];
     snprintf(path, sizeof path, "%s/main.dtrace", dir);
@@ -221,7 +242,7 @@ static void test_an_unknown_kind_records_nothing(void **state)
 {
     (void)state;
     assert_int_equal(refused_kind, -1);
-    assert_int_equal(run->processes[0].threads[0].nrecords, 8);
+    assert_int_equal(run->processes[0].threads[0].nrecords, 13);
 }
 
 static void test_many_tensors_in_one_call_give_the_records_of_one_call_each(void **state)
@@ -267,6 +288,19 @@ static void test_a_whole_step_in_one_call_is_the_step_of_many_calls(void **state
     assert_true(b->operands[0].digest.lo == want.lo && b->operands[0].digest.hi == want.hi);
 }
 
+/* A step of device tensors, digested by the device digest kernels, is
+ * the record of the same values on the host, parts included. */
+static void test_a_step_on_the_device_is_the_record_of_the_same_step_on_the_host(void **state)
+{
+    (void)state;
+    assert_int_equal(device_taken, 2);
+    assert_same_record(record(7), record(8), ANY_SITE);
+    assert_int_equal(parts_taken, 20);
+    assert_same_record(record(9), record(11), ANY_SITE);
+    assert_same_record(record(10), record(12), ANY_SITE);
+    assert_int_equal(record(12)->params[3].v.i, 1); /* part 1 */
+}
+
 static void test_an_op_takes_a_param_after_its_tensors(void **state)
 {
     (void)state;
@@ -290,6 +324,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_many_tensors_in_one_call_give_the_records_of_one_call_each),
         cmocka_unit_test(test_an_op_takes_a_param_after_its_tensors),
         cmocka_unit_test(test_a_whole_step_in_one_call_is_the_step_of_many_calls),
+        cmocka_unit_test(test_a_step_on_the_device_is_the_record_of_the_same_step_on_the_host),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
