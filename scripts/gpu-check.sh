@@ -20,7 +20,14 @@
 #   7. trains a model with BatchNorm (channels-last) and a 2-layer LSTM
 #      with dropout twice under detrun (same weights, identical traces,
 #      the cuDNN BatchNorm, RNN and dropout calls traced), and runs
-#      scripts/gpu-coverage.py against this machine's own torch.
+#      scripts/gpu-coverage.py against this machine's own torch;
+#   8. where this machine's CPU has AVX-512, runs the unit tests that
+#      compare the avx512 kernels (digest, GEMM, level 3) with avx2 and
+#      scalar, from build/tests/ (built elsewhere: this machine may have
+#      no cmocka; its library may be put in build/gpu-deps/).
+# GPU_CHECK_BUILD=no uses build/ as it is, without running make: for a
+# machine without the build dependencies, where the built files are carried
+# (a failed link there would delete them).
 # The shim runs with the audit module (LD_AUDIT), as detrun runs it.
 # Results go to $OUT (default build/gpu-check): summary.txt, the logs and
 # the traces' --show output. Exit status: 0 all checks passed, 1 a check
@@ -49,7 +56,10 @@ $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' || {
 }
 
 # 1. Build (or reuse).
-if make -j"$(nproc)" all > "$OUT/build.log" 2>&1; then
+if [ "${GPU_CHECK_BUILD:-yes}" = no ]; then
+    say "build: not run (GPU_CHECK_BUILD=no); using build/ as it is"
+    echo "GPU_CHECK_BUILD=no" > "$OUT/build.log"
+elif make -j"$(nproc)" all > "$OUT/build.log" 2>&1; then
     say "build: ok"
 elif [ -f build/libdetshim.so ] && [ -f build/detdiff ] && [ -f build/libdetshim-reader.so.0 ]; then
     # detdiff reads traces through the reader library beside it.
@@ -79,7 +89,11 @@ DETDIFF=$TOP/build/detdiff
 cat > "$OUT/hostdigest.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
+#include "core/core.h"
 #include "trace/digest.h"
+/* machine.o (which says whether the avx512 kernel may run) refers to the
+ * shim's configuration; this helper has none of its own. */
+struct core_config core_cfg;
 int main(int argc, char **argv)
 {
     FILE *f = argc == 2 ? fopen(argv[1], "rb") : NULL;
@@ -97,7 +111,8 @@ int main(int argc, char **argv)
 }
 EOF
 cc -Iinclude -Ishim -O2 -o "$OUT/hostdigest" "$OUT/hostdigest.c" build/obj/shim/trace/digest.o \
-    build/obj/shim/trace/xxh3_sse2.o build/obj/shim/trace/xxh3_avx2.o 2> "$OUT/hostdigest.log" ||
+    build/obj/shim/trace/xxh3_sse2.o build/obj/shim/trace/xxh3_avx2.o \
+    build/obj/shim/trace/xxh3_avx512.o build/obj/shim/core/machine.o 2> "$OUT/hostdigest.log" ||
     say "note: cannot build the host digest helper (see hostdigest.log); step 4 skipped"
 
 # The training: a small CNN, fixed data, 12 SGD steps; prints the weights'
@@ -211,10 +226,19 @@ EOF
     done
 fi
 
-# 5. Step time: no shim, shim without trace, shim with trace (device
-# digests collected asynchronously), and, for comparison, with digests
-# taken synchronously (DETSHIM_CUDA_DIGEST=sync, as before the FIFO).
+# 5. Step time: no shim, no shim but the policy's environment (what
+# determinism costs before the shim does anything: TF32 off, cuBLAS's
+# workspace, deterministic algorithms), shim without trace, shim with
+# trace (device digests collected asynchronously), the same without step
+# records, and, for comparison, with digests taken synchronously
+# (DETSHIM_CUDA_DIGEST=sync, as before the FIFO). Then a profile of the
+# traced step (profile.txt): where the time left goes.
 env -u LD_AUDIT timeout 120 "$PY" "$OUT/train.py" 30 > "$OUT/T0.out" 2>&1
+(
+    eval "$(LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch DETSHIM_EXPLAIN=exports /bin/true)"
+    env -u LD_AUDIT timeout 120 "$PY" "$OUT/train.py" 30
+) > "$OUT/T0p.out" 2>&1
+printf 'include = pytorch\n[trace]\nsteps = off\n' > "$OUT/nosteps.policy"
 run_train_steps() { # run_train_steps TRACE-DIR-OR-EMPTY OUTPUT [NAME=VALUE]
     env LD_PRELOAD="$SHIM" DETSHIM_POLICY=pytorch ${1:+DETSHIM_TRACE="$1"} ${3:+"$3"} timeout 180 \
         "$PY" "$OUT/train.py" 30 > "$2" 2>&1
@@ -224,18 +248,42 @@ rm -rf "$OUT/traceT"
 run_train_steps "$OUT/traceT" "$OUT/T2.out"
 rm -rf "$OUT/traceS"
 run_train_steps "$OUT/traceS" "$OUT/T3.out" DETSHIM_CUDA_DIGEST=sync
+rm -rf "$OUT/traceQ"
+run_train_steps "$OUT/traceQ" "$OUT/T4.out" DETSHIM_POLICY="$OUT/nosteps.policy"
 "$DETDIFF" "$OUT/traceT" "$OUT/traceS" > "$OUT/traceTS.diff" 2>&1
 check "asynchronous and synchronous digests: identical traces" $?
 t0=$(sed -n 's/^step_ms //p' "$OUT/T0.out")
 t1=$(sed -n 's/^step_ms //p' "$OUT/T1.out")
 t2=$(sed -n 's/^step_ms //p' "$OUT/T2.out")
 t3=$(sed -n 's/^step_ms //p' "$OUT/T3.out")
-say "step time: no shim ${t0:-?} ms, shim no trace ${t1:-?} ms, shim with trace ${t2:-?} ms" \
-    "(digests taken synchronously: ${t3:-?} ms)"
+t0p=$(sed -n 's/^step_ms //p' "$OUT/T0p.out")
+t4=$(sed -n 's/^step_ms //p' "$OUT/T4.out")
+say "step time: no shim ${t0:-?} ms, no shim with the policy's environment ${t0p:-?} ms," \
+    "shim no trace ${t1:-?} ms, shim with trace ${t2:-?} ms (without step records: ${t4:-?} ms;" \
+    "digests taken synchronously: ${t3:-?} ms)"
 if [ -n "$t1" ] && [ -n "$t2" ]; then
     ratio=$(awk -v a="$t2" -v b="$t1" 'BEGIN {printf "%.3f", a / b}')
     say "trace on / off: $ratio (goal: under 1.05; device digests collected asynchronously)"
 fi
+if [ -n "$t0p" ] && [ -n "$t1" ]; then
+    say "shim without trace / the policy's environment alone: $(awk -v a="$t1" -v b="$t0p" \
+        'BEGIN {printf "%.3f", a / b}')"
+fi
+cat > "$OUT/profile.py" <<'EOF'
+import runpy, sys
+from torch.profiler import profile, ProfilerActivity
+script = sys.argv[1]
+sys.argv = [script, "20"]
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as p:
+    runpy.run_path(script, run_name="__main__")
+ka = p.key_averages()
+print(ka.table(sort_by="self_cuda_time_total", row_limit=25, max_name_column_width=60))
+print(ka.table(sort_by="self_cpu_time_total", row_limit=25, max_name_column_width=60))
+EOF
+rm -rf "$OUT/traceP"
+LD_PRELOAD=$SHIM DETSHIM_POLICY=pytorch DETSHIM_TRACE=$OUT/traceP timeout 180 \
+    "$PY" "$OUT/profile.py" "$OUT/train.py" > "$OUT/profile.txt" 2>&1
+say "profile of 20 traced steps: profile.txt (exit $?)"
 
 # 6. NCCL (docs/collectives.md): a world-size-1 communicator's all-reduce,
 # traced, its device digests equal to the host digest of the same bytes;
@@ -372,6 +420,38 @@ PYEOF
     check "no unwrapped cuBLAS/cuBLASLt/cuDNN call in this torch's libtorch_cuda.so" $?
 }
 check_bn_lstm_and_coverage
+
+# 8. The AVX-512 kernels, where this CPU has them (the build machine's CPU
+# may not: docs/canonical-blas.md). Each test compares avx512 with avx2
+# and scalar bit for bit and says so when it cannot.
+check_avx512_units() {
+    local t rc tests="test_digest test_canonical_semantics test_canonical_gemm \
+        test_canonical_l3_gemm test_canonical_l3_tri test_canonical_rank2k"
+    if ! grep -qw avx512f /proc/cpuinfo || ! grep -qw avx512dq /proc/cpuinfo ||
+        ! grep -qw avx512vl /proc/cpuinfo || ! grep -qw avx512bw /proc/cpuinfo; then
+        say "SKIP AVX-512 unit tests: this CPU has no AVX-512 (F, DQ, VL and BW)"
+        return
+    fi
+    for t in $tests; do
+        if [ ! -x "build/tests/$t" ]; then
+            say "SKIP AVX-512 unit test $t: build/tests/$t is not built here"
+            continue
+        fi
+        timeout 300 "build/tests/$t" > "$OUT/$t.log" 2>&1 &
+    done
+    wait
+    for t in $tests; do
+        [ -f "$OUT/$t.log" ] || continue
+        # A skip of a comparison with OpenBLAS (absent here) is reported,
+        # not failed on; an avx512 comparison not made is a failure.
+        ! grep -qE "^\[  (FAILED|ERROR) \]|no AVX-512 here" "$OUT/$t.log" &&
+            grep -qE "^\[  PASSED  \]" "$OUT/$t.log"
+        rc=$?
+        say "    $t: $(grep -cE '^\[       OK \]' "$OUT/$t.log") passed, $(grep -E '^\[  (FAILED|SKIPPED) \] [0-9]' "$OUT/$t.log" | tr '\n' ' ')"
+        check "AVX-512 unit test $t (avx512 = avx2 = scalar)" $rc
+    done
+}
+check_avx512_units
 
 say "== $failures check(s) failed"
 [ "$failures" -eq 0 ]
