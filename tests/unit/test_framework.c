@@ -44,6 +44,7 @@ static char dir[] = "/tmp/detshim-test-framework-XXXXXX";
 static detshim_run *run;
 static float m[3][4]; /* a 3x4 matrix; its transpose is a strided view */
 static int refused_17th, refused_kind, batch_taken, whole_taken, device_taken, parts_taken;
+static int bad_taken[2];
 /* A tensor long enough for the canonical pool to share its digest. */
 enum { BIG = (3 << 20) + 100 };
 static unsigned char *big;
@@ -162,6 +163,11 @@ static int setup(void **state)
                            strides);
     parts_taken = detshim_framework_step_cuda("torch", "Adam", 9, 20, names, roles, data, elems,
                                               ndims, shapes, strides, every_other, 0);
+    /* Bad arguments record nothing. */
+    bad_taken[0] = detshim_framework_step_cuda("torch", "Adam", 9, -1, names, roles, data, elems,
+                                               ndims, shapes, strides, every_other, 0);
+    bad_taken[1] = detshim_framework_step_cuda("torch", "Adam", 9, 20, names, roles, data, elems,
+                                               ndims, shapes, strides, NULL, 0);
     trace_process_flush_all();
     char path[600];
     snprintf(path, sizeof path, "%s/main.dtrace", dir);
@@ -299,6 +305,8 @@ static void test_a_step_on_the_device_is_the_record_of_the_same_step_on_the_host
     assert_same_record(record(9), record(11), ANY_SITE);
     assert_same_record(record(10), record(12), ANY_SITE);
     assert_int_equal(record(12)->params[3].v.i, 1); /* part 1 */
+    assert_int_equal(bad_taken[0], -1); /* n < 0 */
+    assert_int_equal(bad_taken[1], -1); /* no on_device array */
 }
 
 static void test_an_op_takes_a_param_after_its_tensors(void **state)
