@@ -258,4 +258,14 @@ expect_no_grep "passthrough overrides nothing" "cuda.override|cuda.filter" "$WOR
 $DETDIFF --all "$WORK/e" "$WORK/f" | grep -A1 "^  nondeterministic operation" > "$WORK/ef-nondet.txt"
 expect_grep "passthrough: the binomial numbers vary too, and detdiff says so" \
     "^    where: .*, curandGenerateBinomial$" "$WORK/ef-nondet.txt"
+# scripts/gpu-check.sh runs only where a GPU is lent, rarely: here, with
+# none, it builds and links its host digest helper, then says why it
+# stops (exit 2).
+OUT=$WORK/gpucheck GPU_CHECK_BUILD=no PYTHON=$PY "$TOP/scripts/gpu-check.sh" > "$WORK/gpucheck.out" 2>&1
+expect_eq "gpu-check without a GPU: exit 2" 2 $?
+expect_grep "gpu-check without a GPU: says why" "^SKIP no usable GPU or no CUDA build of torch" \
+    "$WORK/gpucheck.out"
+: > "$WORK/empty"
+expect_eq "gpu-check's host digest helper links and gives XXH3-128 (of no bytes)" \
+    99aa06d3014798d86001c324468d497f "$("$WORK/gpucheck/hostdigest" "$WORK/empty" 2>&1)"
 finish
