@@ -413,6 +413,8 @@ CANONICAL = {
     'axpy': '{fn}({n}, {alpha}, {x}, {incx}, {y}, {incy})',
     'scal': SCAL_CANON, 'csscal/zdscal': SCAL_CANON,
     'trmv': TRV_CANON, 'trsv': TRV_CANON,
+    'symv': '{fn}({order}, {uplo}, {n}, {alpha}, {a}, {lda}, {x}, {incx}, {beta}, {y}, {incy})',
+    'syr2': '{fn}({order}, {uplo}, {n}, {alpha}, {x}, {incx}, {y}, {incy}, {a}, {lda})',
     'syrk': RANK_K_CANON, 'herk': RANK_K_CANON,
     'symm': SYMM_CANON, 'hemm': SYMM_CANON,
     'trmm': TRM_CANON, 'trsm': TRM_CANON,

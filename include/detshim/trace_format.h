@@ -184,7 +184,7 @@ enum trace_field_key {
  * "Order versions"): a routine family whose documented order changed
  * gets a new number here, so that two traces made under different orders
  * differ in their header before any call does. */
-#define TRACE_CANONICAL_ORDERS "lanes=2;snrm2=2;trsm=2;hemm=1;herk=1;rot=1;other=1"
+#define TRACE_CANONICAL_ORDERS "lanes=2;snrm2=2;trsm=2;hemm=1;herk=1;rot=1;sym=1;other=1"
 
 
 #define TRACE_INTERPOSITION_AUDIT \

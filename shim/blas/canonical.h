@@ -433,6 +433,37 @@ int canon_ctrsv(char order, char uplo, char trans, char diag, int64_t n, const v
 int canon_ztrsv(char order, char uplo, char trans, char diag, int64_t n, const void *a, int64_t lda,
                 void *x, int64_t incx);
 
+/* symv (real; order version sym=1, since 2026-12-04): y = alpha*A*x +
+ * beta*y, A symmetric n x n, uplo 'U'/'L' naming the triangle read (A_ij
+ * of the other one is A_ji). Per y_i, column-major:
+ *   'L': s = SEQ over j = 0 .. i of CMAC(s, A_ij, x_j) (the row of the
+ *        stored triangle, the diagonal last); then s = s + d, d the LANES
+ *        dot of A_{i+1 .. n-1, i} with x_{i+1 .. n-1} (+0 when i = n-1).
+ *   'U': s = d, the LANES dot of A_{0 .. i-1, i} with x_{0 .. i-1} (+0 when
+ *        i = 0); then SEQ continued from s over j = i .. n-1 of
+ *        CMAC(s, A_ij, x_j) (the diagonal first, then the row).
+ * y_i from s by AB. Quick return: n == 0, or alpha == 0 and beta == 1.
+ * Rejects lda < max(1, n), incx == 0, incy == 0. 'R': the column-major
+ * call with uplo flipped (a symmetric matrix stored by rows is the
+ * column-major one with the other triangle stored). */
+int canon_ssymv(char order, char uplo, int64_t n, float alpha, const float *a, int64_t lda,
+                const float *x, int64_t incx, float beta, float *y, int64_t incy);
+int canon_dsymv(char order, char uplo, int64_t n, double alpha, const double *a, int64_t lda,
+                const double *x, int64_t incx, double beta, double *y, int64_t incy);
+
+/* syr2 (real; sym=1): A = alpha*x*y^T + alpha*y*x^T + A on the uplo
+ * triangle of the symmetric A (the other one neither read nor written).
+ * Per column j of the column-major view: t1 = alpha*y_j, t2 = alpha*x_j
+ * (each rounded); then per stored element i of the column (i <= j for
+ * 'U', i >= j for 'L'): a_ij = fma(x_i, t1, a_ij), then a_ij =
+ * fma(y_i, t2, a_ij). Quick return: n == 0 or alpha == 0. Rejects
+ * lda < max(1, n), incx == 0, incy == 0. 'R': the column-major call with
+ * uplo flipped, the same x and y. */
+int canon_ssyr2(char order, char uplo, int64_t n, float alpha, const float *x, int64_t incx,
+                const float *y, int64_t incy, float *a, int64_t lda);
+int canon_dsyr2(char order, char uplo, int64_t n, double alpha, const double *x, int64_t incx,
+                const double *y, int64_t incy, double *a, int64_t lda);
+
 /* ---- Level 3 ------------------------------------------------------------ */
 
 /* C = alpha*op(A)*op(A)^T + beta*C on the uplo triangle of the n x n C

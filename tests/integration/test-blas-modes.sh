@@ -36,7 +36,7 @@ fi
 echo "   (without the shim: $distinct distinct weight hashes over 6 configurations)"
 $DETDIFF --show "$WORK/$first_cfg" > "$WORK/show.out"
 expect_grep "canonical: the header names the order versions the bits follow" \
-    "^  canonical_orders = lanes=2;snrm2=2;trsm=2;hemm=1;herk=1;rot=1;other=1$" "$WORK/show.out"
+    "^  canonical_orders = lanes=2;snrm2=2;trsm=2;hemm=1;herk=1;rot=1;sym=1;other=1$" "$WORK/show.out"
 expect_grep "PyTorch's sgemm_ ran canonical" " sgemm_ .*blas.mode=canonical" "$WORK/show.out"
 
 # Every instruction-set path gives the same bits (the C program's GEMMs
@@ -72,7 +72,12 @@ expect_grep "a routine exact by construction says so" \
 shim "$WORK/fallback-more" $PROGS/blas_more 1 > /dev/null
 $DETDIFF --show "$WORK/fallback-more" > "$WORK/fallback-more.out"
 expect_grep "a routine without a kernel says so" \
-    " cblas_dsymv .*blas.mode=pinned \\(no canonical kernel\\) blas.threads=1" \
+    " cblas_dsyr .*blas.mode=pinned \\(no canonical kernel\\) blas.threads=1" \
+    "$WORK/fallback-more.out"
+expect_grep "symv has its kernel (since sym=1)" " cblas_dsymv .*blas.mode=canonical" \
+    "$WORK/fallback-more.out"
+expect_grep "symv from Fortran" " dsymv_ .*blas.mode=canonical" "$WORK/fallback-more.out"
+expect_grep "syr2 has its kernel (since sym=1)" " cblas_dsyr2 .*blas.mode=canonical" \
     "$WORK/fallback-more.out"
 
 # Pinned mode: the vendor BLAS with a fixed thread count, recorded.

@@ -1,5 +1,5 @@
 /* Unit tests of the canonical level-2 BLAS (gemv, ger, trmv, trsv;
- * shim/blas/canonical_l2.c):
+ * shim/blas/canonical_l2.c; symv and syr2, shim/blas/canonical_sym.c):
  * every routine's result equals, bit for bit, a slow obvious reference
  * written here, on canonical_ref.h's helpers, from the contract in
  * shim/blas/canonical.h (logical elements, the documented formulas, one
@@ -367,6 +367,186 @@ static void test_trmv_and_trsv_equal_the_documented_substitution(void **state)
     on_every_isa(trv_grid);
 }
 
+/* ---- symv --------------------------------------------------------------- */
+
+static int lib_symv(int t, char order, char uplo, int64_t n, cx alpha, const void *a, int64_t lda,
+                    const void *x, int64_t incx, cx beta, void *y, int64_t incy)
+{
+    const struct sc al = sc_of(alpha), be = sc_of(beta);
+    return t == TS ? canon_ssymv(order, uplo, n, al.f[0], a, lda, x, incx, be.f[0], y, incy)
+                   : canon_dsymv(order, uplo, n, al.d[0], a, lda, x, incx, be.d[0], y, incy);
+}
+
+/* The contract, one output at a time, on the column-major view (a
+ * row-major call is that of the other triangle). S(i, j): stored element
+ * (i, j) of the column-major view. */
+static void ref_symv(int t, char order, char uplo, int64_t n, cx alpha, const void *a,
+                     int64_t lda, const void *x, int64_t incx, cx beta, void *y, int64_t incy)
+{
+    const char u = order == 'C' ? uplo : uplo == 'U' ? 'L' : 'U';
+#define S(i, j) ld(t, a, (i) + (j) * lda)
+#define X(j) ld(t, x, vidx(n, incx, j))
+    if (n == 0 || (is_zero(alpha) && is_one(beta)))
+        return;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t yi = vidx(n, incy, i);
+        if (is_zero(alpha)) {
+            st(t, y, yi, ab0(t, beta, ld(t, y, yi)));
+            continue;
+        }
+        const int64_t lo = u == 'L' ? i + 1 : 0, len = u == 'L' ? n - 1 - i : i;
+        cx *lanes = ref_chunks(len);
+        for (int64_t e = 0; e < len; e++)
+            *ref_lane(lanes, e) = cmac(t, *ref_lane(lanes, e), S(lo + e, i), X(lo + e));
+        const cx d = ref_finish(t, lanes, len);
+        cx s = {0, 0};
+        if (u == 'L') {
+            for (int64_t j = 0; j <= i; j++)
+                s = cmac(t, s, S(i, j), X(j));
+            s = cadd(t, s, d);
+        } else {
+            s = d;
+            for (int64_t j = i; j < n; j++)
+                s = cmac(t, s, S(i, j), X(j));
+        }
+        st(t, y, yi, ab(t, alpha, beta, s, ld(t, y, yi)));
+    }
+#undef S
+#undef X
+}
+
+/* One symv call against the reference. The triangle not read holds NaN,
+ * so reading it shows. */
+static void check_symv(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
+                       int64_t incy, cx alpha, cx beta)
+{
+    const int64_t lda = n + pad > 0 ? n + pad : 1;
+    void *a = rand_buf(t, mlen('C', n, n, lda));
+    const char u = order == 'C' ? uplo : uplo == 'U' ? 'L' : 'U';
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++)
+            if (u == 'L' ? i < j : i > j)
+                st(t, a, i + j * lda, (cx){NAN, 0});
+    void *x = rand_buf(t, vlen(n, incx)), *y = rand_buf(t, vlen(n, incy));
+    void *want = dup_buf(t, y, vlen(n, incy));
+    describe("%csymv %c%c n=%lld lda=%lld incx=%lld incy=%lld alpha=%g beta=%g", tname[t], order,
+             uplo, (long long)n, (long long)lda, (long long)incx, (long long)incy, alpha.re,
+             beta.re);
+    assert_int_equal(lib_symv(t, order, uplo, n, alpha, a, lda, x, incx, beta, y, incy), 0);
+    ref_symv(t, order, uplo, n, alpha, a, lda, x, incx, beta, want, incy);
+    assert_same(t, y, want, vlen(n, incy));
+    free(a);
+    free(x);
+    free(y);
+    free(want);
+}
+
+/* One symmetric level-2 check per type s and d, layout, triangle, size,
+ * pair of increments and scalar case p (p odd: a padded lda). */
+typedef void sym_check(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
+                       int64_t incy, int p);
+
+static void sym_grid(sym_check *check, int ncases)
+{
+    static const char uplos[] = {'U', 'L'};
+    for (int t = TS; t <= TD; t++)
+        for (int o = 0; o < 2; o++)
+            for (int up = 0; up < 2; up++)
+                for (size_t in = 0; in < N_L2; in++)
+                    for (size_t inc = 0; inc < N_L2INC; inc++)
+                        for (int p = 0; p < ncases; p++)
+                            check(t, orders[o], uplos[up], l2_sizes[in], p % 2 * 3,
+                                  l2_incs[inc][0], l2_incs[inc][1], p);
+}
+
+static void symv_case(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
+                      int64_t incy, int p)
+{
+    check_symv(t, order, uplo, n, pad, incx, incy, scalar(t, ab_pairs[p][0]),
+               scalar(t, ab_pairs[p][1]));
+}
+
+static void symv_grid(void)
+{
+    static const char uplos[] = {'U', 'L'};
+    sym_grid(symv_case, (int)N_AB);
+    /* Longer columns than the dot kernels' unrolled loops (a dot of more
+     * than one chunk, 32768 terms, would take an 8 GB matrix: the dots'
+     * own tests cover their chunks). */
+    for (int t = TS; t <= TD; t++)
+        for (int up = 0; up < 2; up++)
+            check_symv(t, 'C', uplos[up], 300, 5, up ? -1 : 1, 1, scalar(t, 3), scalar(t, 4));
+}
+
+static void test_symv_equals_a_sequence_and_a_lanes_dot_per_output(void **state)
+{
+    (void)state;
+    on_every_isa(symv_grid);
+}
+
+/* syr2 against the contract, element by element; the triangle not
+ * written must come back unchanged (assert_same compares all of A). */
+static void check_syr2(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
+                       int64_t incy, cx alpha)
+{
+    const int64_t lda = n + pad > 0 ? n + pad : 1;
+    void *a = rand_buf(t, mlen('C', n, n, lda)), *want = dup_buf(t, a, mlen('C', n, n, lda));
+    void *x = rand_buf(t, vlen(n, incx)), *y = rand_buf(t, vlen(n, incy));
+    const char u = order == 'C' ? uplo : uplo == 'U' ? 'L' : 'U';
+    describe("%csyr2 %c%c n=%lld lda=%lld incx=%lld incy=%lld alpha=%g", tname[t], order, uplo,
+             (long long)n, (long long)lda, (long long)incx, (long long)incy, alpha.re);
+    const struct sc al = sc_of(alpha);
+    assert_int_equal(t == TS ? canon_ssyr2(order, uplo, n, al.f[0], x, incx, y, incy, a, lda)
+                             : canon_dsyr2(order, uplo, n, al.d[0], x, incx, y, incy, a, lda),
+                     0);
+    for (int64_t j = 0; n > 0 && !is_zero(alpha) && j < n; j++) {
+        const cx t1 = cmul(t, alpha, ld(t, y, vidx(n, incy, j)));
+        const cx t2 = cmul(t, alpha, ld(t, x, vidx(n, incx, j)));
+        for (int64_t i = u == 'L' ? j : 0; i < (u == 'L' ? n : j + 1); i++) {
+            cx v = cmac(t, ld(t, want, i + j * lda), ld(t, x, vidx(n, incx, i)), t1);
+            st(t, want, i + j * lda, cmac(t, v, ld(t, y, vidx(n, incy, i)), t2));
+        }
+    }
+    assert_same(t, a, want, mlen('C', n, n, lda));
+    free(a);
+    free(want);
+    free(x);
+    free(y);
+}
+
+static void syr2_case(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
+                      int64_t incy, int p)
+{
+    check_syr2(t, order, uplo, n, pad, incx, incy, scalar(t, p));
+}
+
+static void syr2_grid(void)
+{
+    sym_grid(syr2_case, 5); /* alpha 0, 1, -1 and two others */
+}
+
+static void test_syr2_equals_two_fmas_per_element_after_alpha(void **state)
+{
+    (void)state;
+    on_every_isa(syr2_grid);
+}
+
+/* Arguments the BLAS rejects are rejected. */
+static void test_symv_and_syr2_reject_what_the_blas_rejects(void **state)
+{
+    (void)state;
+    double a[4] = {1, 2, 3, 4}, x[2] = {1, 1}, y[2] = {0, 0};
+    assert_int_equal(canon_dsymv('C', 'X', 2, 1, a, 2, x, 1, 0, y, 1), -1);
+    assert_int_equal(canon_dsymv('C', 'U', 2, 1, a, 1, x, 1, 0, y, 1), -1);
+    assert_int_equal(canon_dsymv('C', 'U', 2, 1, a, 2, x, 0, 0, y, 1), -1);
+    assert_int_equal(canon_dsymv('C', 'U', 2, 1, a, 2, x, 1, 0, y, 0), -1);
+    assert_int_equal(canon_dsymv('C', 'U', -1, 1, a, 2, x, 1, 0, y, 1), -1);
+    assert_int_equal(canon_dsymv('Q', 'U', 2, 1, a, 2, x, 1, 0, y, 1), -1);
+    assert_int_equal(canon_dsyr2('C', 'U', 2, 1, x, 1, y, 1, a, 1), -1);
+    assert_int_equal(canon_dsyr2('C', 'U', 2, 1, x, 0, y, 1, a, 2), -1);
+    assert_int_equal(canon_dsyr2('C', 'X', 2, 1, x, 1, y, 1, a, 2), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +554,9 @@ int main(void)
         cmocka_unit_test(test_gemv_same_bits_any_thread_count),
         cmocka_unit_test(test_ger_equals_one_fma_per_element_after_alpha),
         cmocka_unit_test(test_trmv_and_trsv_equal_the_documented_substitution),
+        cmocka_unit_test(test_symv_equals_a_sequence_and_a_lanes_dot_per_output),
+        cmocka_unit_test(test_syr2_equals_two_fmas_per_element_after_alpha),
+        cmocka_unit_test(test_symv_and_syr2_reject_what_the_blas_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

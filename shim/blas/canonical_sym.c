@@ -1,0 +1,184 @@
+/* Canonical ssymv, dsymv, ssyr2 and dsyr2 in the order of the contract
+ * (shim/blas/canonical.h, "symv" and "syr2"; order version sym=1).
+ * Before, they ran on the vendor pinned, whose bits change with the
+ * CPU's kernel: LAPACK's dsytd2 and dlatrd (under dsytrd: numpy's and
+ * scipy's eigh) make most of their products through them, and detdiff
+ * named dsyr2_ as where an eigh under OPENBLAS_CORETYPE=Haswell parted
+ * from one on the CPU's own (SkylakeX) kernels, once symv was canonical.
+ *
+ * symv: one sweep over the stored triangle's columns j = 0 .. n-1, each
+ * read from memory once: column j's part off the diagonal gives output j
+ * its LANES dot (canon_?dot) and every other output of its rows its SEQ
+ * term (the kernels' gemv_n on one column), while the column is in the
+ * cache. Every output's sum is its own chain, so the sweep's order of
+ * outputs never shows; the sums wait in scratch memory and are finished
+ * (AB) at the end. One thread (the dots of n >= 2^17 elements share
+ * theirs, as every LANES sum does).
+ *
+ * syr2: per column of the stored triangle, two rank-1 column updates
+ * (the kernels' ger_col), each element its own two fmas.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "blas/canonical.h"
+#include "blas/canonical_kernels.h"
+
+/* The lowest address of logical elements from .. from+len-1 of an
+ * n-element vector at x (as the BLAS passes it) with step inc: what a
+ * BLAS routine is passed for that part. */
+static const void *part_of(const void *x, int64_t n, int64_t inc, int64_t from, int64_t len,
+                           size_t size)
+{
+    return canon_blas_at(x, (inc > 0 ? from : n - from - len) * (inc > 0 ? inc : -inc), size);
+}
+
+/* d = the LANES dot of len contiguous elements at a with the logical
+ * elements from .. from+len-1 of x; +0 when len is 0. */
+static void lanes_dot(enum canon_type t, int64_t len, const void *a, const void *x, int64_t n,
+                      int64_t incx, int64_t from, void *d)
+{
+    const void *xs = part_of(x, n, incx, from, len, canon_blas_size(t));
+    if (t == CANON_S)
+        canon_sdot(len, a, 1, xs, incx, d);
+    else
+        canon_ddot(len, a, 1, xs, incx, d);
+}
+
+/* s = fma(a, x, s) in the routine's type. */
+static void mac(enum canon_type t, const void *a, const void *x, void *s)
+{
+    if (t == CANON_S)
+        *(float *)s = fmaf(*(const float *)a, *(const float *)x, *(float *)s);
+    else
+        *(double *)s = fma(*(const double *)a, *(const double *)x, *(double *)s);
+}
+
+static void add(enum canon_type t, const void *d, void *s)
+{
+    if (t == CANON_S)
+        *(float *)s += *(const float *)d;
+    else
+        *(double *)s += *(const double *)d;
+}
+
+/* The triangle ('U' or 'L') of the column-major view that a call names,
+ * a symmetric A stored by rows being the column-major one's other
+ * triangle; 0 for arguments the BLAS rejects. */
+static char triangle(char order, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+{
+    const char o = canon_blas_upper(order), u = canon_blas_upper(uplo);
+    if ((o != 'R' && o != 'C') || (u != 'U' && u != 'L') || n < 0 || lda < (n > 1 ? n : 1) ||
+        incx == 0 || incy == 0)
+        return 0;
+    return o == 'C' ? u : u == 'U' ? 'L' : 'U';
+}
+
+static int symv(enum canon_type t, char order, char uplo, int64_t n, const void *alpha,
+                const void *a, int64_t lda, const void *x, int64_t incx, const void *beta,
+                void *y, int64_t incy)
+{
+    const char u = triangle(order, uplo, n, lda, incx, incy);
+    const size_t size = canon_blas_size(t);
+    if (!u)
+        return -1;
+    if (n == 0 || (canon_blas_is_zero(t, alpha) && canon_blas_is_one(t, beta)))
+        return 0;
+    void *y0 = (void *)canon_blas_vec0(y, n, incy, size);
+    if (canon_blas_is_zero(t, alpha)) {
+        canon_blas_scale(t, n, beta, y0, incy);
+        return 0;
+    }
+    char *s = calloc((size_t)n, size); /* the sums, +0 */
+    if (!s)
+        return -2;
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    const void *x0 = canon_blas_vec0(x, n, incx, size);
+    for (int64_t j = 0; j < n; j++) {
+        const char *col = canon_blas_at(a, j * lda, size);
+        const void *xj = canon_blas_at(x0, j * incx, size), *ajj = canon_blas_at(col, j, size);
+        void *sj = s + (size_t)j * size;
+        union {
+            float f;
+            double d;
+        } dot;
+        if (u == 'L') {
+            /* Output j: its SEQ ends with the diagonal, then its dot. */
+            mac(t, ajj, xj, sj);
+            lanes_dot(t, n - 1 - j, canon_blas_at(col, j + 1, size), x, n, incx, j + 1, &dot);
+            add(t, &dot, sj);
+            /* The outputs below: their SEQ term j. */
+            if (j + 1 < n)
+                k->gemv_n(n - 1 - j, 1, canon_blas_at(col, j + 1, size), lda, 0, xj, incx,
+                          s + (size_t)(j + 1) * size);
+        } else {
+            /* The outputs above: their SEQ term j; output j: its dot,
+             * from which its SEQ starts with the diagonal. */
+            if (j > 0)
+                k->gemv_n(j, 1, col, lda, 0, xj, incx, s);
+            lanes_dot(t, j, col, x, n, incx, 0, sj);
+            mac(t, ajj, xj, sj);
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        canon_blas_ab(t, alpha, beta, s + (size_t)i * size,
+                      (void *)canon_blas_at(y0, i * incy, size));
+    free(s);
+    return 0;
+}
+
+int canon_ssymv(char order, char uplo, int64_t n, float alpha, const float *a, int64_t lda,
+                const float *x, int64_t incx, float beta, float *y, int64_t incy)
+{
+    return symv(CANON_S, order, uplo, n, &alpha, a, lda, x, incx, &beta, y, incy);
+}
+
+int canon_dsymv(char order, char uplo, int64_t n, double alpha, const double *a, int64_t lda,
+                const double *x, int64_t incx, double beta, double *y, int64_t incy)
+{
+    return symv(CANON_D, order, uplo, n, &alpha, a, lda, x, incx, &beta, y, incy);
+}
+
+static int syr2(enum canon_type t, char order, char uplo, int64_t n, const void *alpha,
+                const void *x, int64_t incx, const void *y, int64_t incy, void *a, int64_t lda)
+{
+    const char u = triangle(order, uplo, n, lda, incx, incy);
+    const size_t size = canon_blas_size(t);
+    if (!u)
+        return -1;
+    if (n == 0 || canon_blas_is_zero(t, alpha))
+        return 0;
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    const void *x0 = canon_blas_vec0(x, n, incx, size), *y0 = canon_blas_vec0(y, n, incy, size);
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t lo = u == 'L' ? j : 0, len = u == 'L' ? n - j : j + 1;
+        union {
+            float f;
+            double d;
+        } t1, t2;
+        if (t == CANON_S) {
+            t1.f = *(const float *)alpha * *(const float *)canon_blas_at(y0, j * incy, size);
+            t2.f = *(const float *)alpha * *(const float *)canon_blas_at(x0, j * incx, size);
+        } else {
+            t1.d = *(const double *)alpha * *(const double *)canon_blas_at(y0, j * incy, size);
+            t2.d = *(const double *)alpha * *(const double *)canon_blas_at(x0, j * incx, size);
+        }
+        void *col = (void *)canon_blas_at(a, j * lda + lo, size);
+        k->ger_col(len, canon_blas_at(x0, lo * incx, size), incx, 0, &t1, col);
+        k->ger_col(len, canon_blas_at(y0, lo * incy, size), incy, 0, &t2, col);
+    }
+    return 0;
+}
+
+int canon_ssyr2(char order, char uplo, int64_t n, float alpha, const float *x, int64_t incx,
+                const float *y, int64_t incy, float *a, int64_t lda)
+{
+    return syr2(CANON_S, order, uplo, n, &alpha, x, incx, y, incy, a, lda);
+}
+
+int canon_dsyr2(char order, char uplo, int64_t n, double alpha, const double *x, int64_t incx,
+                const double *y, int64_t incy, double *a, int64_t lda)
+{
+    return syr2(CANON_D, order, uplo, n, &alpha, x, incx, y, incy, a, lda);
+}
