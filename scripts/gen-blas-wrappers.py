@@ -415,6 +415,7 @@ CANONICAL = {
     'trmv': TRV_CANON, 'trsv': TRV_CANON,
     'symv': '{fn}({order}, {uplo}, {n}, {alpha}, {a}, {lda}, {x}, {incx}, {beta}, {y}, {incy})',
     'syr2': '{fn}({order}, {uplo}, {n}, {alpha}, {x}, {incx}, {y}, {incy}, {a}, {lda})',
+    'syr': '{fn}({order}, {uplo}, {n}, {alpha}, {x}, {incx}, {a}, {lda})',
     'syrk': RANK_K_CANON, 'herk': RANK_K_CANON,
     'symm': SYMM_CANON, 'hemm': SYMM_CANON,
     'trmm': TRM_CANON, 'trsm': TRM_CANON,

@@ -459,6 +459,13 @@ int canon_dsymv(char order, char uplo, int64_t n, double alpha, const double *a,
  * fma(y_i, t2, a_ij). Quick return: n == 0 or alpha == 0. Rejects
  * lda < max(1, n), incx == 0, incy == 0. 'R': the column-major call with
  * uplo flipped, the same x and y. */
+/* syr (real; sym=1): A = alpha*x*x^T + A, as syr2 with only its first
+ * update: per column j, t1 = alpha*x_j, then a_ij = fma(x_i, t1, a_ij).
+ * The same quick return and checks (no y). */
+int canon_ssyr(char order, char uplo, int64_t n, float alpha, const float *x, int64_t incx,
+               float *a, int64_t lda);
+int canon_dsyr(char order, char uplo, int64_t n, double alpha, const double *x, int64_t incx,
+               double *a, int64_t lda);
 int canon_ssyr2(char order, char uplo, int64_t n, float alpha, const float *x, int64_t incx,
                 const float *y, int64_t incy, float *a, int64_t lda);
 int canon_dsyr2(char order, char uplo, int64_t n, double alpha, const double *x, int64_t incx,

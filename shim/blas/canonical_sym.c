@@ -1,5 +1,5 @@
-/* Canonical ssymv, dsymv, ssyr2 and dsyr2 in the order of the contract
- * (shim/blas/canonical.h, "symv" and "syr2"; order version sym=1).
+/* Canonical ssymv, dsymv, ssyr, dsyr, ssyr2 and dsyr2 in the order of the
+ * contract (shim/blas/canonical.h, "symv", "syr2"; order version sym=1).
  * Before, they ran on the vendor pinned, whose bits change with the
  * CPU's kernel: LAPACK's dsytd2 and dlatrd (under dsytrd: numpy's and
  * scipy's eigh) make most of their products through them, and detdiff
@@ -16,7 +16,7 @@
  * theirs, as every LANES sum does).
  *
  * syr2: per column of the stored triangle, two rank-1 column updates
- * (the kernels' ger_col), each element its own two fmas.
+ * (the kernels' ger_col), each element its own two fmas; syr, one.
  */
 #include <math.h>
 #include <stdint.h>
@@ -140,6 +140,7 @@ int canon_dsymv(char order, char uplo, int64_t n, double alpha, const double *a,
     return symv(CANON_D, order, uplo, n, &alpha, a, lda, x, incx, &beta, y, incy);
 }
 
+/* syr2, or syr when y is NULL (one update per element, x's). */
 static int syr2(enum canon_type t, char order, char uplo, int64_t n, const void *alpha,
                 const void *x, int64_t incx, const void *y, int64_t incy, void *a, int64_t lda)
 {
@@ -150,7 +151,8 @@ static int syr2(enum canon_type t, char order, char uplo, int64_t n, const void 
     if (n == 0 || canon_blas_is_zero(t, alpha))
         return 0;
     const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
-    const void *x0 = canon_blas_vec0(x, n, incx, size), *y0 = canon_blas_vec0(y, n, incy, size);
+    const void *x0 = canon_blas_vec0(x, n, incx, size);
+    const void *y0 = y ? canon_blas_vec0(y, n, incy, size) : x0;
     for (int64_t j = 0; j < n; j++) {
         const int64_t lo = u == 'L' ? j : 0, len = u == 'L' ? n - j : j + 1;
         union {
@@ -166,9 +168,22 @@ static int syr2(enum canon_type t, char order, char uplo, int64_t n, const void 
         }
         void *col = (void *)canon_blas_at(a, j * lda + lo, size);
         k->ger_col(len, canon_blas_at(x0, lo * incx, size), incx, 0, &t1, col);
-        k->ger_col(len, canon_blas_at(y0, lo * incy, size), incy, 0, &t2, col);
+        if (y)
+            k->ger_col(len, canon_blas_at(y0, lo * incy, size), incy, 0, &t2, col);
     }
     return 0;
+}
+
+int canon_ssyr(char order, char uplo, int64_t n, float alpha, const float *x, int64_t incx,
+               float *a, int64_t lda)
+{
+    return syr2(CANON_S, order, uplo, n, &alpha, x, incx, NULL, incx, a, lda);
+}
+
+int canon_dsyr(char order, char uplo, int64_t n, double alpha, const double *x, int64_t incx,
+               double *a, int64_t lda)
+{
+    return syr2(CANON_D, order, uplo, n, &alpha, x, incx, NULL, incx, a, lda);
 }
 
 int canon_ssyr2(char order, char uplo, int64_t n, float alpha, const float *x, int64_t incx,

@@ -1,5 +1,5 @@
 /* Unit tests of the canonical level-2 BLAS (gemv, ger, trmv, trsv;
- * shim/blas/canonical_l2.c; symv and syr2, shim/blas/canonical_sym.c):
+ * shim/blas/canonical_l2.c; symv, syr and syr2, shim/blas/canonical_sym.c):
  * every routine's result equals, bit for bit, a slow obvious reference
  * written here, on canonical_ref.h's helpers, from the contract in
  * shim/blas/canonical.h (logical elements, the documented formulas, one
@@ -484,27 +484,34 @@ static void test_symv_equals_a_sequence_and_a_lanes_dot_per_output(void **state)
     on_every_isa(symv_grid);
 }
 
-/* syr2 against the contract, element by element; the triangle not
- * written must come back unchanged (assert_same compares all of A). */
-static void check_syr2(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
-                       int64_t incy, cx alpha)
+/* syr2 (syr when !two: no y) against the contract, element by element;
+ * the triangle not written must come back unchanged (assert_same
+ * compares all of A). */
+static void check_syr2(int t, int two, char order, char uplo, int64_t n, int64_t pad,
+                       int64_t incx, int64_t incy, cx alpha)
 {
     const int64_t lda = n + pad > 0 ? n + pad : 1;
     void *a = rand_buf(t, mlen('C', n, n, lda)), *want = dup_buf(t, a, mlen('C', n, n, lda));
     void *x = rand_buf(t, vlen(n, incx)), *y = rand_buf(t, vlen(n, incy));
     const char u = order == 'C' ? uplo : uplo == 'U' ? 'L' : 'U';
-    describe("%csyr2 %c%c n=%lld lda=%lld incx=%lld incy=%lld alpha=%g", tname[t], order, uplo,
-             (long long)n, (long long)lda, (long long)incx, (long long)incy, alpha.re);
+    describe("%csyr%s %c%c n=%lld lda=%lld incx=%lld incy=%lld alpha=%g", tname[t], two ? "2" : "",
+             order, uplo, (long long)n, (long long)lda, (long long)incx, (long long)incy, alpha.re);
     const struct sc al = sc_of(alpha);
-    assert_int_equal(t == TS ? canon_ssyr2(order, uplo, n, al.f[0], x, incx, y, incy, a, lda)
-                             : canon_dsyr2(order, uplo, n, al.d[0], x, incx, y, incy, a, lda),
-                     0);
+    int rc = t == TS ? two ? canon_ssyr2(order, uplo, n, al.f[0], x, incx, y, incy, a, lda)
+                           : canon_ssyr(order, uplo, n, al.f[0], x, incx, a, lda)
+             : two   ? canon_dsyr2(order, uplo, n, al.d[0], x, incx, y, incy, a, lda)
+                     : canon_dsyr(order, uplo, n, al.d[0], x, incx, a, lda);
+    assert_int_equal(rc, 0);
+    const void *yy = two ? y : x;
+    const int64_t incyy = two ? incy : incx;
     for (int64_t j = 0; n > 0 && !is_zero(alpha) && j < n; j++) {
-        const cx t1 = cmul(t, alpha, ld(t, y, vidx(n, incy, j)));
+        const cx t1 = cmul(t, alpha, ld(t, yy, vidx(n, incyy, j)));
         const cx t2 = cmul(t, alpha, ld(t, x, vidx(n, incx, j)));
         for (int64_t i = u == 'L' ? j : 0; i < (u == 'L' ? n : j + 1); i++) {
             cx v = cmac(t, ld(t, want, i + j * lda), ld(t, x, vidx(n, incx, i)), t1);
-            st(t, want, i + j * lda, cmac(t, v, ld(t, y, vidx(n, incy, i)), t2));
+            if (two)
+                v = cmac(t, v, ld(t, y, vidx(n, incy, i)), t2);
+            st(t, want, i + j * lda, v);
         }
     }
     assert_same(t, a, want, mlen('C', n, n, lda));
@@ -517,22 +524,29 @@ static void check_syr2(int t, char order, char uplo, int64_t n, int64_t pad, int
 static void syr2_case(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
                       int64_t incy, int p)
 {
-    check_syr2(t, order, uplo, n, pad, incx, incy, scalar(t, p));
+    check_syr2(t, 1, order, uplo, n, pad, incx, incy, scalar(t, p));
+}
+
+static void syr_case(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
+                     int64_t incy, int p)
+{
+    check_syr2(t, 0, order, uplo, n, pad, incx, incy, scalar(t, p));
 }
 
 static void syr2_grid(void)
 {
     sym_grid(syr2_case, 5); /* alpha 0, 1, -1 and two others */
+    sym_grid(syr_case, 5);
 }
 
-static void test_syr2_equals_two_fmas_per_element_after_alpha(void **state)
+static void test_syr2_and_syr_equal_two_and_one_fmas_per_element_after_alpha(void **state)
 {
     (void)state;
     on_every_isa(syr2_grid);
 }
 
 /* Arguments the BLAS rejects are rejected. */
-static void test_symv_and_syr2_reject_what_the_blas_rejects(void **state)
+static void test_symv_syr_and_syr2_reject_what_the_blas_rejects(void **state)
 {
     (void)state;
     double a[4] = {1, 2, 3, 4}, x[2] = {1, 1}, y[2] = {0, 0};
@@ -545,6 +559,8 @@ static void test_symv_and_syr2_reject_what_the_blas_rejects(void **state)
     assert_int_equal(canon_dsyr2('C', 'U', 2, 1, x, 1, y, 1, a, 1), -1);
     assert_int_equal(canon_dsyr2('C', 'U', 2, 1, x, 0, y, 1, a, 2), -1);
     assert_int_equal(canon_dsyr2('C', 'X', 2, 1, x, 1, y, 1, a, 2), -1);
+    assert_int_equal(canon_dsyr('C', 'U', 2, 1, x, 0, a, 2), -1);
+    assert_int_equal(canon_dsyr('R', 'L', 2, 1, x, 1, a, 1), -1);
 }
 
 int main(void)
@@ -555,8 +571,8 @@ int main(void)
         cmocka_unit_test(test_ger_equals_one_fma_per_element_after_alpha),
         cmocka_unit_test(test_trmv_and_trsv_equal_the_documented_substitution),
         cmocka_unit_test(test_symv_equals_a_sequence_and_a_lanes_dot_per_output),
-        cmocka_unit_test(test_syr2_equals_two_fmas_per_element_after_alpha),
-        cmocka_unit_test(test_symv_and_syr2_reject_what_the_blas_rejects),
+        cmocka_unit_test(test_syr2_and_syr_equal_two_and_one_fmas_per_element_after_alpha),
+        cmocka_unit_test(test_symv_syr_and_syr2_reject_what_the_blas_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
