@@ -9,8 +9,8 @@
  * symv: one sweep over the stored triangle's columns j = 0 .. n-1, each
  * read from memory once: column j's part off the diagonal gives output j
  * its LANES dot (canon_?dot) and every other output of its rows its SEQ
- * term (the kernels' gemv_n on one column), while the column is in the
- * cache. Every output's sum is its own chain, so the sweep's order of
+ * term (s_i = fma(A_ij, x_j, s_i): the kernels' ger_col, the column as
+ * its vector and x_j as its factor), while the column is in the cache. Every output's sum is its own chain, so the sweep's order of
  * outputs never shows; the sums wait in scratch memory and are finished
  * (AB) at the end. One thread (the dots of n >= 2^17 elements share
  * theirs, as every LANES sum does).
@@ -110,13 +110,13 @@ static int symv(enum canon_type t, char order, char uplo, int64_t n, const void 
             add(t, &dot, sj);
             /* The outputs below: their SEQ term j. */
             if (j + 1 < n)
-                k->gemv_n(n - 1 - j, 1, canon_blas_at(col, j + 1, size), lda, 0, xj, incx,
-                          s + (size_t)(j + 1) * size);
+                k->ger_col(n - 1 - j, canon_blas_at(col, j + 1, size), 1, 0, xj,
+                           s + (size_t)(j + 1) * size);
         } else {
             /* The outputs above: their SEQ term j; output j: its dot,
              * from which its SEQ starts with the diagonal. */
             if (j > 0)
-                k->gemv_n(j, 1, col, lda, 0, xj, incx, s);
+                k->ger_col(j, col, 1, 0, xj, s);
             lanes_dot(t, j, col, x, n, incx, 0, sj);
             mac(t, ajj, xj, sj);
         }
