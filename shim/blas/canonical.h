@@ -471,6 +471,33 @@ int canon_ssyr2(char order, char uplo, int64_t n, float alpha, const float *x, i
 int canon_dsyr2(char order, char uplo, int64_t n, double alpha, const double *x, int64_t incx,
                 const double *y, int64_t incy, double *a, int64_t lda);
 
+/* hemv, her, her2 (complex; sym=1): symv, syr and syr2 for a Hermitian A
+ * (A_ij of the triangle not read is conj(A_ji); the diagonal's imaginary
+ * parts are neither read nor, by her and her2, kept: they become +0).
+ *   hemv, per y_i as symv's, with CMAC for the products, the diagonal's
+ *     term CMAC(s, (re(A_ii), +0), x_i), and d the LANES dot of the
+ *     conjugated column part with x (canon_?dotc); s + d part by part.
+ *   her2: per column j, t1 = CMUL(alpha, conj(y_j)), t2 =
+ *     conj(CMUL(alpha, x_j)); per stored element A_ij = CMAC(A_ij, x_i,
+ *     t1), then A_ij = CMAC(A_ij, y_i, t2); then im(A_jj) = +0.
+ *   her (alpha real): t1 = (alpha*re(x_j), -(alpha*im(x_j))), each
+ *     rounded once; A_ij = CMAC(A_ij, x_i, t1); then im(A_jj) = +0.
+ * Quick returns and checks as symv, syr, syr2. 'R' (as CBLAS): the
+ * column-major call with uplo flipped on conj(x) and conj(y), with alpha
+ * and beta conjugated, hemv's y conjugated before and after. */
+int canon_chemv(char order, char uplo, int64_t n, const void *alpha, const void *a, int64_t lda,
+                const void *x, int64_t incx, const void *beta, void *y, int64_t incy);
+int canon_zhemv(char order, char uplo, int64_t n, const void *alpha, const void *a, int64_t lda,
+                const void *x, int64_t incx, const void *beta, void *y, int64_t incy);
+int canon_cher(char order, char uplo, int64_t n, float alpha, const void *x, int64_t incx, void *a,
+               int64_t lda);
+int canon_zher(char order, char uplo, int64_t n, double alpha, const void *x, int64_t incx, void *a,
+               int64_t lda);
+int canon_cher2(char order, char uplo, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+int canon_zher2(char order, char uplo, int64_t n, const void *alpha, const void *x, int64_t incx,
+                const void *y, int64_t incy, void *a, int64_t lda);
+
 /* ---- Level 3 ------------------------------------------------------------ */
 
 /* C = alpha*op(A)*op(A)^T + beta*C on the uplo triangle of the n x n C

@@ -6,8 +6,8 @@
  * named dsyr2_ as where an eigh under OPENBLAS_CORETYPE=Haswell parted
  * from one on the CPU's own (SkylakeX) kernels, once symv was canonical.
  *
- * symv: one sweep over the stored triangle's columns j = 0 .. n-1, each
- * read from memory once: column j's part off the diagonal gives output j
+ * symv: one sweep over the stored triangle's columns j = 0 .. n-1
+ * (canon_blas_sym_sweep, hemv's too), each read from memory once: column j's part off the diagonal gives output j
  * its LANES dot (canon_?dot) and every other output of its rows its SEQ
  * term (s_i = fma(A_ij, x_j, s_i): the kernels' ger_col, the column as
  * its vector and x_j as its factor), while the column is in the cache. Every output's sum is its own chain, so the sweep's order of
@@ -21,33 +21,13 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "blas/canonical.h"
 #include "blas/canonical_kernels.h"
 
-/* The lowest address of logical elements from .. from+len-1 of an
- * n-element vector at x (as the BLAS passes it) with step inc: what a
- * BLAS routine is passed for that part. */
-static const void *part_of(const void *x, int64_t n, int64_t inc, int64_t from, int64_t len,
-                           size_t size)
-{
-    return canon_blas_at(x, (inc > 0 ? from : n - from - len) * (inc > 0 ? inc : -inc), size);
-}
-
-/* d = the LANES dot of len contiguous elements at a with the logical
- * elements from .. from+len-1 of x; +0 when len is 0. */
-static void lanes_dot(enum canon_type t, int64_t len, const void *a, const void *x, int64_t n,
-                      int64_t incx, int64_t from, void *d)
-{
-    const void *xs = part_of(x, n, incx, from, len, canon_blas_size(t));
-    if (t == CANON_S)
-        canon_sdot(len, a, 1, xs, incx, d);
-    else
-        canon_ddot(len, a, 1, xs, incx, d);
-}
-
-/* s = fma(a, x, s) in the routine's type. */
-static void mac(enum canon_type t, const void *a, const void *x, void *s)
+/* s = fma(a, x, s) in the routine's type: symv's diagonal term. */
+static void mac(enum canon_type t, void *s, const void *a, const void *x)
 {
     if (t == CANON_S)
         *(float *)s = fmaf(*(const float *)a, *(const float *)x, *(float *)s);
@@ -55,7 +35,16 @@ static void mac(enum canon_type t, const void *a, const void *x, void *s)
         *(double *)s = fma(*(const double *)a, *(const double *)x, *(double *)s);
 }
 
-static void add(enum canon_type t, const void *d, void *s)
+/* d = the LANES dot of len contiguous elements at a with those at x. */
+static void lanes_dot(enum canon_type t, int64_t len, const void *a, const void *x, void *d)
+{
+    if (t == CANON_S)
+        canon_sdot(len, a, 1, x, 1, d);
+    else
+        canon_ddot(len, a, 1, x, 1, d);
+}
+
+static void add(enum canon_type t, void *s, const void *d)
 {
     if (t == CANON_S)
         *(float *)s += *(const float *)d;
@@ -63,10 +52,58 @@ static void add(enum canon_type t, const void *d, void *s)
         *(double *)s += *(const double *)d;
 }
 
-/* The triangle ('U' or 'L') of the column-major view that a call names,
- * a symmetric A stored by rows being the column-major one's other
- * triangle; 0 for arguments the BLAS rejects. */
-static char triangle(char order, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static const struct canon_sym_ops real_ops = { mac, lanes_dot, add };
+
+void *canon_blas_contiguous(enum canon_type t, const void *x, int64_t n, int64_t inc, int conj)
+{
+    const size_t size = canon_blas_size(t);
+    char *c = malloc(n > 0 ? (size_t)n * size : 1);
+    const void *x0 = n > 0 ? canon_blas_vec0(x, n, inc, size) : x;
+    for (int64_t i = 0; c && i < n; i++)
+        memcpy(c + (size_t)i * size, canon_blas_at(x0, i * inc, size), size);
+    for (int64_t i = 0; c && conj && i < n; i++) {
+        if (t == CANON_C)
+            ((float *)c)[2 * i + 1] = -((float *)c)[2 * i + 1];
+        else
+            ((double *)c)[2 * i + 1] = -((double *)c)[2 * i + 1];
+    }
+    return c;
+}
+
+void canon_blas_sym_sweep(enum canon_type t, char u, int64_t n, const void *a, int64_t lda,
+                          const void *xs, const struct canon_sym_ops *ops, void *sums)
+{
+    const size_t size = canon_blas_size(t);
+    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
+    char *s = sums;
+    _Alignas(16) unsigned char dot[16];
+    for (int64_t j = 0; j < n; j++) {
+        const char *col = canon_blas_at(a, j * lda, size);
+        const void *xj = canon_blas_at(xs, j, size), *ajj = canon_blas_at(col, j, size);
+        void *sj = s + (size_t)j * size;
+        if (u == 'L') {
+            /* Output j: its SEQ ends with the diagonal, then its dot. */
+            ops->diag(t, sj, ajj, xj);
+            ops->dot(t, n - 1 - j, canon_blas_at(col, j + 1, size), canon_blas_at(xs, j + 1, size),
+                     dot);
+            ops->add(t, sj, dot);
+            /* The outputs below: their SEQ term j. */
+            if (j + 1 < n)
+                k->ger_col(n - 1 - j, canon_blas_at(col, j + 1, size), 1, 0, xj,
+                           s + (size_t)(j + 1) * size);
+        } else {
+            /* The outputs above: their SEQ term j; output j: its dot,
+             * from which its SEQ starts with the diagonal. */
+            if (j > 0)
+                k->ger_col(j, col, 1, 0, xj, s);
+            ops->dot(t, j, col, xs, sj);
+            ops->diag(t, sj, ajj, xj);
+        }
+    }
+}
+
+char canon_blas_sym_triangle(char order, char uplo, int64_t n, int64_t lda, int64_t incx,
+                             int64_t incy)
 {
     const char o = canon_blas_upper(order), u = canon_blas_upper(uplo);
     if ((o != 'R' && o != 'C') || (u != 'U' && u != 'L') || n < 0 || lda < (n > 1 ? n : 1) ||
@@ -79,7 +116,7 @@ static int symv(enum canon_type t, char order, char uplo, int64_t n, const void 
                 const void *a, int64_t lda, const void *x, int64_t incx, const void *beta,
                 void *y, int64_t incy)
 {
-    const char u = triangle(order, uplo, n, lda, incx, incy);
+    const char u = canon_blas_sym_triangle(order, uplo, n, lda, incx, incy);
     const size_t size = canon_blas_size(t);
     if (!u)
         return -1;
@@ -90,41 +127,18 @@ static int symv(enum canon_type t, char order, char uplo, int64_t n, const void 
         canon_blas_scale(t, n, beta, y0, incy);
         return 0;
     }
-    char *s = calloc((size_t)n, size); /* the sums, +0 */
-    if (!s)
+    char *s = calloc((size_t)n, size), *xs = canon_blas_contiguous(t, x, n, incx, 0);
+    if (!s || !xs) {
+        free(s);
+        free(xs);
         return -2;
-    const struct canon_blas_kern *k = &canon_blas_kernels()->t[t];
-    const void *x0 = canon_blas_vec0(x, n, incx, size);
-    for (int64_t j = 0; j < n; j++) {
-        const char *col = canon_blas_at(a, j * lda, size);
-        const void *xj = canon_blas_at(x0, j * incx, size), *ajj = canon_blas_at(col, j, size);
-        void *sj = s + (size_t)j * size;
-        union {
-            float f;
-            double d;
-        } dot;
-        if (u == 'L') {
-            /* Output j: its SEQ ends with the diagonal, then its dot. */
-            mac(t, ajj, xj, sj);
-            lanes_dot(t, n - 1 - j, canon_blas_at(col, j + 1, size), x, n, incx, j + 1, &dot);
-            add(t, &dot, sj);
-            /* The outputs below: their SEQ term j. */
-            if (j + 1 < n)
-                k->ger_col(n - 1 - j, canon_blas_at(col, j + 1, size), 1, 0, xj,
-                           s + (size_t)(j + 1) * size);
-        } else {
-            /* The outputs above: their SEQ term j; output j: its dot,
-             * from which its SEQ starts with the diagonal. */
-            if (j > 0)
-                k->ger_col(j, col, 1, 0, xj, s);
-            lanes_dot(t, j, col, x, n, incx, 0, sj);
-            mac(t, ajj, xj, sj);
-        }
     }
+    canon_blas_sym_sweep(t, u, n, a, lda, xs, &real_ops, s);
     for (int64_t i = 0; i < n; i++)
         canon_blas_ab(t, alpha, beta, s + (size_t)i * size,
                       (void *)canon_blas_at(y0, i * incy, size));
     free(s);
+    free(xs);
     return 0;
 }
 
@@ -144,7 +158,7 @@ int canon_dsymv(char order, char uplo, int64_t n, double alpha, const double *a,
 static int syr2(enum canon_type t, char order, char uplo, int64_t n, const void *alpha,
                 const void *x, int64_t incx, const void *y, int64_t incy, void *a, int64_t lda)
 {
-    const char u = triangle(order, uplo, n, lda, incx, incy);
+    const char u = canon_blas_sym_triangle(order, uplo, n, lda, incx, incy);
     const size_t size = canon_blas_size(t);
     if (!u)
         return -1;

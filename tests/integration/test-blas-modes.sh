@@ -72,7 +72,7 @@ expect_grep "a routine exact by construction says so" \
 shim "$WORK/fallback-more" $PROGS/blas_more 1 > /dev/null
 $DETDIFF --show "$WORK/fallback-more" > "$WORK/fallback-more.out"
 expect_grep "a routine without a kernel says so" \
-    " cblas_zhemv .*blas.mode=pinned \\(no canonical kernel\\) blas.threads=1" \
+    " cblas_zhbmv .*blas.mode=pinned \\(no canonical kernel\\) blas.threads=1" \
     "$WORK/fallback-more.out"
 expect_grep "symv has its kernel (since sym=1)" " cblas_dsymv .*blas.mode=canonical" \
     "$WORK/fallback-more.out"
@@ -80,6 +80,8 @@ expect_grep "symv from Fortran" " dsymv_ .*blas.mode=canonical" "$WORK/fallback-
 expect_grep "syr2 has its kernel (since sym=1)" " cblas_dsyr2 .*blas.mode=canonical" \
     "$WORK/fallback-more.out"
 expect_grep "syr has its kernel (since sym=1)" " cblas_dsyr .*blas.mode=canonical" \
+    "$WORK/fallback-more.out"
+expect_grep "hemv has its kernel (since sym=1)" " cblas_zhemv .*blas.mode=canonical" \
     "$WORK/fallback-more.out"
 
 # Pinned mode: the vendor BLAS with a fixed thread count, recorded.

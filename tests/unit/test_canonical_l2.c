@@ -1,5 +1,6 @@
 /* Unit tests of the canonical level-2 BLAS (gemv, ger, trmv, trsv;
- * shim/blas/canonical_l2.c; symv, syr and syr2, shim/blas/canonical_sym.c):
+ * shim/blas/canonical_l2.c; symv, syr and syr2, shim/blas/canonical_sym.c;
+ * hemv, her and her2, shim/blas/canonical_herm.c):
  * every routine's result equals, bit for bit, a slow obvious reference
  * written here, on canonical_ref.h's helpers, from the contract in
  * shim/blas/canonical.h (logical elements, the documented formulas, one
@@ -373,21 +374,35 @@ static int lib_symv(int t, char order, char uplo, int64_t n, cx alpha, const voi
                     const void *x, int64_t incx, cx beta, void *y, int64_t incy)
 {
     const struct sc al = sc_of(alpha), be = sc_of(beta);
-    return t == TS ? canon_ssymv(order, uplo, n, al.f[0], a, lda, x, incx, be.f[0], y, incy)
-                   : canon_dsymv(order, uplo, n, al.d[0], a, lda, x, incx, be.d[0], y, incy);
+    switch (t) { /* the complex types: hemv */
+    case TS: return canon_ssymv(order, uplo, n, al.f[0], a, lda, x, incx, be.f[0], y, incy);
+    case TD: return canon_dsymv(order, uplo, n, al.d[0], a, lda, x, incx, be.d[0], y, incy);
+    case TC: return canon_chemv(order, uplo, n, al.f, a, lda, x, incx, be.f, y, incy);
+    default: return canon_zhemv(order, uplo, n, al.d, a, lda, x, incx, be.d, y, incy);
+    }
 }
 
 /* The contract, one output at a time, on the column-major view (a
- * row-major call is that of the other triangle). S(i, j): stored element
- * (i, j) of the column-major view. */
-static void ref_symv(int t, char order, char uplo, int64_t n, cx alpha, const void *a,
-                     int64_t lda, const void *x, int64_t incx, cx beta, void *y, int64_t incy)
+ * row-major call is that of the other triangle; hemv's, as CBLAS's, also
+ * on conj(x), with alpha, beta and y conjugated). S(i, j): stored element
+ * (i, j) of the column-major view. herm: hemv (the dots' terms
+ * conjugated, the diagonal's imaginary part taken as +0), else symv. */
+static cx cj(int t, cx v, int on)
 {
-    const char u = order == 'C' ? uplo : uplo == 'U' ? 'L' : 'U';
+    (void)t;
+    return on ? conj_(v) : v;
+}
+
+static void ref_sym(int t, int herm, char order, char uplo, int64_t n, cx alpha, const void *a,
+                    int64_t lda, const void *x, int64_t incx, cx beta, void *y, int64_t incy)
+{
+    const int r = order == 'R', c = herm && r;
+    const char u = r ? (uplo == 'U' ? 'L' : 'U') : uplo;
 #define S(i, j) ld(t, a, (i) + (j) * lda)
-#define X(j) ld(t, x, vidx(n, incx, j))
+#define X(j) cj(t, ld(t, x, vidx(n, incx, j)), c)
     if (n == 0 || (is_zero(alpha) && is_one(beta)))
         return;
+    const cx al = cj(t, alpha, c), be = cj(t, beta, c);
     for (int64_t i = 0; i < n; i++) {
         const int64_t yi = vidx(n, incy, i);
         if (is_zero(alpha)) {
@@ -397,26 +412,29 @@ static void ref_symv(int t, char order, char uplo, int64_t n, cx alpha, const vo
         const int64_t lo = u == 'L' ? i + 1 : 0, len = u == 'L' ? n - 1 - i : i;
         cx *lanes = ref_chunks(len);
         for (int64_t e = 0; e < len; e++)
-            *ref_lane(lanes, e) = cmac(t, *ref_lane(lanes, e), S(lo + e, i), X(lo + e));
+            *ref_lane(lanes, e) =
+                cmac(t, *ref_lane(lanes, e), cj(t, S(lo + e, i), herm), X(lo + e));
         const cx d = ref_finish(t, lanes, len);
+        const cx diag = herm ? (cx){S(i, i).re, 0} : S(i, i);
         cx s = {0, 0};
         if (u == 'L') {
-            for (int64_t j = 0; j <= i; j++)
+            for (int64_t j = 0; j < i; j++)
                 s = cmac(t, s, S(i, j), X(j));
-            s = cadd(t, s, d);
+            s = cadd(t, cmac(t, s, diag, X(i)), d);
         } else {
-            s = d;
-            for (int64_t j = i; j < n; j++)
+            s = cmac(t, d, diag, X(i));
+            for (int64_t j = i + 1; j < n; j++)
                 s = cmac(t, s, S(i, j), X(j));
         }
-        st(t, y, yi, ab(t, alpha, beta, s, ld(t, y, yi)));
+        st(t, y, yi, cj(t, ab(t, al, be, s, cj(t, ld(t, y, yi), c)), c));
     }
 #undef S
 #undef X
 }
 
-/* One symv call against the reference. The triangle not read holds NaN,
- * so reading it shows. */
+/* One symv (complex types: hemv) call against the reference. The
+ * triangle not read holds NaN, and so does the imaginary part of a
+ * Hermitian diagonal, so reading them shows. */
 static void check_symv(int t, char order, char uplo, int64_t n, int64_t pad, int64_t incx,
                        int64_t incy, cx alpha, cx beta)
 {
@@ -426,14 +444,16 @@ static void check_symv(int t, char order, char uplo, int64_t n, int64_t pad, int
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < n; i++)
             if (u == 'L' ? i < j : i > j)
-                st(t, a, i + j * lda, (cx){NAN, 0});
+                st(t, a, i + j * lda, (cx){NAN, NAN});
+            else if (i == j && cplx(t))
+                st(t, a, i + j * lda, (cx){ld(t, a, i + j * lda).re, NAN});
     void *x = rand_buf(t, vlen(n, incx)), *y = rand_buf(t, vlen(n, incy));
     void *want = dup_buf(t, y, vlen(n, incy));
-    describe("%csymv %c%c n=%lld lda=%lld incx=%lld incy=%lld alpha=%g beta=%g", tname[t], order,
-             uplo, (long long)n, (long long)lda, (long long)incx, (long long)incy, alpha.re,
-             beta.re);
+    describe("%c%s %c%c n=%lld lda=%lld incx=%lld incy=%lld alpha=%g%+gi beta=%g%+gi", tname[t],
+             cplx(t) ? "hemv" : "symv", order, uplo, (long long)n, (long long)lda,
+             (long long)incx, (long long)incy, alpha.re, alpha.im, beta.re, beta.im);
     assert_int_equal(lib_symv(t, order, uplo, n, alpha, a, lda, x, incx, beta, y, incy), 0);
-    ref_symv(t, order, uplo, n, alpha, a, lda, x, incx, beta, want, incy);
+    ref_sym(t, cplx(t), order, uplo, n, alpha, a, lda, x, incx, beta, want, incy);
     assert_same(t, y, want, vlen(n, incy));
     free(a);
     free(x);
@@ -484,6 +504,24 @@ static void test_symv_equals_a_sequence_and_a_lanes_dot_per_output(void **state)
     on_every_isa(symv_grid);
 }
 
+/* Column j of the stored triangle u of the column-major `want`, as syr2
+ * and her2 update it: A_ij = CMAC(A_ij, x_i, t1), then (two) A_ij =
+ * CMAC(A_ij, y_i, t2), x and y conjugated when c; a complex diagonal
+ * element then gets +0 for its imaginary part. */
+static void ref_rank2_column(int t, void *want, int64_t lda, char u, int64_t n, int64_t j,
+                             const void *x, int64_t incx, const void *y, int64_t incy, int two,
+                             int c, cx t1, cx t2)
+{
+    for (int64_t i = u == 'L' ? j : 0; i < (u == 'L' ? n : j + 1); i++) {
+        cx v = cmac(t, ld(t, want, i + j * lda), cj(t, ld(t, x, vidx(n, incx, i)), c), t1);
+        if (two)
+            v = cmac(t, v, cj(t, ld(t, y, vidx(n, incy, i)), c), t2);
+        if (i == j && cplx(t))
+            v.im = 0;
+        st(t, want, i + j * lda, v);
+    }
+}
+
 /* syr2 (syr when !two: no y) against the contract, element by element;
  * the triangle not written must come back unchanged (assert_same
  * compares all of A). */
@@ -507,12 +545,7 @@ static void check_syr2(int t, int two, char order, char uplo, int64_t n, int64_t
     for (int64_t j = 0; n > 0 && !is_zero(alpha) && j < n; j++) {
         const cx t1 = cmul(t, alpha, ld(t, yy, vidx(n, incyy, j)));
         const cx t2 = cmul(t, alpha, ld(t, x, vidx(n, incx, j)));
-        for (int64_t i = u == 'L' ? j : 0; i < (u == 'L' ? n : j + 1); i++) {
-            cx v = cmac(t, ld(t, want, i + j * lda), ld(t, x, vidx(n, incx, i)), t1);
-            if (two)
-                v = cmac(t, v, ld(t, y, vidx(n, incy, i)), t2);
-            st(t, want, i + j * lda, v);
-        }
+        ref_rank2_column(t, want, lda, u, n, j, x, incx, y, incy, two, 0, t1, t2);
     }
     assert_same(t, a, want, mlen('C', n, n, lda));
     free(a);
@@ -545,6 +578,74 @@ static void test_syr2_and_syr_equal_two_and_one_fmas_per_element_after_alpha(voi
     on_every_isa(syr2_grid);
 }
 
+/* ---- hemv, her, her2 --------------------------------------------------------- */
+
+/* her2 (her when !two, alpha real) against the contract. */
+static void check_her2(int t, int two, char order, char uplo, int64_t n, int64_t pad,
+                       int64_t incx, int64_t incy, cx alpha)
+{
+    const int r = order == 'R';
+    const int64_t lda = n + pad > 0 ? n + pad : 1;
+    if (!two)
+        alpha.im = 0;
+    void *a = rand_buf(t, mlen('C', n, n, lda)), *want = dup_buf(t, a, mlen('C', n, n, lda));
+    void *x = rand_buf(t, vlen(n, incx)), *y = rand_buf(t, vlen(n, incy));
+    const char u = r ? (uplo == 'U' ? 'L' : 'U') : uplo;
+    describe("%cher%s %c%c n=%lld lda=%lld incx=%lld incy=%lld alpha=%g%+gi", tname[t],
+             two ? "2" : "", order, uplo, (long long)n, (long long)lda, (long long)incx,
+             (long long)incy, alpha.re, alpha.im);
+    const struct sc al = sc_of(alpha);
+    int rc = t == TC ? two ? canon_cher2(order, uplo, n, al.f, x, incx, y, incy, a, lda)
+                           : canon_cher(order, uplo, n, al.f[0], x, incx, a, lda)
+             : two   ? canon_zher2(order, uplo, n, al.d, x, incx, y, incy, a, lda)
+                     : canon_zher(order, uplo, n, al.d[0], x, incx, a, lda);
+    assert_int_equal(rc, 0);
+    const cx alr = cj(t, alpha, r);
+    for (int64_t j = 0; n > 0 && !is_zero(alpha) && j < n; j++) {
+        const cx xj = cj(t, ld(t, x, vidx(n, incx, j)), r);
+        cx t1, t2 = {0, 0};
+        if (two) {
+            t1 = cmul(t, alr, conj_(cj(t, ld(t, y, vidx(n, incy, j)), r)));
+            t2 = conj_(cmul(t, alr, xj));
+        } else {
+            t1 = (cx){rmul(t, alr.re, xj.re), -rmul(t, alr.re, xj.im)};
+        }
+        ref_rank2_column(t, want, lda, u, n, j, x, incx, y, incy, two, r, t1, t2);
+    }
+    assert_same(t, a, want, mlen('C', n, n, lda));
+    free(a);
+    free(want);
+    free(x);
+    free(y);
+}
+
+static void herm_grid(void)
+{
+    static const char uplos[] = {'U', 'L'};
+    for (int t = TC; t <= TZ; t++)
+        for (int o = 0; o < 2; o++)
+            for (int up = 0; up < 2; up++)
+                for (size_t in = 0; in < N_L2; in++)
+                    for (size_t inc = 0; inc < N_L2INC; inc++) {
+                        const int64_t n = l2_sizes[in], ix = l2_incs[inc][0], iy = l2_incs[inc][1];
+                        for (int p = 0; p < (int)N_AB; p++)
+                            check_symv(t, orders[o], uplos[up], n, p % 2 * 3, ix, iy,
+                                       scalar(t, ab_pairs[p][0]), scalar(t, ab_pairs[p][1]));
+                        for (int p = 0; p < 5; p++) {
+                            check_her2(t, 1, orders[o], uplos[up], n, p % 2 * 3, ix, iy,
+                                       scalar(t, p));
+                            check_her2(t, 0, orders[o], uplos[up], n, p % 2 * 3, ix, iy,
+                                       scalar(t, p));
+                        }
+                    }
+}
+
+static void test_hemv_her_and_her2_equal_symv_syr_and_syr2_for_hermitian_a(void **state)
+{
+    (void)state;
+    on_every_isa(herm_grid);
+}
+
 /* Arguments the BLAS rejects are rejected. */
 static void test_symv_syr_and_syr2_reject_what_the_blas_rejects(void **state)
 {
@@ -572,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_trmv_and_trsv_equal_the_documented_substitution),
         cmocka_unit_test(test_symv_equals_a_sequence_and_a_lanes_dot_per_output),
         cmocka_unit_test(test_syr2_and_syr_equal_two_and_one_fmas_per_element_after_alpha),
+        cmocka_unit_test(test_hemv_her_and_her2_equal_symv_syr_and_syr2_for_hermitian_a),
         cmocka_unit_test(test_symv_syr_and_syr2_reject_what_the_blas_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
