@@ -520,28 +520,6 @@ static inline int64_t canon_blas_tri_rj(const struct canon_blas_tri *tri, int64_
 int canon_blas_tri(enum canon_type t, char uplo, char trans, char diag, int flip_uplo,
                    int map_trans, struct canon_blas_tri *out);
 
-/* The triangle ('U' or 'L') of the column-major view that a symmetric or
- * Hermitian level-2 call names (a matrix stored by rows is the
- * column-major one's other triangle); 0 for arguments the BLAS rejects
- * (canonical_sym.c). */
-char canon_blas_sym_triangle(char order, char uplo, int64_t n, int64_t lda, int64_t incx,
-                             int64_t incy);
-/* A contiguous copy (malloc'ed; NULL when memory is short) of the
- * n-element vector x as the BLAS passes it, step inc, conjugated when
- * conj (complex types). */
-void *canon_blas_contiguous(enum canon_type t, const void *x, int64_t n, int64_t inc, int conj);
-/* symv's and hemv's one sweep over the columns of the stored triangle u
- * of the column-major A (canonical.h's orders), x contiguous, into sums
- * (n elements, +0 on entry): the diagonal's term, the LANES dot and the
- * addition are the type's, ops'; the SEQ terms are ger_col's. */
-struct canon_sym_ops {
-    void (*diag)(enum canon_type t, void *s, const void *a, const void *x);
-    void (*dot)(enum canon_type t, int64_t len, const void *a, const void *x, void *d);
-    void (*add)(enum canon_type t, void *s, const void *d);
-};
-void canon_blas_sym_sweep(enum canon_type t, char u, int64_t n, const void *a, int64_t lda,
-                          const void *xs, const struct canon_sym_ops *ops, void *sums);
-
 /* The address of logical element 0 of an n-element vector with step inc
  * (n >= 1): the BLAS passes the lowest address, element 0 is at the top
  * when inc < 0. */

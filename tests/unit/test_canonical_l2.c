@@ -1,6 +1,6 @@
 /* Unit tests of the canonical level-2 BLAS (gemv, ger, trmv, trsv;
- * shim/blas/canonical_l2.c; symv, syr and syr2, shim/blas/canonical_sym.c;
- * hemv, her and her2, shim/blas/canonical_herm.c):
+ * shim/blas/canonical_l2.c; symv, syr, syr2, hemv, her and her2,
+ * shim/blas/canonical_sym.c):
  * every routine's result equals, bit for bit, a slow obvious reference
  * written here, on canonical_ref.h's helpers, from the contract in
  * shim/blas/canonical.h (logical elements, the documented formulas, one
